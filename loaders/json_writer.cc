@@ -1,0 +1,124 @@
+// Graph -> qrt JSON. Tensors are written as base64 of their little-endian bytes, so
+// every bit (NaN payloads, -0.0) survives a round trip.
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "loaders/base64.h"
+#include "loaders/model_io.h"
+
+namespace qrt {
+namespace {
+
+using json = nlohmann::json;
+
+json ShapeJson(const Shape& s) {
+  json a = json::array();
+  for (const Dim& d : s) {
+    if (d.is_static()) a.push_back(d.value);
+    else a.push_back(d.symbol.empty() ? json(-1) : json(d.symbol));
+  }
+  return a;
+}
+
+json TensorJson(const Tensor& t) {
+  json j;
+  j["dtype"] = std::string(DataTypeName(t.dtype()));
+  j["shape"] = ShapeJson(ShapeFromDims(t.dims()));
+  j["data_base64"] = Base64Encode(t.raw(), t.nbytes());
+  return j;
+}
+
+json GraphJson(const Graph& g, const Plan* plan, bool top);
+
+json FloatJson(float f) {
+  if (std::isnan(f)) return "nan";
+  if (std::isinf(f)) return f > 0 ? "inf" : "-inf";
+  return double(f);
+}
+
+json AttrJson(const AttrValue& v) {
+  switch (TypeOf(v)) {
+    case AttrType::kInt: return std::get<int64_t>(v);
+    case AttrType::kFloat: return FloatJson(std::get<float>(v));
+    case AttrType::kString: return std::get<std::string>(v);
+    case AttrType::kInts: return std::get<std::vector<int64_t>>(v);
+    case AttrType::kFloats: {
+      json a = json::array();
+      for (float f : std::get<std::vector<float>>(v)) a.push_back(FloatJson(f));
+      return a;
+    }
+    case AttrType::kStrings: return std::get<std::vector<std::string>>(v);
+    case AttrType::kTensor: return json{{"tensor", TensorJson(std::get<Tensor>(v))}};
+    case AttrType::kGraph: return json{{"graph", GraphJson(*std::get<std::shared_ptr<Graph>>(v), nullptr, false)}};
+  }
+  return nullptr;
+}
+
+json GraphJson(const Graph& g, const Plan* plan, bool top) {
+  json root;
+  if (top) {
+    root["format"] = "qrt.graph";
+    root["version"] = 1;
+    json opsets = json::object();
+    for (const auto& [domain, v] : g.opsets) opsets[domain] = v;
+    if (!g.opsets.empty()) root["opsets"] = opsets;
+  }
+  if (!g.name.empty()) root["name"] = g.name;
+  json inputs = json::array();
+  for (ValueId id : g.inputs) {
+    const Value& v = g.value(id);
+    json j{{"name", v.name}};
+    if (v.dtype != DataType::kUndefined) j["dtype"] = std::string(DataTypeName(v.dtype));
+    if (v.shape) j["shape"] = ShapeJson(*v.shape);
+    inputs.push_back(j);
+  }
+  json inits = json::array();
+  for (uint32_t i = 0; i < g.num_values(); ++i) {
+    const Value& v = g.value(ValueId{i});
+    if (!v.constant) continue;
+    json j = TensorJson(*v.constant);
+    j["name"] = v.name;
+    inits.push_back(j);
+  }
+  json nodes = json::array();
+  auto order = g.TopologicalOrder();
+  std::vector<NodeId> ids;
+  if (order.ok()) ids = *order;
+  for (NodeId id : ids) {
+    const Node& n = g.node(id);
+    json j{{"name", n.name}, {"op", n.op_type}, {"domain", n.domain}};
+    json ins = json::array(), outs = json::array();
+    for (ValueId v : n.inputs) ins.push_back(v.valid() ? g.value(v).name : "");
+    for (ValueId v : n.outputs) outs.push_back(v.valid() ? g.value(v).name : "");
+    j["inputs"] = ins;
+    j["outputs"] = outs;
+    json attrs = json::object();
+    for (const auto& [name, a] : n.attrs.all()) attrs[name] = AttrJson(a);
+    if (!attrs.empty()) j["attrs"] = attrs;
+    nodes.push_back(j);
+  }
+  json outputs = json::array();
+  for (ValueId id : g.outputs) {
+    const Value& v = g.value(id);
+    json j{{"name", v.name}};
+    if (plan && plan->values[id.index].dtype != DataType::kUndefined) {
+      j["dtype"] = std::string(DataTypeName(plan->values[id.index].dtype));
+    } else if (v.dtype != DataType::kUndefined) {
+      j["dtype"] = std::string(DataTypeName(v.dtype));
+    }
+    outputs.push_back(j);
+  }
+  root["inputs"] = inputs;
+  root["outputs"] = outputs;
+  root["initializers"] = inits;
+  root["nodes"] = nodes;
+  return root;
+}
+
+}  // namespace
+
+StatusOr<std::string> GraphToJson(const Graph& graph, const Plan* plan) {
+  return GraphJson(graph, plan, true).dump(1) + "\n";
+}
+
+}  // namespace qrt

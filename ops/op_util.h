@@ -1,0 +1,76 @@
+// Small helpers shared by op definitions: axes, broadcasting, dtype dispatch.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/half.h"
+#include "runtime/op_def.h"
+
+namespace qrt {
+
+// axis in [-rank, rank) -> [0, rank); error otherwise.
+StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank);
+
+// Numpy broadcast of two shapes; error naming both if incompatible.
+StatusOr<Dims> BroadcastDims(const Dims& a, const Dims& b);
+
+// Every element of an integer tensor as int64 (shape, axes, pads inputs).
+std::vector<int64_t> ToInt64Vector(const Tensor& t);
+
+// Strides (in elements) of `in` broadcast against `out` (same rank after left-padding
+// `in` with 1s): 0 where `in` has size 1.
+std::vector<int64_t> BroadcastStrides(const Dims& in, const Dims& out);
+
+// Calls `inner(out_off, a_off, b_off, n, a_step, b_step)` over contiguous runs of the
+// output's last dimension, for `a` and `b` broadcast to `out`.
+template <class F>
+void ForEachBroadcastRun(const Dims& out, const std::vector<int64_t>& as, const std::vector<int64_t>& bs,
+                         F inner) {
+  const size_t rank = out.size();
+  if (ElementCount(out) == 0) return;
+  if (rank == 0) {
+    inner(int64_t(0), int64_t(0), int64_t(0), int64_t(1), int64_t(0), int64_t(0));
+    return;
+  }
+  const int64_t n = out[rank - 1];
+  const int64_t outer = ElementCount(out) / n;
+  std::vector<int64_t> idx(rank, 0);
+  int64_t a_off = 0, b_off = 0;
+  for (int64_t o = 0; o < outer; ++o) {
+    inner(o * n, a_off, b_off, n, as[rank - 1], bs[rank - 1]);
+    for (int64_t d = int64_t(rank) - 2; d >= 0; --d) {
+      a_off += as[d];
+      b_off += bs[d];
+      if (++idx[d] < out[d]) break;
+      a_off -= as[d] * out[d];
+      b_off -= bs[d] * out[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+// Calls f(T{}) with T the C++ type of `dtype` among the listed numeric types;
+// returns false if dtype is not one of them.
+template <class F>
+bool DispatchNumeric(DataType dtype, F&& f) {
+  switch (dtype) {
+    case DataType::kFloat32: f(float{}); return true;
+    case DataType::kFloat64: f(double{}); return true;
+    case DataType::kInt8: f(int8_t{}); return true;
+    case DataType::kUInt8: f(uint8_t{}); return true;
+    case DataType::kInt16: f(int16_t{}); return true;
+    case DataType::kUInt16: f(uint16_t{}); return true;
+    case DataType::kInt32: f(int32_t{}); return true;
+    case DataType::kInt64: f(int64_t{}); return true;
+    default: return false;
+  }
+}
+
+// Checks an input's dtype is one of `allowed`.
+Status ExpectDType(const PrepareContext& ctx, int input, std::initializer_list<DataType> allowed);
+
+// Error for an input whose value must be known when the graph is planned.
+Status NeedsConstant(const PrepareContext& ctx, int input, const char* what);
+
+}  // namespace qrt

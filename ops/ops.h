@@ -1,0 +1,21 @@
+// Every OpDef qrt defines. Each is defined in the op family's own file and listed
+// once in ops/registry.cc.
+#pragma once
+
+#include "runtime/op_def.h"
+
+namespace qrt {
+
+// binary.cc
+extern const OpDef kAddOp, kSubOp, kMulOp, kDivOp, kPReluOp;
+// unary.cc
+extern const OpDef kReluOp, kSigmoidOp, kTanhOp, kExpOp, kNegOp, kAbsOp, kSqrtOp, kLeakyReluOp,
+    kHardSigmoidOp, kClipOp;
+// shape_ops.cc
+extern const OpDef kIdentityOp, kReshapeOp, kFlattenOp, kSqueezeOp, kUnsqueezeOp, kShapeOp, kConstantOp;
+// cast.cc
+extern const OpDef kCastOp, kCastLikeOp;
+// quantize_linear.cc
+extern const OpDef kQuantizeLinearOp, kDequantizeLinearOp;
+
+}  // namespace qrt

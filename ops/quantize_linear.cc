@@ -1,0 +1,227 @@
+// ONNX QuantizeLinear and DequantizeLinear (opsets 10-21): per-tensor, per-axis and
+// blocked (opset 21 block_size) scales.
+//   QuantizeLinear:   y = saturate(rint(x / scale) + zp)   one f32 division; ties to even;
+//                     rounding happens before the zero point is added.
+//   DequantizeLinear: y = (float(x) - float(zp)) * scale   f32 ops.
+// NaN has no integer value: qrt rounds it to 0 before adding the zero point, so a NaN
+// input gives the zero point, never undefined behaviour.
+#include <cmath>
+#include <limits>
+
+#include "ops/op_util.h"
+#include "ops/ops.h"
+
+namespace qrt {
+namespace {
+
+// How scale/zero-point elements map onto the data: index = ((o*groups + a/block)*inner + k).
+struct QuantLayout {
+  int64_t outer = 1, axis_dim = 1, inner = 1;
+  int64_t block = 1;      // elements of the axis sharing one scale (blocked layout)
+  int64_t groups = 1;     // scale entries along the axis
+  bool per_tensor = true;
+  bool blocked = false;   // opset-21 block_size: scale has x's rank
+};
+
+struct QdqState {
+  DataType x_dtype, q_dtype, f_dtype;  // input, quantized type, float type
+  QuantLayout layout;
+};
+
+StatusOr<QuantLayout> MakeLayout(const PrepareContext& ctx, const Dims& x, const Dims& scale) {
+  QuantLayout l;
+  const int64_t rank = int64_t(x.size());
+  if (ElementCount(scale) == 1 && scale.size() <= 1) {
+    l.outer = ElementCount(x);
+    return l;
+  }
+  QRT_ASSIGN_OR_RETURN(int64_t axis_attr, ctx.attrs().GetInt("axis", 1));
+  QRT_ASSIGN_OR_RETURN(int64_t block, ctx.attrs().GetInt("block_size", 0));
+  QRT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_attr, rank));
+  l.per_tensor = false;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i < axis) l.outer *= x[size_t(i)];
+    if (i > axis) l.inner *= x[size_t(i)];
+  }
+  l.axis_dim = x[size_t(axis)];
+  if (block <= 0) {
+    if (scale.size() != 1 || scale[0] != l.axis_dim) {
+      return InvalidArgument("per-axis scale must be 1-D of size ", l.axis_dim, " (axis ", axis,
+                             "), got ", DimsToString(scale));
+    }
+    l.groups = l.axis_dim;
+    return l;
+  }
+  if (ctx.opset() < 21) return InvalidArgument("block_size needs opset 21");
+  l.blocked = true;
+  l.block = block;
+  l.groups = (l.axis_dim + block - 1) / block;
+  Dims want = x;
+  want[size_t(axis)] = l.groups;
+  if (scale != want) {
+    return InvalidArgument("blocked scale must have shape ", DimsToString(want), ", got ",
+                           DimsToString(scale));
+  }
+  return l;
+}
+
+template <class Fn>
+void ForEachElement(const QuantLayout& l, Fn fn) {
+  if (l.per_tensor) {
+    for (int64_t i = 0; i < l.outer; ++i) fn(i, int64_t(0));
+    return;
+  }
+  int64_t i = 0;
+  for (int64_t o = 0; o < l.outer; ++o) {
+    for (int64_t a = 0; a < l.axis_dim; ++a) {
+      if (l.blocked) {
+        const int64_t base = (o * l.groups + a / l.block) * l.inner;
+        for (int64_t k = 0; k < l.inner; ++k, ++i) fn(i, base + k);
+      } else {
+        for (int64_t k = 0; k < l.inner; ++k, ++i) fn(i, a);
+      }
+    }
+  }
+}
+
+float LoadFloat(DataType t, const void* p, int64_t i) {
+  switch (t) {
+    case DataType::kFloat32: return static_cast<const float*>(p)[i];
+    case DataType::kFloat16: return HalfToFloat(static_cast<const uint16_t*>(p)[i]);
+    case DataType::kBFloat16: return BFloat16ToFloat(static_cast<const uint16_t*>(p)[i]);
+    case DataType::kInt32: return float(static_cast<const int32_t*>(p)[i]);
+    default: return 0.f;
+  }
+}
+
+int64_t LoadInt(DataType t, const void* p, int64_t i) {
+  switch (t) {
+    case DataType::kInt8: return static_cast<const int8_t*>(p)[i];
+    case DataType::kUInt8: return static_cast<const uint8_t*>(p)[i];
+    case DataType::kInt16: return static_cast<const int16_t*>(p)[i];
+    case DataType::kUInt16: return static_cast<const uint16_t*>(p)[i];
+    case DataType::kInt32: return static_cast<const int32_t*>(p)[i];
+    default: return 0;
+  }
+}
+
+void IntRange(DataType t, double* lo, double* hi) {
+  switch (t) {
+    case DataType::kInt8: *lo = -128; *hi = 127; break;
+    case DataType::kUInt8: *lo = 0; *hi = 255; break;
+    case DataType::kInt16: *lo = -32768; *hi = 32767; break;
+    case DataType::kUInt16: *lo = 0; *hi = 65535; break;
+    default: *lo = -2147483648.0; *hi = 2147483647.0; break;
+  }
+}
+
+void StoreInt(DataType t, void* p, int64_t i, int64_t v) {
+  switch (t) {
+    case DataType::kInt8: static_cast<int8_t*>(p)[i] = int8_t(v); break;
+    case DataType::kUInt8: static_cast<uint8_t*>(p)[i] = uint8_t(v); break;
+    case DataType::kInt16: static_cast<int16_t*>(p)[i] = int16_t(v); break;
+    case DataType::kUInt16: static_cast<uint16_t*>(p)[i] = uint16_t(v); break;
+    default: static_cast<int32_t*>(p)[i] = int32_t(v); break;
+  }
+}
+
+void StoreFloat(DataType t, void* p, int64_t i, float v) {
+  switch (t) {
+    case DataType::kFloat16: static_cast<uint16_t*>(p)[i] = FloatToHalf(v); break;
+    case DataType::kBFloat16: static_cast<uint16_t*>(p)[i] = FloatToBFloat16(v); break;
+    default: static_cast<float*>(p)[i] = v; break;
+  }
+}
+
+Status RunQuantize(const QdqState& s, const RunArgs& args) {
+  const Tensor& x = *args.input(0);
+  const Tensor& scale = *args.input(1);
+  const Tensor* zp = args.input(2);
+  Tensor& y = *args.output(0);
+  double lo, hi;
+  IntRange(s.q_dtype, &lo, &hi);
+  ForEachElement(s.layout, [&](int64_t i, int64_t si) {
+    const float q = std::nearbyint(LoadFloat(s.x_dtype, x.raw(), i) / LoadFloat(s.f_dtype, scale.raw(), si));
+    double v = std::isnan(q) ? 0.0 : double(q);
+    v += zp ? double(LoadInt(s.q_dtype, zp->raw(), si)) : 0.0;
+    v = v < lo ? lo : (v > hi ? hi : v);
+    StoreInt(s.q_dtype, y.raw(), i, int64_t(v));
+  });
+  return Status::Ok();
+}
+
+Status RunDequantize(const QdqState& s, const RunArgs& args) {
+  const Tensor& x = *args.input(0);
+  const Tensor& scale = *args.input(1);
+  const Tensor* zp = args.input(2);
+  Tensor& y = *args.output(0);
+  ForEachElement(s.layout, [&](int64_t i, int64_t si) {
+    const float xv = float(LoadInt(s.q_dtype, x.raw(), i));
+    const float zv = zp ? float(LoadInt(s.q_dtype, zp->raw(), si)) : 0.f;
+    StoreFloat(s.f_dtype, y.raw(), i, (xv - zv) * LoadFloat(s.f_dtype, scale.raw(), si));
+  });
+  return Status::Ok();
+}
+
+Status CheckZeroPoint(const PrepareContext& ctx, DataType q_dtype) {
+  if (!ctx.has_input(2)) return Status::Ok();
+  if (ctx.input(2).dtype != q_dtype) {
+    return InvalidArgument("zero point dtype ", DataTypeName(ctx.input(2).dtype), " differs from ",
+                           DataTypeName(q_dtype));
+  }
+  if (ctx.input(2).dims != ctx.input(1).dims) {
+    return InvalidArgument("zero point shape ", DimsToString(ctx.input(2).dims), " differs from scale shape ",
+                           DimsToString(ctx.input(1).dims));
+  }
+  return Status::Ok();
+}
+
+Status PrepareQuantize(PrepareContext& ctx) {
+  QdqState s;
+  s.x_dtype = ctx.input(0).dtype;
+  s.f_dtype = ctx.input(1).dtype;
+  QRT_RETURN_IF_ERROR(ExpectDType(ctx, 0, {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16,
+                                           DataType::kInt32}));
+  QRT_RETURN_IF_ERROR(ExpectDType(ctx, 1, {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16}));
+  if (ctx.has_input(2)) {
+    s.q_dtype = ctx.input(2).dtype;
+  } else {
+    QRT_ASSIGN_OR_RETURN(int64_t code, ctx.attrs().GetInt("output_dtype", 2));
+    auto t = DataTypeFromOnnx(int(code));
+    if (!t) return Unsupported("output_dtype ", code);
+    s.q_dtype = *t;
+  }
+  if (s.q_dtype != DataType::kInt8 && s.q_dtype != DataType::kUInt8 && s.q_dtype != DataType::kInt16 &&
+      s.q_dtype != DataType::kUInt16) {
+    return Unsupported("quantized type ", DataTypeName(s.q_dtype));
+  }
+  if ((s.q_dtype == DataType::kInt16 || s.q_dtype == DataType::kUInt16) && ctx.opset() < 21) {
+    return InvalidArgument("16-bit QuantizeLinear needs opset 21");
+  }
+  QRT_RETURN_IF_ERROR(CheckZeroPoint(ctx, s.q_dtype));
+  QRT_ASSIGN_OR_RETURN(s.layout, MakeLayout(ctx, ctx.input(0).dims, ctx.input(1).dims));
+  ctx.SetOutput(0, s.q_dtype, ctx.input(0).dims);
+  ctx.SetKernel<QdqState, RunQuantize>(std::move(s));
+  return Status::Ok();
+}
+
+Status PrepareDequantize(PrepareContext& ctx) {
+  QdqState s;
+  s.q_dtype = s.x_dtype = ctx.input(0).dtype;
+  s.f_dtype = ctx.input(1).dtype;
+  QRT_RETURN_IF_ERROR(ExpectDType(ctx, 0, {DataType::kInt8, DataType::kUInt8, DataType::kInt16,
+                                           DataType::kUInt16, DataType::kInt32}));
+  QRT_RETURN_IF_ERROR(ExpectDType(ctx, 1, {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16}));
+  QRT_RETURN_IF_ERROR(CheckZeroPoint(ctx, s.q_dtype));
+  QRT_ASSIGN_OR_RETURN(s.layout, MakeLayout(ctx, ctx.input(0).dims, ctx.input(1).dims));
+  ctx.SetOutput(0, s.f_dtype, ctx.input(0).dims);
+  ctx.SetKernel<QdqState, RunDequantize>(std::move(s));
+  return Status::Ok();
+}
+
+}  // namespace
+
+const OpDef kQuantizeLinearOp{"", "QuantizeLinear", 2, 3, 1, 1, PrepareQuantize};
+const OpDef kDequantizeLinearOp{"", "DequantizeLinear", 2, 3, 1, 1, PrepareDequantize};
+
+}  // namespace qrt

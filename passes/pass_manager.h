@@ -1,0 +1,27 @@
+// The pass pipeline: an ordered list of named graph rewrites.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "runtime/graph.h"
+
+namespace qrt {
+
+struct Pass {
+  std::string_view name;                 // kebab-case, as used by --passes
+  StatusOr<int> (*run)(Graph& graph);    // returns the number of rewrites made
+};
+
+// Every pass, in default pipeline order.
+const std::vector<Pass>& AllPasses();
+
+// Runs the passes named by `spec`: "default" (the whole pipeline), "none", or a
+// comma-separated list of pass names (run in the given order). Unknown names are an
+// error. Appends (name, rewrites) to `stats`; re-validates after each pass if asked.
+Status RunPasses(Graph& graph, const std::string& spec, bool validate_each,
+                 std::vector<std::pair<std::string, int>>* stats);
+
+}  // namespace qrt

@@ -1,0 +1,57 @@
+// Element types qrt knows, their sizes, names and ONNX codes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace qrt {
+
+enum class DataType : uint8_t {
+  kUndefined = 0,
+  kFloat32,
+  kFloat16,
+  kBFloat16,
+  kFloat64,
+  kInt8,
+  kUInt8,
+  kInt16,
+  kUInt16,
+  kInt32,
+  kInt64,
+  kBool,
+};
+
+// Bytes per element; 0 for kUndefined.
+size_t DataTypeSize(DataType t);
+
+// Canonical name: "float32", "uint8", ... ("undefined" for kUndefined).
+std::string_view DataTypeName(DataType t);
+
+// Parses a canonical name, a numpy/ONNX spelling ("float", "double", "half",
+// "bfloat16", "int", "bool_") or a TensorFlow quantized alias (qint8, quint8,
+// qint16, quint16, qint32). Returns nullopt for anything else.
+std::optional<DataType> ParseDataType(std::string_view name);
+
+// ONNX TensorProto.DataType code <-> DataType. Unknown codes give nullopt.
+std::optional<DataType> DataTypeFromOnnx(int onnx_code);
+int OnnxCodeFromDataType(DataType t);
+
+bool IsFloatType(DataType t);     // f32, f16, bf16, f64
+bool IsIntegerType(DataType t);   // every int type (not bool)
+bool IsSignedInteger(DataType t);
+
+// Compile-time mapping from C++ type to DataType.
+template <class T> struct DataTypeOf;
+template <> struct DataTypeOf<float> { static constexpr DataType value = DataType::kFloat32; };
+template <> struct DataTypeOf<double> { static constexpr DataType value = DataType::kFloat64; };
+template <> struct DataTypeOf<int8_t> { static constexpr DataType value = DataType::kInt8; };
+template <> struct DataTypeOf<uint8_t> { static constexpr DataType value = DataType::kUInt8; };
+template <> struct DataTypeOf<int16_t> { static constexpr DataType value = DataType::kInt16; };
+template <> struct DataTypeOf<uint16_t> { static constexpr DataType value = DataType::kUInt16; };
+template <> struct DataTypeOf<int32_t> { static constexpr DataType value = DataType::kInt32; };
+template <> struct DataTypeOf<int64_t> { static constexpr DataType value = DataType::kInt64; };
+template <> struct DataTypeOf<bool> { static constexpr DataType value = DataType::kBool; };
+
+}  // namespace qrt

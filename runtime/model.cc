@@ -1,0 +1,58 @@
+#include "runtime/model.h"
+
+#include "passes/pass_manager.h"
+
+namespace qrt {
+
+StatusOr<std::shared_ptr<const Plan>> CompiledModel::PlanFor(const std::vector<Tensor>& inputs) const {
+  if (default_plan_ && PlanMatches(*default_plan_, inputs)) return default_plan_;
+  std::vector<Dims> dims;
+  for (const Tensor& t : inputs) dims.push_back(t.dims());
+  StatusOr<std::shared_ptr<const Plan>> plan = BuildPlan(graph_, order_, dims, plan_options_);
+  if (plan.ok() || plan.status().code() != StatusCode::kNeedsKnownValue) return plan;
+  constexpr int64_t kMaxSpecialisedElements = 64;
+  std::vector<const Tensor*> values(inputs.size(), nullptr);
+  bool any = false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const DataType t = inputs[i].dtype();
+    if ((t == DataType::kInt64 || t == DataType::kInt32) && inputs[i].numel() <= kMaxSpecialisedElements) {
+      values[i] = &inputs[i];
+      any = true;
+    }
+  }
+  if (!any) return plan;
+  return BuildPlan(graph_, order_, dims, plan_options_, values);
+}
+
+StatusOr<std::shared_ptr<const CompiledModel>> Compile(Graph graph, const CompileOptions& options) {
+  auto model = std::shared_ptr<CompiledModel>(new CompiledModel());
+  QRT_RETURN_IF_ERROR(graph.Validate());
+  QRT_RETURN_IF_ERROR(RunPasses(graph, options.passes, options.validate_after_each_pass,
+                                &model->pass_stats_));
+  QRT_ASSIGN_OR_RETURN(model->order_, graph.TopologicalOrder());
+  model->plan_options_.isa = EffectiveIsa(options.max_isa);
+  model->plan_options_.threads = options.threads < 1 ? 1 : options.threads;
+  model->graph_ = std::move(graph);
+
+  std::vector<Dims> dims;
+  bool all_static = true;
+  for (ValueId in : model->graph_.inputs) {
+    const Value& v = model->graph_.value(in);
+    std::optional<Dims> d = v.shape ? StaticDims(*v.shape) : std::nullopt;
+    if (!d) {
+      all_static = false;
+      break;
+    }
+    dims.push_back(*d);
+  }
+  if (all_static) {
+    StatusOr<std::shared_ptr<const Plan>> plan =
+        BuildPlan(model->graph_, model->order_, dims, model->plan_options_);
+    // A plan that needs input values is made when the inputs are bound.
+    if (!plan.ok() && plan.status().code() != StatusCode::kNeedsKnownValue) return plan.status();
+    if (plan.ok()) model->default_plan_ = std::move(plan).value();
+  }
+  return std::shared_ptr<const CompiledModel>(std::move(model));
+}
+
+}  // namespace qrt

@@ -1,0 +1,51 @@
+// Compiling a graph: passes, validation, topological order and, when every input
+// shape is static, the plan. A CompiledModel is immutable and may be shared by
+// sessions on many threads.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "runtime/graph.h"
+#include "runtime/plan.h"
+
+namespace qrt {
+
+struct CompileOptions {
+  std::string passes = "default";  // "default", "none" or a comma-separated list of pass names
+  Isa max_isa = Isa::kAvx2;        // kScalar forces the reference kernels everywhere
+  int threads = 1;
+  bool validate_after_each_pass = true;
+};
+
+// Rewrites made by each pass, in pipeline order.
+using PassStats = std::vector<std::pair<std::string, int>>;
+
+class CompiledModel {
+ public:
+  const Graph& graph() const { return graph_; }
+  const PassStats& pass_stats() const { return pass_stats_; }
+  const PlanOptions& plan_options() const { return plan_options_; }
+  // The plan for the declared static input shapes, or nullptr if some are symbolic.
+  std::shared_ptr<const Plan> default_plan() const { return default_plan_; }
+  // A plan for these inputs: the default one when their shapes match it. When an op
+  // needs the value of a small integer input (a shape given as an input), the plan is
+  // specialised on those inputs' values.
+  StatusOr<std::shared_ptr<const Plan>> PlanFor(const std::vector<Tensor>& inputs) const;
+
+ private:
+  friend StatusOr<std::shared_ptr<const CompiledModel>> Compile(Graph graph, const CompileOptions&);
+  Graph graph_;
+  std::vector<NodeId> order_;
+  PassStats pass_stats_;
+  PlanOptions plan_options_;
+  std::shared_ptr<const Plan> default_plan_;
+};
+
+// Runs the passes named in options, validates, orders and plans `graph`.
+StatusOr<std::shared_ptr<const CompiledModel>> Compile(Graph graph, const CompileOptions& options);
+
+}  // namespace qrt

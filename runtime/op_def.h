@@ -1,0 +1,110 @@
+// The contract between the executor and an op: one OpDef per (domain, op type),
+// listed in ops/registry.cc. `prepare` runs once per node when a graph is planned
+// (concrete shapes known): it validates, sets output dtypes/dims, precomputes what it
+// can and picks a kernel. The kernel's run function is a straight line.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "runtime/attributes.h"
+#include "runtime/cpu_features.h"
+#include "runtime/graph.h"
+#include "runtime/status.h"
+#include "runtime/tensor.h"
+
+namespace qrt {
+
+// What a kernel sees at run time. Omitted optional inputs are nullptr.
+struct RunArgs {
+  const Tensor* const* inputs;
+  Tensor* const* outputs;
+  int num_inputs;
+  int num_outputs;
+  const Tensor* input(int i) const { return i < num_inputs ? inputs[i] : nullptr; }
+  Tensor* output(int i) const { return outputs[i]; }
+};
+
+using KernelFn = Status (*)(const void* state, const RunArgs& args);
+
+struct Kernel {
+  KernelFn run = nullptr;
+  std::shared_ptr<const void> state;
+};
+
+// Input information at plan time: dtype, concrete dims, and the value if it is known
+// (an initializer, or computed at plan time from known values).
+struct TensorInfo {
+  DataType dtype = DataType::kUndefined;
+  Dims dims;
+  const Tensor* value = nullptr;
+};
+
+struct PlanOptions {
+  Isa isa = Isa::kAvx2;
+  int threads = 1;
+};
+
+class PrepareContext {
+ public:
+  PrepareContext(const Node& node, std::vector<TensorInfo> inputs, const PlanOptions& options)
+      : node_(node), inputs_(std::move(inputs)), outputs_(node.outputs.size()), options_(options) {}
+
+  const Node& node() const { return node_; }
+  const Attributes& attrs() const { return node_.attrs; }
+  int64_t opset() const { return node_.opset; }
+  Isa isa() const { return options_.isa; }
+  int threads() const { return options_.threads; }
+
+  int num_inputs() const { return int(inputs_.size()); }
+  bool has_input(int i) const { return i < num_inputs() && inputs_[i].dtype != DataType::kUndefined; }
+  const TensorInfo& input(int i) const { return inputs_[i]; }
+  int num_outputs() const { return int(outputs_.size()); }
+  bool has_output(int i) const { return i < num_outputs() && node_.outputs[i].valid(); }
+
+  void SetOutput(int i, DataType dtype, Dims dims) {
+    outputs_[i].dtype = dtype;
+    outputs_[i].dims = std::move(dims);
+  }
+  const TensorInfo& output(int i) const { return outputs_[i]; }
+
+  // Sets the kernel: `Fn` is called with the state this context keeps alive.
+  template <class State, Status (*Fn)(const State&, const RunArgs&)>
+  void SetKernel(State state) {
+    kernel_.run = [](const void* s, const RunArgs& a) { return Fn(*static_cast<const State*>(s), a); };
+    kernel_.state = std::make_shared<const State>(std::move(state));
+  }
+  // A kernel without state.
+  template <Status (*Fn)(const RunArgs&)>
+  void SetKernel() {
+    kernel_.run = [](const void*, const RunArgs& a) { return Fn(a); };
+    kernel_.state = nullptr;
+  }
+  Kernel TakeKernel() { return std::move(kernel_); }
+
+  // Declares that the kernel reads no input data (only shapes), so the planner runs it
+  // once at plan time and treats its outputs as known values.
+  void SetIndependentOfInputData() { independent_of_input_data_ = true; }
+  bool independent_of_input_data() const { return independent_of_input_data_; }
+
+ private:
+  const Node& node_;
+  std::vector<TensorInfo> inputs_;
+  std::vector<TensorInfo> outputs_;
+  const PlanOptions& options_;
+  Kernel kernel_;
+  bool independent_of_input_data_ = false;
+};
+
+struct OpDef {
+  std::string_view domain;   // "" = ONNX default domain, "qrt", "com.microsoft", ...
+  std::string_view op_type;
+  int min_inputs;
+  int max_inputs;
+  int min_outputs;
+  int max_outputs;
+  Status (*prepare)(PrepareContext& ctx);
+};
+
+}  // namespace qrt

@@ -1,0 +1,36 @@
+// A Session runs a CompiledModel: it owns the activation arena and the tensor
+// views into it. Cheap to create; use one per thread.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/model.h"
+
+namespace qrt {
+
+class Session {
+ public:
+  explicit Session(std::shared_ptr<const CompiledModel> model);
+
+  // Runs with `inputs` in graph-input order. Inputs are read in place (not copied) and
+  // must stay alive during the call. On success `outputs` holds views of the results,
+  // valid until the next Run or the session's end.
+  Status Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs);
+
+  const CompiledModel& model() const { return *model_; }
+  size_t arena_bytes() const { return plan_ ? plan_->arena_bytes : 0; }
+
+ private:
+  Status Bind(std::shared_ptr<const Plan> plan);
+
+  std::shared_ptr<const CompiledModel> model_;
+  std::shared_ptr<const Plan> plan_;
+  std::shared_ptr<void> arena_;
+  std::vector<Tensor> tensors_;                  // one view per value
+  std::vector<std::vector<const Tensor*>> step_inputs_;
+  std::vector<std::vector<Tensor*>> step_outputs_;
+};
+
+}  // namespace qrt

@@ -1,0 +1,136 @@
+#include "tests/test_util.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "loaders/model_io.h"
+#include "loaders/tensor_proto.h"
+
+namespace qrt::testing {
+
+std::string SourceDir() { return QRT_SOURCE_DIR; }
+std::string SharedModelsDir() { return SourceDir() + "/../shared/models"; }
+std::string CliPath() { return QRT_CLI_PATH; }
+
+bool DirExists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool FileExists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::vector<std::string> ListDir(const std::string& path) {
+  std::vector<std::string> names;
+  DIR* d = opendir(path.c_str());
+  if (!d) return names;
+  while (dirent* e = readdir(d)) {
+    std::string n = e->d_name;
+    if (n != "." && n != "..") names.push_back(n);
+  }
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+StatusOr<std::vector<Tensor>> RunGraph(Graph graph, const std::vector<Tensor>& inputs, const std::string& passes,
+                                       Isa isa) {
+  CompileOptions opts;
+  opts.passes = passes;
+  opts.max_isa = isa;
+  QRT_ASSIGN_OR_RETURN(auto model, Compile(std::move(graph), opts));
+  Session session(model);
+  std::vector<Tensor> outputs;
+  QRT_RETURN_IF_ERROR(session.Run(inputs, &outputs));
+  std::vector<Tensor> copies;
+  for (const Tensor& t : outputs) copies.push_back(t.Clone());
+  return copies;
+}
+
+StatusOr<std::vector<Tensor>> RunModelFile(const std::string& path, const std::vector<Tensor>& inputs,
+                                           const std::string& passes, Isa isa) {
+  QRT_ASSIGN_OR_RETURN(Graph g, LoadModel(path));
+  return RunGraph(std::move(g), inputs, passes, isa);
+}
+
+StatusOr<std::vector<Tensor>> ReadTestDataSet(const std::string& dir, const std::string& prefix) {
+  std::vector<Tensor> out;
+  for (int k = 0;; ++k) {
+    const std::string path = dir + "/" + prefix + "_" + std::to_string(k) + ".pb";
+    if (!FileExists(path)) break;
+    QRT_ASSIGN_OR_RETURN(Tensor t, ReadTensorProtoFile(path));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::string CompareTensors(const Tensor& got, const Tensor& want, double rtol, double atol) {
+  if (got.dtype() != want.dtype()) {
+    return StrCat("dtype ", DataTypeName(got.dtype()), " != expected ", DataTypeName(want.dtype()));
+  }
+  if (got.dims() != want.dims()) {
+    return StrCat("shape ", DimsToString(got.dims()), " != expected ", DimsToString(want.dims()));
+  }
+  const bool is_float = IsFloatType(got.dtype());
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    if (is_float) {
+      const double a = got.GetAsDouble(i), b = want.GetAsDouble(i);
+      if (std::isnan(a) && std::isnan(b)) continue;
+      if (a == b) continue;
+      if (!(std::fabs(a - b) <= atol + rtol * std::fabs(b))) {
+        return StrCat("element ", i, ": ", a, " != expected ", b);
+      }
+    } else if (got.GetAsInt64(i) != want.GetAsInt64(i)) {
+      return StrCat("element ", i, ": ", got.GetAsInt64(i), " != expected ", want.GetAsInt64(i));
+    }
+  }
+  return "";
+}
+
+std::string CompareBits(const Tensor& got, const Tensor& want) {
+  if (got.dtype() != want.dtype()) return "dtypes differ";
+  if (got.dims() != want.dims()) return StrCat("shapes differ: ", DimsToString(got.dims()), " vs ", DimsToString(want.dims()));
+  const size_t es = DataTypeSize(got.dtype());
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    if (std::memcmp(static_cast<const char*>(got.raw()) + i * es, static_cast<const char*>(want.raw()) + i * es, es)) {
+      return StrCat("element ", i, " differs: ", got.GetAsDouble(i), " vs ", want.GetAsDouble(i));
+    }
+  }
+  return "";
+}
+
+CommandResult RunCommand(const std::string& command) {
+  CommandResult r;
+  char tmpl_out[] = "/tmp/qrt_cmd_out_XXXXXX";
+  char tmpl_err[] = "/tmp/qrt_cmd_err_XXXXXX";
+  int fo = mkstemp(tmpl_out), fe = mkstemp(tmpl_err);
+  if (fo < 0 || fe < 0) return r;
+  close(fo);
+  close(fe);
+  const std::string full = command + " >" + tmpl_out + " 2>" + tmpl_err + " </dev/null";
+  const int status = std::system(full.c_str());
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  auto slurp = [](const char* p) {
+    std::ifstream f(p);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+  };
+  r.out = slurp(tmpl_out);
+  r.err = slurp(tmpl_err);
+  std::remove(tmpl_out);
+  std::remove(tmpl_err);
+  return r;
+}
+
+}  // namespace qrt::testing

@@ -1,0 +1,43 @@
+// Shared helpers for qrt's tests.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/model.h"
+#include "runtime/session.h"
+
+namespace qrt::testing {
+
+// Repository root and the shared models folder (may not exist).
+std::string SourceDir();
+std::string SharedModelsDir();
+bool DirExists(const std::string& path);
+bool FileExists(const std::string& path);
+// Entries of a directory (names only, sorted); empty if it does not exist.
+std::vector<std::string> ListDir(const std::string& path);
+
+// Loads, compiles (with `passes` and `isa`) and runs a model; copies the outputs.
+StatusOr<std::vector<Tensor>> RunModelFile(const std::string& path, const std::vector<Tensor>& inputs,
+                                           const std::string& passes = "default", Isa isa = Isa::kAvx2);
+StatusOr<std::vector<Tensor>> RunGraph(Graph graph, const std::vector<Tensor>& inputs,
+                                       const std::string& passes = "default", Isa isa = Isa::kAvx2);
+
+// Reads dir/input_<k>.pb (k = 0, 1, ...) or output_<k>.pb until one is missing.
+StatusOr<std::vector<Tensor>> ReadTestDataSet(const std::string& dir, const std::string& prefix);
+
+// Empty string if equal: same dtype and dims, integers exactly, floats within
+// |a-b| <= atol + rtol*|b| (NaN equals NaN). Otherwise a description of the first mismatch.
+std::string CompareTensors(const Tensor& got, const Tensor& want, double rtol, double atol);
+// Bitwise equality of dtype, dims and bytes; empty string if equal.
+std::string CompareBits(const Tensor& got, const Tensor& want);
+
+// Runs a command line, returning its exit code and captured stdout/stderr.
+struct CommandResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+CommandResult RunCommand(const std::string& command);
+std::string CliPath();
+
+}  // namespace qrt::testing
