@@ -9,24 +9,6 @@ StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
-StatusOr<Dims> BroadcastDims(const Dims& a, const Dims& b) {
-  const size_t rank = std::max(a.size(), b.size());
-  Dims out(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (da == db || db == 1) {
-      out[i] = da;
-    } else if (da == 1) {
-      out[i] = db;
-    } else {
-      return InvalidArgument("shapes ", DimsToString(a), " and ", DimsToString(b),
-                             " cannot be broadcast together");
-    }
-  }
-  return out;
-}
-
 std::vector<int64_t> ToInt64Vector(const Tensor& t) {
   std::vector<int64_t> v(size_t(t.numel()));
   for (int64_t i = 0; i < t.numel(); ++i) v[size_t(i)] = t.GetAsInt64(i);

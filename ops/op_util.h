@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ops/kernels/broadcast.h"
 #include "runtime/half.h"
 #include "runtime/op_def.h"
 
@@ -12,8 +13,7 @@ namespace qrt {
 // axis in [-rank, rank) -> [0, rank); error otherwise.
 StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank);
 
-// Numpy broadcast of two shapes; error naming both if incompatible.
-StatusOr<Dims> BroadcastDims(const Dims& a, const Dims& b);
+// BroadcastDims (numpy broadcast of two shapes) comes from ops/kernels/broadcast.h.
 
 // Every element of an integer tensor as int64 (shape, axes, pads inputs).
 std::vector<int64_t> ToInt64Vector(const Tensor& t);

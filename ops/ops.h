@@ -17,5 +17,8 @@ extern const OpDef kIdentityOp, kReshapeOp, kFlattenOp, kSqueezeOp, kUnsqueezeOp
 extern const OpDef kCastOp, kCastLikeOp;
 // quantize_linear.cc
 extern const OpDef kQuantizeLinearOp, kDequantizeLinearOp;
+// quantization_ops.cc
+extern const OpDef kFakeQuantizeOp, kQuantizeV2Op, kUniformDequantizeOp, kQuantizedMulOp, kQuantizedAddOp,
+    kQLinearMulOp, kQLinearAddOp;
 
 }  // namespace qrt

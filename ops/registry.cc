@@ -12,6 +12,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kIdentityOp, &kReshapeOp, &kFlattenOp, &kSqueezeOp, &kUnsqueezeOp, &kShapeOp, &kConstantOp,
       &kCastOp, &kCastLikeOp,
       &kQuantizeLinearOp, &kDequantizeLinearOp,
+      &kFakeQuantizeOp, &kQuantizeV2Op, &kUniformDequantizeOp, &kQuantizedMulOp, &kQuantizedAddOp,
+      &kQLinearMulOp, &kQLinearAddOp,
   };
   return kOps;
 }

@@ -7,6 +7,10 @@ namespace qrt {
 
 // Identity(x) -> x, unless the Identity's output is a graph output.
 StatusOr<int> EliminateIdentity(Graph& graph);
+// Q(DQ(a) * DQ(b)) -> QuantizedMul(a, b, requantize=divide): bit-identical.
+StatusOr<int> FuseDqMulQ(Graph& graph);
+// Q(DQ(a) + DQ(b)) -> QuantizedAdd(a, b, requantize=divide): bit-identical.
+StatusOr<int> FuseDqAddQ(Graph& graph);
 // Removes nodes none of whose outputs reach a graph output.
 StatusOr<int> EliminateDeadNodes(Graph& graph);
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -95,6 +96,9 @@ Status Run(const CommonOptions& o, const std::vector<std::string>& pairs, const 
   QRT_RETURN_IF_ERROR(session.Run(inputs, &outputs));
   const Graph& g = model->graph();
   if (!output_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(output_dir, ec);
+    if (ec) return IoError(output_dir, ": cannot create folder: ", ec.message());
     for (size_t k = 0; k < outputs.size(); ++k) {
       const std::string path = output_dir + "/" + SafeFileName(g.value(g.outputs[k]).name) + ".npy";
       QRT_RETURN_IF_ERROR(WriteNpy(path, outputs[k]));

@@ -1,0 +1,49 @@
+// Legality helpers shared by the fusion passes.
+#pragma once
+
+#include <cmath>
+
+#include "runtime/graph.h"
+
+namespace qrt {
+
+// The live node producing `v` if it is the ONNX op `op_type`, else an invalid id.
+inline NodeId ProducerIs(const Graph& g, ValueId v, std::string_view op_type) {
+  if (!v.valid()) return NodeId{};
+  NodeId p = g.value(v).producer;
+  if (!p.valid()) return NodeId{};
+  const Node& n = g.node(p);
+  return !n.dead && n.domain.empty() && n.op_type == op_type ? p : NodeId{};
+}
+
+// True if exactly one live node reads `v`, and reads it once, and it is not a graph output.
+inline bool HasSingleUse(const Graph& g, ValueId v) {
+  if (g.IsGraphOutput(v)) return false;
+  std::vector<NodeId> users = g.Consumers(v);
+  if (users.size() != 1) return false;
+  int reads = 0;
+  for (ValueId in : g.node(users[0]).inputs) reads += in == v;
+  return reads == 1;
+}
+
+// A constant with exactly one element (shape [] or [1]).
+inline bool IsConstScalar(const Graph& g, ValueId v) {
+  const Tensor* t = g.ConstantOf(v);
+  return t != nullptr && t->numel() == 1 && t->rank() <= 1;
+}
+
+// A constant float32 scale whose every element is finite and non-zero: the fused kernels
+// then never see NaN, which keeps them bit-identical to the unfused chain.
+inline bool IsUsableScale(const Graph& g, ValueId v) {
+  const Tensor* t = g.ConstantOf(v);
+  if (t == nullptr || t->dtype() != DataType::kFloat32 || t->rank() > 1) return false;
+  for (int64_t i = 0; i < t->numel(); ++i) {
+    const float s = t->data<float>()[i];
+    if (!std::isfinite(s) || s == 0.f) return false;
+  }
+  return true;
+}
+
+inline bool Is8Bit(DataType t) { return t == DataType::kInt8 || t == DataType::kUInt8; }
+
+}  // namespace qrt
