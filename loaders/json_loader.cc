@@ -5,6 +5,7 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "loaders/base64.h"
@@ -200,6 +201,17 @@ StatusOr<Tensor> ParseTensor(const json& j, const std::string& where, const std:
 StatusOr<Graph> ParseGraph(const json& root, const std::string& source, const std::string& base_dir,
                            std::map<std::string, int64_t> opsets, int depth);
 
+// JSON has no NaN or infinity: as in tensor data, "nan", "inf" and "-inf" are floats
+// (the writer spells non-finite float attributes this way).
+std::optional<float> NonFiniteFloat(const json& v) {
+  if (!v.is_string()) return std::nullopt;
+  const std::string& s = v.get_ref<const std::string&>();
+  if (s == "nan") return std::numeric_limits<float>::quiet_NaN();
+  if (s == "inf") return std::numeric_limits<float>::infinity();
+  if (s == "-inf") return -std::numeric_limits<float>::infinity();
+  return std::nullopt;
+}
+
 StatusOr<AttrValue> ParseAttr(const json& v, const std::string& where, const std::string& base_dir,
                               const std::map<std::string, int64_t>& opsets, int depth) {
   if (v.is_boolean()) return AttrValue(int64_t(v.get<bool>() ? 1 : 0));
@@ -210,6 +222,7 @@ StatusOr<AttrValue> ParseAttr(const json& v, const std::string& where, const std
     return AttrValue(v.get<int64_t>());
   }
   if (v.is_number_float()) return AttrValue(float(v.get<double>()));
+  if (std::optional<float> f = NonFiniteFloat(v)) return AttrValue(*f);
   if (v.is_string()) return AttrValue(v.get<std::string>());
   if (v.is_object()) {
     if (v.size() == 1 && v.contains("tensor")) {
@@ -226,8 +239,8 @@ StatusOr<AttrValue> ParseAttr(const json& v, const std::string& where, const std
   if (v.is_array()) {
     bool any_float = false, any_string = false, any_number = false;
     for (const json& e : v) {
-      if (e.is_number_float()) any_float = true;
-      if (e.is_number() || e.is_boolean()) any_number = true;
+      if (e.is_number_float() || NonFiniteFloat(e)) any_float = true;
+      if (e.is_number() || e.is_boolean() || NonFiniteFloat(e)) any_number = true;
       else if (e.is_string()) any_string = true;
       else return Bad(where, "list attributes hold numbers or strings");
     }
@@ -235,11 +248,18 @@ StatusOr<AttrValue> ParseAttr(const json& v, const std::string& where, const std
     if (any_string) return AttrValue(v.get<std::vector<std::string>>());
     if (any_float) {
       std::vector<float> f;
-      for (const json& e : v) f.push_back(float(e.get<double>()));
+      for (const json& e : v) {
+        f.push_back(e.is_string() ? *NonFiniteFloat(e) : e.is_boolean() ? float(e.get<bool>()) : float(e.get<double>()));
+      }
       return AttrValue(std::move(f));
     }
     std::vector<int64_t> ints;
-    for (const json& e : v) ints.push_back(e.is_boolean() ? int64_t(e.get<bool>()) : e.get<int64_t>());
+    for (const json& e : v) {
+      if (e.is_number_unsigned() && e.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max())) {
+        return Bad(where, "integer out of range");
+      }
+      ints.push_back(e.is_boolean() ? int64_t(e.get<bool>()) : e.get<int64_t>());
+    }
     return AttrValue(std::move(ints));
   }
   return Bad(where, "unsupported attribute value");

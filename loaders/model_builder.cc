@@ -182,6 +182,7 @@ StatusOr<Graph> ModelBuilder::Finish() {
     }
     Value& v = graph_.value(id);
     if (v.dtype == DataType::kUndefined) v.dtype = o.dtype;
+    if (!v.shape) v.shape = o.shape;  // checked against the computed shape when planned
     graph_.outputs.push_back(id);
   }
   QRT_RETURN_IF_ERROR(graph_.Validate());

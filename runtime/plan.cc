@@ -73,6 +73,28 @@ Status CheckInputMatches(const Graph& graph, size_t i, DataType dtype, const Dim
   return Status::Ok();
 }
 
+namespace {
+
+// A node output's declared dtype and static dims (a graph output's type in the model
+// file) must match what its producer computes.
+Status CheckDeclaredOutput(const Value& v, DataType dtype, const Dims& dims) {
+  if (v.dtype != DataType::kUndefined && v.dtype != dtype) {
+    return InvalidArgument("output '", v.name, "' is declared ", DataTypeName(v.dtype), " but computes ",
+                           DataTypeName(dtype));
+  }
+  if (v.shape) {
+    bool ok = v.shape->size() == dims.size();
+    for (size_t d = 0; ok && d < dims.size(); ++d) ok = !(*v.shape)[d].is_static() || (*v.shape)[d].value == dims[d];
+    if (!ok) {
+      return InvalidArgument("output '", v.name, "' is declared with shape ", ShapeToString(*v.shape),
+                             " but computes ", DimsToString(dims));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 StatusOr<std::shared_ptr<const Plan>> BuildPlan(const Graph& graph, const std::vector<NodeId>& order,
                                                 const std::vector<Dims>& input_dims,
                                                 const PlanOptions& options,
@@ -143,6 +165,8 @@ StatusOr<std::shared_ptr<const Plan>> BuildPlan(const Graph& graph, const std::v
       }
       Status c = CheckedElementCount(info.dims, DataTypeSize(info.dtype)).status();
       if (!c.ok()) return graph.NodeError(id, c.WithContext(StrCat("output ", o)));
+      Status d = CheckDeclaredOutput(graph.value(out), info.dtype, info.dims);
+      if (!d.ok()) return graph.NodeError(id, d);
       PlannedValue& pv = plan->values[out.index];
       pv.dtype = info.dtype;
       pv.dims = info.dims;

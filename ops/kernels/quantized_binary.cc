@@ -1,4 +1,6 @@
 // QuantizedMul / QuantizedAdd: validation, broadcast plan, parameter derivation and the loop.
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "ops/kernels/quantized_binary.h"
@@ -73,6 +75,43 @@ int32_t ZeroPointAt(DataType t, const void* zp, int64_t i) {
   }
 }
 
+// Largest |scale| over the operand's (per-tensor or per-axis) scales; NaN/inf -> inf.
+double MaxAbsScale(const float* scale, int64_t n, bool per_axis, float per_tensor) {
+  if (!per_axis) return std::isfinite(per_tensor) ? std::fabs(per_tensor) : HUGE_VAL;
+  double m = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!std::isfinite(scale[i])) return HUGE_VAL;
+    m = std::max(m, std::fabs(static_cast<double>(scale[i])));
+  }
+  return m;
+}
+
+// True if, for every possible 8-bit input, the value rounded to an integer is finite and
+// below 2^30 in magnitude. The bound over-estimates each f32 rounding by a factor 1.001.
+bool ProvablyBounded(const QuantizedBinaryPlan& plan, const QuantizedBinaryData& d, const QuantizedBinaryParams& p) {
+  if (!Is8Bit(plan.a_dtype) || !Is8Bit(plan.b_dtype) || !Is8Bit(plan.c_dtype)) return false;
+  const double slack = 1.001;
+  double bound;
+  if (plan.rule == Requantize::kCombined) {
+    if (plan.op == QuantizedBinaryOp::kMul) {
+      bound = (65025.0 * std::fabs(static_cast<double>(p.ratio)) + 255.0) * slack;
+    } else {
+      bound = (255.0 * std::fabs(static_cast<double>(p.ratio_a)) + 255.0 * std::fabs(static_cast<double>(p.ratio_b)) +
+               std::fabs(static_cast<double>(p.bias))) * slack;
+    }
+  } else {
+    const int64_t na = plan.a_per_axis ? ElementCount(plan.a_scale_dims) : 1;
+    const int64_t nb = plan.b_per_axis ? ElementCount(plan.b_scale_dims) : 1;
+    const double ma = 255.0 * MaxAbsScale(d.a_scale, na, plan.a_per_axis, p.a_scale) * slack;
+    const double mb = 255.0 * MaxAbsScale(d.b_scale, nb, plan.b_per_axis, p.b_scale) * slack;
+    const double v = (plan.op == QuantizedBinaryOp::kMul ? ma * mb : ma + mb) * slack;
+    const double r = plan.rule == Requantize::kDivide ? 1.0 / std::fabs(static_cast<double>(p.c_scale))
+                                                      : std::fabs(static_cast<double>(p.c_norm));
+    bound = v * r * slack;
+  }
+  return std::isfinite(bound) && bound < 1073741824.0;  // 2^30
+}
+
 StatusOr<QuantizedBinaryPlan> Prepare(QuantizedBinaryOp op, const QuantizedBinaryAttrs& attrs,
                                       const QuantizedBinaryDescs& in, Isa isa) {
   const char* name = OpName(op);
@@ -129,6 +168,8 @@ StatusOr<QuantizedBinaryPlan> Prepare(QuantizedBinaryOp op, const QuantizedBinar
   plan.b_has_zero = Present(in.b_zero_point);
   plan.c_has_zero = Present(in.c_zero_point);
   plan.out_dims = out;
+  plan.a_scale_dims = in.a_scale.dims;
+  plan.b_scale_dims = in.b_scale.dims;
   // Parameter operands use A's / B's right alignment; they must stay constant within a run.
   plan.loop = MakeStridedLoop({in.a.dims, in.b.dims, a_params, b_params, out}, out,
                               {false, false, plan.a_per_axis, plan.b_per_axis, false});
@@ -181,6 +222,7 @@ Status RunQuantizedBinary(const QuantizedBinaryPlan& plan, const QuantizedBinary
   p.ratio_b = p.b_scale / p.c_scale;
   p.bias = static_cast<float>(p.c_zero) -
            (p.ratio_a * static_cast<float>(p.a_zero) + p.ratio_b * static_cast<float>(p.b_zero));
+  p.bounded = ProvablyBounded(plan, d, p);
   const size_t sa = DataTypeSize(plan.a_dtype), sb = DataTypeSize(plan.b_dtype), sc = DataTypeSize(plan.c_dtype);
   p.stream_output = ElementCount(plan.out_dims) * static_cast<int64_t>(sc) >= (int64_t{1} << 22);
   const char* a = static_cast<const char*>(d.a);

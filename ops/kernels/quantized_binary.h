@@ -25,6 +25,10 @@
 //       rac = float(sa / sc), rbc = float(sb / sc),
 //       k = float(zc) - (rac * float(za) + rbc * float(zb))          (separate f32 ops)
 //       q = rint(fma(float(a), rac, fma(float(b), rbc, k)))             (fused, one rounding each)
+//       This is MLAS's general (both operands full) AVX2 path. qrt applies it to every element,
+//       including broadcast operands; MLAS instead folds a broadcast-scalar operand into k with a
+//       separate multiply and add, ORT's SSE2-only x86 path does not fuse, and a compiler that
+//       contracts ORT's k expression changes k: in those cases ORT can differ by one step.
 //   Rounding is ties-to-even (current MXCSR mode). C = clamp(q, Tmin, Tmax) with qrt's
 //   definition where the references are undefined: +-overflow and +-inf saturate to the
 //   nearer limit and NaN gives Tmin (what Simd's/ORT's x86 SIMD paths produce for NaN).
@@ -85,6 +89,7 @@ struct QuantizedBinaryParams {
   float ratio_b;   // combined Add: float(b_scale / c_scale)
   float bias;      // combined Add: k
   bool stream_output;  // performance hint: the output is large, kernels may bypass the cache
+  bool bounded;        // proven: every pre-rounding value is finite with |y| < 2^30 (8-bit operands)
 };
 
 // One contiguous run of n outputs; a/b advance by a_inc/b_inc (0 or 1) elements per output.
@@ -113,6 +118,7 @@ struct QuantizedBinaryPlan {
   Dims out_dims;
   bool a_per_axis = false, b_per_axis = false;
   bool a_has_zero = false, b_has_zero = false, c_has_zero = false;
+  Dims a_scale_dims, b_scale_dims;
   StridedLoop loop;  // operands: a, b, a params, b params, c
   QuantizedBinaryFn kernel = nullptr;
 };

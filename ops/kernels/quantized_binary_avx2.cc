@@ -8,6 +8,9 @@
 //   65025 < 2^24), so it equals float(int32 product);
 // - combined Add: the reference is defined with fma, so VFMADD is the specification there.
 //   Nowhere else is FMA used;
+// - when the driver proves |y| < 2^30 and finite (QuantizedBinaryParams::bounded), the
+//   float clamp is skipped: VCVTPS2DQ is then exact-range and the saturating packs
+//   (int32 -> int16 -> 8-bit, with a saturating int16 zc add) clamp exactly like the reference;
 // - rounding: clamping y to [Tmin - zc, Tmax - zc] (or [Tmin, Tmax] when zc is already in y)
 //   before VCVTPS2DQ equals rounding then saturating, because the bounds are integers and
 //   rounding is monotone; MAXPS(y, lo) turns NaN into lo, i.e. C = Tmin, as the reference.
@@ -34,7 +37,7 @@ inline __m256i Load8(const T* p) {
   return static_cast<T>(-1) < 0 ? _mm256_cvtepi8_epi32(v) : _mm256_cvtepu8_epi32(v);
 }
 
-template <class TA, class TB, class TC, Op O, Rule R, bool AInc, bool BInc>
+template <class TA, class TB, class TC, Op O, Rule R, bool AInc, bool BInc, bool Bounded>
 class Kernel {
  public:
   explicit Kernel(const void* a, const void* b, const QuantizedBinaryParams& p) {
@@ -68,13 +71,14 @@ class Kernel {
     for (int j = 0; j < 4; ++j) {
       const __m256 ta = AInc ? OperandA(Load8(a + 8 * j)) : a_const_;
       const __m256 tb = BInc ? OperandB(Load8(b + 8 * j)) : b_const_;
-      q[j] = _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(Combine(ta, tb), lo_), hi_));
+      const __m256 y = Combine(ta, tb);
+      q[j] = _mm256_cvtps_epi32(Bounded ? y : _mm256_min_ps(_mm256_max_ps(y, lo_), hi_));
     }
     __m256i lo16 = _mm256_packs_epi32(q[0], q[1]);
     __m256i hi16 = _mm256_packs_epi32(q[2], q[3]);
     if (R != Rule::kCombined) {
-      lo16 = _mm256_add_epi16(lo16, zc16_);
-      hi16 = _mm256_add_epi16(hi16, zc16_);
+      lo16 = _mm256_adds_epi16(lo16, zc16_);
+      hi16 = _mm256_adds_epi16(hi16, zc16_);
     }
     const __m256i r = kSignedC ? _mm256_packs_epi16(lo16, hi16) : _mm256_packus_epi16(lo16, hi16);
     return _mm256_permutevar8x32_epi32(r, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
@@ -125,12 +129,12 @@ class Kernel {
   __m256 a_const_ = _mm256_setzero_ps(), b_const_ = _mm256_setzero_ps();
 };
 
-template <class TA, class TB, class TC, Op O, Rule R, bool AInc, bool BInc>
+template <class TA, class TB, class TC, Op O, Rule R, bool AInc, bool BInc, bool Bounded>
 void RunInc(int64_t n, const void* av, const void* bv, void* cv, const QuantizedBinaryParams& p) {
   const TA* a = static_cast<const TA*>(av);
   const TB* b = static_cast<const TB*>(bv);
   uint8_t* c = static_cast<uint8_t*>(cv);
-  const Kernel<TA, TB, TC, O, R, AInc, BInc> k(av, bv, p);
+  const Kernel<TA, TB, TC, O, R, AInc, BInc, Bounded> k(av, bv, p);
   int64_t i = 0;
   if (p.stream_output && n >= 256) {
     // Align c to 32 bytes, then write full blocks with non-temporal stores.
@@ -151,17 +155,27 @@ void RunInc(int64_t n, const void* av, const void* bv, void* cv, const Quantized
   }
 }
 
+template <class TA, class TB, class TC, Op O, Rule R, bool Bounded>
+void RunBounded(int64_t n, const void* a, int64_t a_inc, const void* b, int64_t b_inc, void* c,
+                const QuantizedBinaryParams& p) {
+  if (a_inc && b_inc) {
+    RunInc<TA, TB, TC, O, R, true, true, Bounded>(n, a, b, c, p);
+  } else if (a_inc) {
+    RunInc<TA, TB, TC, O, R, true, false, Bounded>(n, a, b, c, p);
+  } else if (b_inc) {
+    RunInc<TA, TB, TC, O, R, false, true, Bounded>(n, a, b, c, p);
+  } else {
+    RunInc<TA, TB, TC, O, R, false, false, Bounded>(n, a, b, c, p);
+  }
+}
+
 template <class TA, class TB, class TC, Op O, Rule R>
 void Run(int64_t n, const void* a, int64_t a_inc, const void* b, int64_t b_inc, void* c,
          const QuantizedBinaryParams& p) {
-  if (a_inc && b_inc) {
-    RunInc<TA, TB, TC, O, R, true, true>(n, a, b, c, p);
-  } else if (a_inc) {
-    RunInc<TA, TB, TC, O, R, true, false>(n, a, b, c, p);
-  } else if (b_inc) {
-    RunInc<TA, TB, TC, O, R, false, true>(n, a, b, c, p);
+  if (p.bounded) {
+    RunBounded<TA, TB, TC, O, R, true>(n, a, a_inc, b, b_inc, c, p);
   } else {
-    RunInc<TA, TB, TC, O, R, false, false>(n, a, b, c, p);
+    RunBounded<TA, TB, TC, O, R, false>(n, a, a_inc, b, b_inc, c, p);
   }
 }
 
