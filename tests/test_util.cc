@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -107,6 +108,33 @@ std::string CompareBits(const Tensor& got, const Tensor& want) {
     }
   }
   return "";
+}
+
+bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TempDir::TempDir() {
+  char tmpl[] = "/tmp/qrt_test_XXXXXX";
+  const char* p = mkdtemp(tmpl);
+  path_ = p ? p : "/tmp";
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  if (path_ != "/tmp") std::filesystem::remove_all(path_, ec);
+}
+
+std::string TempDir::Write(const std::string& name, const std::string& bytes) const {
+  const std::string p = path_ + "/" + name;
+  std::ofstream f(p, std::ios::binary);
+  f.write(bytes.data(), std::streamsize(bytes.size()));
+  return p;
+}
+
+std::string TempDir::Sub(const std::string& name) const {
+  const std::string p = path_ + "/" + name;
+  std::error_code ec;
+  std::filesystem::create_directories(p, ec);
+  return p;
 }
 
 CommandResult RunCommand(const std::string& command) {

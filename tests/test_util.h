@@ -32,6 +32,26 @@ std::string CompareTensors(const Tensor& got, const Tensor& want, double rtol, d
 // Bitwise equality of dtype, dims and bytes; empty string if equal.
 std::string CompareBits(const Tensor& got, const Tensor& want);
 
+// True if `text` contains `part`.
+bool Contains(const std::string& text, const std::string& part);
+
+// A fresh directory under /tmp, removed with its files when it goes out of scope.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  // Writes `bytes` to path()/name and returns that path.
+  std::string Write(const std::string& name, const std::string& bytes) const;
+  // Creates the folder path()/name and returns its path.
+  std::string Sub(const std::string& name) const;
+
+ private:
+  std::string path_;
+};
+
 // Runs a command line, returning its exit code and captured stdout/stderr.
 struct CommandResult {
   int exit_code = -1;

@@ -23,27 +23,9 @@ namespace {
 
 constexpr const char* kSource = "model.json";
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using testing::Contains;
 
-// A fresh directory under /tmp, removed with its files at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/qrt_json_test_XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
-  const std::string& path() const { return path_; }
-  std::string Write(const std::string& name, const std::string& bytes) const {
-    const std::string p = path_ + "/" + name;
-    std::ofstream f(p, std::ios::binary);
-    f.write(bytes.data(), std::streamsize(bytes.size()));
-    return p;
-  }
-
- private:
-  std::string path_;
-};
+using testing::TempDir;
 
 // A qrt.graph document from its four arrays (each a JSON array text).
 std::string Doc(const std::string& inputs, const std::string& initializers, const std::string& nodes,

@@ -23,26 +23,9 @@ using onnx::TensorProto;
 
 constexpr const char* kSource = "mem.onnx";
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using testing::Contains;
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/qrt_onnx_test_XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
-  const std::string& path() const { return path_; }
-  std::string Write(const std::string& name, const std::string& bytes) const {
-    const std::string p = path_ + "/" + name;
-    std::ofstream f(p, std::ios::binary);
-    f.write(bytes.data(), std::streamsize(bytes.size()));
-    return p;
-  }
-
- private:
-  std::string path_;
-};
+using testing::TempDir;
 
 // A dimension of a graph input: a size, or a dim_param name.
 struct D {

@@ -14,7 +14,7 @@
 namespace qrt {
 namespace {
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using testing::Contains;
 
 ValueId AddInput(Graph& g, const std::string& name, Dims dims = {4}) {
   Value v;

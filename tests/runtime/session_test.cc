@@ -16,7 +16,7 @@
 namespace qrt {
 namespace {
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using testing::Contains;
 
 constexpr const char* kSource = "session.json";
 

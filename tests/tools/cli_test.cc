@@ -22,33 +22,11 @@ using testing::CliPath;
 using testing::CommandResult;
 using testing::RunCommand;
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using testing::Contains;
 
 const std::string kAddBcast = "/usr/share/libonnx-testdata/data/node/test_add_bcast";
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/qrt_cli_test_XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
-  const std::string& path() const { return path_; }
-  std::string Write(const std::string& name, const std::string& bytes) const {
-    const std::string p = path_ + "/" + name;
-    std::ofstream f(p, std::ios::binary);
-    f.write(bytes.data(), std::streamsize(bytes.size()));
-    return p;
-  }
-  std::string Sub(const std::string& name) const {
-    const std::string p = path_ + "/" + name;
-    mkdir(p.c_str(), 0755);
-    return p;
-  }
-
- private:
-  std::string path_;
-};
+using testing::TempDir;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
