@@ -17,6 +17,8 @@ extern const OpDef kIdentityOp, kReshapeOp, kFlattenOp, kSqueezeOp, kUnsqueezeOp
 extern const OpDef kCastOp, kCastLikeOp;
 // quantize_linear.cc
 extern const OpDef kQuantizeLinearOp, kDequantizeLinearOp;
+// lookup_table.cc
+extern const OpDef kLookupTableOp;
 // quantization_ops.cc
 extern const OpDef kFakeQuantizeOp, kQuantizeV2Op, kUniformDequantizeOp, kQuantizedMulOp, kQuantizedAddOp,
     kQLinearMulOp, kQLinearAddOp;

@@ -14,6 +14,7 @@ const std::vector<const OpDef*>& AllOps() {
       &kQuantizeLinearOp, &kDequantizeLinearOp,
       &kFakeQuantizeOp, &kQuantizeV2Op, &kUniformDequantizeOp, &kQuantizedMulOp, &kQuantizedAddOp,
       &kQLinearMulOp, &kQLinearAddOp,
+      &kLookupTableOp,
   };
   return kOps;
 }

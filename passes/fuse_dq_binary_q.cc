@@ -13,7 +13,7 @@
 //   DQ may feed both operands), with constant float32 scales and zero points that are
 //   per-tensor, or 1-D per-axis on an operand;
 // - the Q has a constant per-tensor scale and an int8/uint8 output;
-// - every scale is finite and non-zero (then no NaN can arise in either form).
+// - every scale is non-zero and |scale| <= 1e30 (then no NaN can arise in either form).
 // DQ nodes left without readers are erased here; DQs read elsewhere stay for those readers.
 #include "passes/match_util.h"
 #include "passes/passes.h"

@@ -32,14 +32,17 @@ inline bool IsConstScalar(const Graph& g, ValueId v) {
   return t != nullptr && t->numel() == 1 && t->rank() <= 1;
 }
 
-// A constant float32 scale whose every element is finite and non-zero: the fused kernels
-// then never see NaN, which keeps them bit-identical to the unfused chain.
+// A constant float32 scale whose every element is non-zero and at most 1e30 in magnitude.
+// Then a dequantized 8-bit value (|q - zp| <= 255) is finite, a product or sum of two of
+// them is finite or +-inf but never NaN, and dividing it by a non-zero finite scale gives
+// no NaN either. NaN is the one value on which the fused kernels and QuantizeLinear
+// disagree, so excluding it keeps fusion bit-identical.
 inline bool IsUsableScale(const Graph& g, ValueId v) {
   const Tensor* t = g.ConstantOf(v);
   if (t == nullptr || t->dtype() != DataType::kFloat32 || t->rank() > 1) return false;
   for (int64_t i = 0; i < t->numel(); ++i) {
     const float s = t->data<float>()[i];
-    if (!std::isfinite(s) || s == 0.f) return false;
+    if (!(std::fabs(s) <= 1e30f) || s == 0.f) return false;
   }
   return true;
 }

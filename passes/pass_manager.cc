@@ -9,6 +9,8 @@ namespace qrt {
 const std::vector<Pass>& AllPasses() {
   static const std::vector<Pass> kPasses = {
       {"eliminate-identity", EliminateIdentity},
+      {"fold-constants", FoldConstants},
+      {"fuse-qdq-unary", FuseQdqUnary},
       {"fuse-dq-mul-q", FuseDqMulQ},
       {"fuse-dq-add-q", FuseDqAddQ},
       {"eliminate-dead-nodes", EliminateDeadNodes},

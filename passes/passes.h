@@ -7,6 +7,10 @@ namespace qrt {
 
 // Identity(x) -> x, unless the Identity's output is a graph output.
 StatusOr<int> EliminateIdentity(Graph& graph);
+// Evaluates nodes whose inputs are all constants (DequantizeLinear excepted).
+StatusOr<int> FoldConstants(Graph& graph);
+// Q(f(DQ(x))) -> LookupTable(x, table) for unary f and per-tensor 8-bit quantization.
+StatusOr<int> FuseQdqUnary(Graph& graph);
 // Q(DQ(a) * DQ(b)) -> QuantizedMul(a, b, requantize=divide): bit-identical.
 StatusOr<int> FuseDqMulQ(Graph& graph);
 // Q(DQ(a) + DQ(b)) -> QuantizedAdd(a, b, requantize=divide): bit-identical.

@@ -207,7 +207,9 @@ TEST(FuseDqBinaryQ, DoesNotFuseWhenIllegal) {
   zero_scale.y_scale = "[0.0]";
   ChainSpec nan_scale;
   nan_scale.a_scale = "[\"nan\"]";
-  for (ChainSpec* s : {&out, &extra, &zero_scale, &nan_scale}) {
+  ChainSpec huge_scale;  // 255 * 1e37 overflows: inf * 0 would be NaN in the chain
+  huge_scale.a_scale = "[1e37]";
+  for (ChainSpec* s : {&out, &extra, &zero_scale, &nan_scale, &huge_scale}) {
     std::map<std::string, int> ops;
     EXPECT_EQ(Rewrites(*s, &ops), 0) << Json(*s);
     EXPECT_EQ(ops["Mul"], 1);

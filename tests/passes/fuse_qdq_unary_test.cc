@@ -1,0 +1,150 @@
+// fuse-qdq-unary and fold-constants.
+//
+//   Before:  x -DQ-> f -Q-> y            After:  x -LookupTable(table)-> y
+//
+// Every input code is fed through both forms, on scalar and AVX2 kernels: the outputs
+// must be the same bits.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "loaders/json_loader.h"
+#include "passes/pass_manager.h"
+#include "tests/test_util.h"
+
+namespace qrt {
+namespace {
+
+std::string UnaryChain(const std::string& op, const std::string& x_type, const std::string& y_type,
+                       const std::string& attrs, bool silu) {
+  const bool xs = x_type == "int8", ys = y_type == "int8";
+  std::string inits = std::string(R"({"name":"sx","dtype":"float32","shape":[],"data":[0.0625]},)") +
+                      R"({"name":"zx","dtype":")" + x_type + R"(","shape":[],"data":[)" + (xs ? "-5" : "120") + "]}," +
+                      R"({"name":"sy","dtype":"float32","shape":[],"data":[0.03]},)" +
+                      R"({"name":"zy","dtype":")" + y_type + R"(","shape":[],"data":[)" + (ys ? "3" : "7") + "]}," +
+                      R"({"name":"lo","dtype":"float32","shape":[],"data":[-1.5]},)" +
+                      R"({"name":"hi","dtype":"float32","shape":[],"data":[2.25]})";
+  std::string f_inputs = op == "Clip" ? R"(["xf","lo","hi"])" : R"(["xf"])";
+  std::string nodes = R"({"name":"dq","op":"DequantizeLinear","inputs":["x","sx","zx"],"outputs":["xf"]},)"
+                      R"({"name":"f","op":")" + op + R"(","inputs":)" + f_inputs + R"(,"outputs":["ff"])" +
+                      (attrs.empty() ? "" : R"(,"attrs":)" + attrs) + "}," +
+                      R"({"name":"q","op":"QuantizeLinear","inputs":["ff","sy","zy"],"outputs":["y"]})";
+  std::string out = "y";
+  if (silu) {  // YOLO's SiLU: x * sigmoid(x), the product quantized again
+    nodes += R"(,{"name":"dq2","op":"DequantizeLinear","inputs":["y","sy","zy"],"outputs":["yf"]},)"
+             R"({"name":"mul","op":"Mul","inputs":["xf","yf"],"outputs":["m"]},)"
+             R"({"name":"q2","op":"QuantizeLinear","inputs":["m","sy","zy"],"outputs":["z"]})";
+    out = "z";
+  }
+  return R"({"format":"qrt.graph","version":1,"opsets":{"":13},"inputs":[{"name":"x","dtype":")" + x_type +
+         R"(","shape":[2,256]}],"outputs":[{"name":")" + out + R"("}],"initializers":[)" + inits +
+         R"(],"nodes":[)" + nodes + "]}";
+}
+
+std::map<std::string, int> Rewrites(const std::string& json) {
+  Graph g = LoadJsonText(json, "chain.json", ".").value();
+  PassStats stats;
+  EXPECT_TRUE(RunPasses(g, "default", true, &stats).ok());
+  std::map<std::string, int> m(stats.begin(), stats.end());
+  for (uint32_t i = 0; i < g.num_nodes(); ++i) {
+    if (!g.node(NodeId{i}).dead) ++m["op:" + g.node(NodeId{i}).op_type];
+  }
+  return m;
+}
+
+void ExpectExact(const std::string& json) {
+  Tensor x = Tensor::Allocate(*ParseDataType(json.find(R"("x","dtype":"int8")") != std::string::npos ? "int8" : "uint8"),
+                              {2, 256}).value();
+  for (int k = 0; k < 512; ++k) static_cast<uint8_t*>(x.raw())[k] = uint8_t(k * 37 + 11);  // every byte, twice
+  auto reference = testing::RunGraph(LoadJsonText(json, "chain.json", ".").value(), {x}, "none", Isa::kScalar);
+  ASSERT_TRUE(reference.ok()) << reference.status().message();
+  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+    auto fused = testing::RunGraph(LoadJsonText(json, "chain.json", ".").value(), {x}, "default", isa);
+    ASSERT_TRUE(fused.ok()) << fused.status().message();
+    EXPECT_EQ(testing::CompareBits((*fused)[0], (*reference)[0]), "") << json;
+  }
+}
+
+TEST(FuseQdqUnary, EveryUnaryOpAndTypeIsExact) {
+  const std::pair<const char*, const char*> ops[] = {
+      {"Sigmoid", ""}, {"Tanh", ""}, {"Relu", ""}, {"Clip", ""}, {"LeakyRelu", R"({"alpha":0.1})"},
+      {"HardSigmoid", R"({"alpha":0.3,"beta":0.4})"}, {"Exp", ""}, {"Neg", ""}, {"Abs", ""}, {"Sqrt", ""}};
+  for (const auto& [op, attrs] : ops) {
+    for (const char* xt : {"uint8", "int8"}) {
+      for (const char* yt : {"uint8", "int8"}) {
+        const std::string json = UnaryChain(op, xt, yt, attrs, false);
+        auto m = Rewrites(json);
+        EXPECT_EQ(m["fuse-qdq-unary"], 1) << op << " " << xt << " " << yt;
+        EXPECT_EQ(m["op:LookupTable"], 1);
+        EXPECT_EQ(m.count(std::string("op:") + op), 0u);
+        EXPECT_EQ(m.count("op:DequantizeLinear"), 0u);
+        ExpectExact(json);
+      }
+    }
+  }
+}
+
+TEST(FuseQdqUnary, SiluBecomesTwoIntegerOps) {
+  const std::string json = UnaryChain("Sigmoid", "uint8", "uint8", "", true);
+  auto m = Rewrites(json);
+  EXPECT_EQ(m["fuse-qdq-unary"], 1);
+  EXPECT_EQ(m["fuse-dq-mul-q"], 1);
+  EXPECT_EQ(m["op:LookupTable"], 1);
+  EXPECT_EQ(m["op:QuantizedMul"], 1);
+  int ops = 0;
+  for (const auto& [key, n] : m) ops += key.rfind("op:", 0) == 0 ? n : 0;
+  EXPECT_EQ(ops, 2);
+  ExpectExact(json);
+}
+
+// Replaces the one occurrence of `from` in `s`.
+void ReplaceOnce(std::string& s, const std::string& from, const std::string& to) {
+  const size_t at = s.find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  s.replace(at, from.size(), to);
+}
+
+TEST(FuseQdqUnary, DoesNotFuseWhenIllegal) {
+  // f's output is also a graph output.
+  std::string out = UnaryChain("Sigmoid", "uint8", "uint8", "", false);
+  ReplaceOnce(out, R"("outputs":[{"name":"y"}])", R"("outputs":[{"name":"y"},{"name":"ff"}])");
+  // Per-axis DQ scale: the table would depend on the channel.
+  std::string per_axis = UnaryChain("Tanh", "uint8", "uint8", "", false);
+  ReplaceOnce(per_axis, R"("shape":[],"data":[0.0625])", R"("shape":[2],"data":[0.0625,0.5])");
+  ReplaceOnce(per_axis, R"("shape":[],"data":[120])", R"("shape":[2],"data":[120,3])");
+  ReplaceOnce(per_axis, R"("outputs":["xf"]})", R"("outputs":["xf"],"attrs":{"axis":0}})");
+  for (const std::string& json : {out, per_axis}) {
+    auto m = Rewrites(json);
+    EXPECT_EQ(m["fuse-qdq-unary"], 0) << json;
+    EXPECT_EQ(m["op:QuantizeLinear"], 1) << json;
+    ExpectExact(json);
+  }
+}
+
+TEST(FoldConstants, FoldsConstantSubgraphsButKeepsDequantizeLinear) {
+  // shape = Add(c1, c2) is constant; w2 = Reshape(w, shape) is constant; DQ(w2) must stay.
+  const char* json = R"({"format":"qrt.graph","version":1,
+   "inputs":[{"name":"x","dtype":"float32","shape":[2,3]}], "outputs":[{"name":"y"}],
+   "initializers":[{"name":"c1","dtype":"int64","shape":[2],"data":[1,2]},
+                   {"name":"c2","dtype":"int64","shape":[2],"data":[1,1]},
+                   {"name":"w","dtype":"uint8","shape":[6],"data":[0,1,2,3,4,255]},
+                   {"name":"s","dtype":"float32","shape":[],"data":[0.5]},
+                   {"name":"z","dtype":"uint8","shape":[],"data":[2]}],
+   "nodes":[{"op":"Add","inputs":["c1","c2"],"outputs":["shape"]},
+            {"op":"Reshape","inputs":["w","shape"],"outputs":["w2"]},
+            {"op":"DequantizeLinear","inputs":["w2","s","z"],"outputs":["wf"]},
+            {"op":"Mul","inputs":["x","wf"],"outputs":["y"]}]})";
+  auto m = Rewrites(json);
+  EXPECT_EQ(m["fold-constants"], 2);
+  EXPECT_EQ(m.count("op:Add"), 0u);
+  EXPECT_EQ(m.count("op:Reshape"), 0u);
+  EXPECT_EQ(m["op:DequantizeLinear"], 1);
+  Tensor x = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+  auto got = testing::RunGraph(LoadJsonText(json, "f.json", ".").value(), {x});
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  const float want[] = {1 * -1.f, 2 * -0.5f, 3 * 0.f, 4 * 0.5f, 5 * 1.f, 6 * 126.5f};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ((*got)[0].data<float>()[i], want[i]) << i;
+}
+
+}  // namespace
+}  // namespace qrt
