@@ -9,10 +9,11 @@
 // time (op-semantics.md 4.2): it keeps all six scales and zero points and divides by the
 // output scale, so fusion never changes a bit. Legality:
 // - the Mul/Add output is read only by this Q and is not a graph output;
-// - both operands come from DequantizeLinear of int8/uint8 data (mixes allowed; the same
+// - both operands come from DequantizeLinear of 8-bit data, or 16-bit from opset 21 (mixes
+//   allowed; the same
 //   DQ may feed both operands), with constant float32 scales and zero points that are
 //   per-tensor, or 1-D per-axis on an operand;
-// - the Q has a constant per-tensor scale and an int8/uint8 output;
+// - the Q has a constant per-tensor scale and an 8-bit (or opset-21 16-bit) output;
 // - every scale is non-zero and |scale| <= 1e30 (then no NaN can arise in either form).
 // DQ nodes left without readers are erased here; DQs read elsewhere stay for those readers.
 #include "passes/match_util.h"
@@ -38,13 +39,13 @@ bool MatchOperand(const Graph& g, ValueId v, Operand* out) {
   const Tensor* scale = g.ConstantOf(s);
   if (zp.valid()) {
     const Tensor* z = g.ConstantOf(zp);
-    if (z == nullptr || z->dims() != scale->dims() || !Is8Bit(z->dtype())) return false;
+    if (z == nullptr || z->dims() != scale->dims() || !IsQuantType(z->dtype(), n.opset)) return false;
   }
   // The data dtype is known for graph inputs, constants and outputs of earlier fusions;
   // a zero point also names it. Anything else may be 16/32-bit: leave it.
   DataType dt = zp.valid() ? g.ConstantOf(zp)->dtype() : g.value(x).dtype;
   if (g.IsConstant(x)) dt = g.ConstantOf(x)->dtype();
-  if (!Is8Bit(dt)) return false;
+  if (!IsQuantType(dt, n.opset)) return false;
   out->data = x;
   out->scale = s;
   out->zero_point = zp;
@@ -69,7 +70,7 @@ StatusOr<int> Fuse(Graph& g, std::string_view binary_op, std::string_view fused_
     const Node& q = g.node(NodeId{i});
     if (q.dead || !q.domain.empty() || q.op_type != "QuantizeLinear" || q.inputs.size() < 3) continue;
     if (!q.inputs[0].valid() || !IsConstScalar(g, q.inputs[1]) || !IsUsableScale(g, q.inputs[1])) continue;
-    if (!IsConstScalar(g, q.inputs[2]) || !Is8Bit(g.ConstantOf(q.inputs[2])->dtype())) continue;
+    if (!IsConstScalar(g, q.inputs[2]) || !IsQuantType(g.ConstantOf(q.inputs[2])->dtype(), q.opset)) continue;
     NodeId bin_id = ProducerIs(g, q.inputs[0], binary_op);
     if (!bin_id.valid() || !HasSingleUse(g, q.inputs[0])) continue;
     const Node& bin = g.node(bin_id);

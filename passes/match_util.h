@@ -33,7 +33,7 @@ inline bool IsConstScalar(const Graph& g, ValueId v) {
 }
 
 // A constant float32 scale whose every element is non-zero and at most 1e30 in magnitude.
-// Then a dequantized 8-bit value (|q - zp| <= 255) is finite, a product or sum of two of
+// Then a dequantized 8- or 16-bit value (|q - zp| <= 65535) is finite, a product or sum of two of
 // them is finite or +-inf but never NaN, and dividing it by a non-zero finite scale gives
 // no NaN either. NaN is the one value on which the fused kernels and QuantizeLinear
 // disagree, so excluding it keeps fusion bit-identical.
@@ -48,5 +48,8 @@ inline bool IsUsableScale(const Graph& g, ValueId v) {
 }
 
 inline bool Is8Bit(DataType t) { return t == DataType::kInt8 || t == DataType::kUInt8; }
+inline bool Is16Bit(DataType t) { return t == DataType::kInt16 || t == DataType::kUInt16; }
+// A quantized type a node of this opset may use: 8-bit always, 16-bit from opset 21.
+inline bool IsQuantType(DataType t, int64_t opset) { return Is8Bit(t) || (Is16Bit(t) && opset >= 21); }
 
 }  // namespace qrt

@@ -8,8 +8,10 @@
 namespace qrt {
 namespace {
 
+// 16-bit operands serve fused opset-21 DequantizeLinear -> Mul/Add -> QuantizeLinear chains.
 bool IsOperandType(DataType t) {
-  return t == DataType::kUInt8 || t == DataType::kInt8 || t == DataType::kFloat32;
+  return t == DataType::kUInt8 || t == DataType::kInt8 || t == DataType::kUInt16 || t == DataType::kInt16 ||
+         t == DataType::kFloat32;
 }
 bool Is8Bit(DataType t) { return t == DataType::kUInt8 || t == DataType::kInt8; }
 bool Present(const TensorDesc& d) { return d.dtype != DataType::kUndefined; }
@@ -21,7 +23,7 @@ const char* OpName(QuantizedBinaryOp op) { return op == QuantizedBinaryOp::kMul 
 StatusOr<Dims> CheckOperandParams(const char* op, const char* name, const TensorDesc& x, const TensorDesc& scale,
                                   const TensorDesc& zero, const std::optional<int64_t>& axis, Requantize rule) {
   if (!IsOperandType(x.dtype)) {
-    return InvalidArgument(op, ": ", name, " dtype must be uint8, int8 or float32, got ", DataTypeName(x.dtype));
+    return InvalidArgument(op, ": ", name, " dtype must be uint8, int8, uint16, int16 or float32, got ", DataTypeName(x.dtype));
   }
   if (Present(scale) && scale.dtype != DataType::kFloat32) {
     return InvalidArgument(op, ": ", name, "_scale must be float32, got ", DataTypeName(scale.dtype));
@@ -47,7 +49,7 @@ StatusOr<Dims> CheckOperandParams(const char* op, const char* name, const Tensor
   if (rule == Requantize::kCombined) {
     return InvalidArgument(op, ": requantize 'combined' needs per-tensor parameters, but ", name, "_axis is set");
   }
-  if (!Is8Bit(x.dtype)) {
+  if (x.dtype == DataType::kFloat32) {
     return InvalidArgument(op, ": ", name, "_axis is set but ", name, " is float32 (its scale is ignored)");
   }
   const int64_t rank = static_cast<int64_t>(x.dims.size());
@@ -71,6 +73,8 @@ int32_t ZeroPointAt(DataType t, const void* zp, int64_t i) {
   switch (t) {
     case DataType::kUInt8: return static_cast<const uint8_t*>(zp)[i];
     case DataType::kInt8: return static_cast<const int8_t*>(zp)[i];
+    case DataType::kUInt16: return static_cast<const uint16_t*>(zp)[i];
+    case DataType::kInt16: return static_cast<const int16_t*>(zp)[i];
     default: return 0;  // float operands ignore their zero point
   }
 }
@@ -122,11 +126,11 @@ StatusOr<QuantizedBinaryPlan> Prepare(QuantizedBinaryOp op, const QuantizedBinar
   // Output dtype: the attribute, else C_zero_point's dtype, else uint8.
   DataType c = attrs.output_dtype;
   if (c != DataType::kUndefined && !IsOperandType(c)) {
-    return InvalidArgument(name, ": output_dtype must be uint8, int8 or float32, got ", DataTypeName(c));
+    return InvalidArgument(name, ": output_dtype must be uint8, int8, uint16, int16 or float32, got ", DataTypeName(c));
   }
   if (Present(in.c_zero_point)) {
     if (!IsOperandType(in.c_zero_point.dtype)) {
-      return InvalidArgument(name, ": C_zero_point dtype must be uint8, int8 or float32, got ",
+      return InvalidArgument(name, ": C_zero_point dtype must be uint8, int8, uint16, int16 or float32, got ",
                              DataTypeName(in.c_zero_point.dtype));
     }
     if (c != DataType::kUndefined && c != in.c_zero_point.dtype) {

@@ -3,7 +3,7 @@
 // op-semantics.md, sections 4 and 5.
 //
 // Inputs: A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point.
-// A and B are uint8, int8 or float32 and broadcast numpy-style (any rank); output C has
+// A and B are uint8, int8, uint16, int16 (reference kernels only) or float32 and broadcast numpy-style (any rank); output C has
 // the broadcast shape. Scales are float32, zero points have their operand's dtype
 // (C_zero_point's dtype gives the output dtype). A float32 operand ignores its scale and
 // zero point; a float32 output ignores C_scale and C_zero_point. Absent optional inputs

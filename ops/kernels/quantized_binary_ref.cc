@@ -102,6 +102,8 @@ QuantizedBinaryFn ForC(QuantizedBinaryOp op, Requantize rule, DataType c) {
   switch (c) {
     case DataType::kUInt8: return ForOp<TA, TB, uint8_t>(op, rule);
     case DataType::kInt8: return ForOp<TA, TB, int8_t>(op, rule);
+    case DataType::kUInt16: return ForOp<TA, TB, uint16_t>(op, rule);
+    case DataType::kInt16: return ForOp<TA, TB, int16_t>(op, rule);
     case DataType::kFloat32: return ForOp<TA, TB, float>(op, rule);
     default: return nullptr;
   }
@@ -112,6 +114,8 @@ QuantizedBinaryFn ForB(QuantizedBinaryOp op, Requantize rule, DataType b, DataTy
   switch (b) {
     case DataType::kUInt8: return ForC<TA, uint8_t>(op, rule, c);
     case DataType::kInt8: return ForC<TA, int8_t>(op, rule, c);
+    case DataType::kUInt16: return ForC<TA, uint16_t>(op, rule, c);
+    case DataType::kInt16: return ForC<TA, int16_t>(op, rule, c);
     case DataType::kFloat32: return ForC<TA, float>(op, rule, c);
     default: return nullptr;
   }
@@ -124,6 +128,8 @@ QuantizedBinaryFn QuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, D
   switch (a) {
     case DataType::kUInt8: return ForB<uint8_t>(op, rule, b, c);
     case DataType::kInt8: return ForB<int8_t>(op, rule, b, c);
+    case DataType::kUInt16: return ForB<uint16_t>(op, rule, b, c);
+    case DataType::kInt16: return ForB<int16_t>(op, rule, b, c);
     case DataType::kFloat32: return ForB<float>(op, rule, b, c);
     default: return nullptr;
   }

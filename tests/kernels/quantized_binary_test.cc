@@ -369,8 +369,8 @@ TEST(QuantizedBinary, Validation) {
   auto bad = [&](QuantizedBinaryDescs x, QuantizedBinaryAttrs at = {}) { return PrepareQuantizedMul(at, x, Isa::kScalar); };
   EXPECT_TRUE(bad(d).ok());
   auto e = d;
-  e.a.dtype = DataType::kInt16;
-  QRT_EXPECT_ERROR(bad(e), "A dtype must be uint8, int8 or float32");
+  e.a.dtype = DataType::kInt32;
+  QRT_EXPECT_ERROR(bad(e), "A dtype must be uint8, int8, uint16, int16 or float32");
   e = d;
   e.b = {kU8, {2}};
   QRT_EXPECT_ERROR(bad(e), "not broadcastable");

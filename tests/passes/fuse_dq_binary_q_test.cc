@@ -30,6 +30,7 @@ struct ChainSpec {
   bool mul_is_output = false;      // the Mul/Add output is also a graph output
   bool extra_mul_user = false;     // a second node reads the Mul/Add output
   bool b_axis = false;             // per-axis scale on B (axis 1)
+  int opset = 13;
 };
 
 std::string Json(const ChainSpec& s) {
@@ -56,7 +57,7 @@ std::string Json(const ChainSpec& s) {
     nodes += R"(,{"name":"other","op":"Relu","inputs":["m"],"outputs":["r"]})";
     outputs += R"(,{"name":"r"})";
   }
-  return R"({"format":"qrt.graph","version":1,"opsets":{"":13},"inputs":[)" + inputs + R"(],"outputs":[)" + outputs +
+  return R"({"format":"qrt.graph","version":1,"opsets":{"":)" + std::to_string(s.opset) + R"(},"inputs":[)" + inputs + R"(],"outputs":[)" + outputs +
          R"(],"initializers":[)" + inits + R"(],"nodes":[)" + nodes + "]}";
 }
 
@@ -90,9 +91,10 @@ int Rewrites(const ChainSpec& s, std::map<std::string, int>* ops) {
 Tensor RandomTensor(const std::string& type, const Dims& dims, std::mt19937& rng) {
   DataType dt = *ParseDataType(type);
   Tensor t = Tensor::Allocate(dt, dims).value();
-  for (int64_t i = 0; i < t.numel(); ++i) {
+  // Random bytes (every byte of 16-bit elements too), biased towards the ends of the
+  // range so saturation is exercised.
+  for (int64_t i = 0; i < int64_t(t.nbytes()); ++i) {
     uint8_t v = uint8_t(rng());
-    // Bias towards the ends of the range so saturation is exercised.
     if (i % 7 == 0) v = (i % 2) ? 0x00 : 0xff;
     if (i % 11 == 0) v = (i % 2) ? 0x7f : 0x80;
     static_cast<uint8_t*>(t.raw())[i] = v;
@@ -162,6 +164,28 @@ TEST(FuseDqBinaryQ, Int8AndMixedTypes) {
       std::map<std::string, int> ops;
       EXPECT_EQ(Rewrites(s, &ops), 1) << t[0] << t[1] << t[2];
       ExpectFusionExact(s, 2);
+    }
+  }
+}
+
+TEST(FuseDqBinaryQ, SixteenBitChainsFuseFromOpset21) {
+  const char* types[][3] = {{"uint16", "uint16", "uint16"}, {"int16", "int16", "int16"}, {"uint8", "int16", "uint16"}};
+  for (auto& t : types) {
+    for (const char* op : {"Mul", "Add"}) {
+      ChainSpec s;
+      s.op = op;
+      s.opset = 21;
+      s.a_type = t[0];
+      s.b_type = t[1];
+      s.y_type = t[2];
+      s.a_zp = t[0][0] == 'i' ? "[-300]" : "[128]";
+      s.b_zp = t[1][0] == 'i' ? "[32767]" : "[0]";
+      s.y_zp = t[2][0] == 'i' ? "[-32768]" : "[65535]";
+      std::map<std::string, int> ops;
+      EXPECT_EQ(Rewrites(s, &ops), 1) << t[0] << t[1] << t[2];
+      ExpectFusionExact(s, 5);
+      s.opset = 13;  // 16-bit QuantizeLinear is not ONNX before opset 21: left alone
+      EXPECT_EQ(Rewrites(s, &ops), 0) << t[0] << t[1] << t[2];
     }
   }
 }

@@ -1,0 +1,125 @@
+#!/usr/bin/python3
+"""Runs qrt and ONNX Runtime on the same models in one sitting and prints one table.
+
+For each model: `qrt bench` median (per --passes setting) and ORT's median through the peer
+harness (../shared/peers/ort/ort_run.js, --opt all --threads 1), their ratio, and the peak
+RSS of each process. Inputs come from the model's folder: inputs/<name>.npy (gen_models.py
+layout), test_data_set_0/ or ort130_ref_0/ (ONNX test layout).
+
+usage: tools/bench_vs_ort.py [--qrt build/qrt] [--iters N] [--passes none,default] MODEL.onnx|DIR ...
+  A DIR holding model folders (e.g. gen_models.py output) adds every DIR/*/model.onnx.
+  ORT_PEER_DIR must point at the onnxruntime-node install (bash ../shared/peers/ort/setup.sh).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PEER = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "peers", "ort", "ort_run.js"))
+
+
+def inputs_dir(model):
+    d = os.path.dirname(model)
+    base = os.path.splitext(model)[0]
+    for cand in (os.path.join(d, "inputs"), os.path.join(d, "test_data_set_0"),
+                 os.path.join(base, "test_data_set_0"), os.path.join(base, "ort130_ref_0")):
+        if os.path.isdir(cand):
+            return cand
+    return None
+
+
+def peak_rss_of(cmd):
+    """Peak RSS (KiB) of one child process, measured with wait4."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out = p.stdout.read()
+    err = p.stderr.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    return out, err, usage.ru_maxrss, status
+
+
+def parse_json(out):
+    """The last JSON object on stdout that carries a median."""
+    for line in reversed(out.strip().splitlines()):
+        if line.strip().startswith("{"):
+            try:
+                j = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if "median_us" in j:
+                return j
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("paths", nargs="+")
+    ap.add_argument("--qrt", default=os.path.join(HERE, "..", "build", "qrt"))
+    ap.add_argument("--iters", type=int, default=200)
+    ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--passes", default="none,default")
+    args = ap.parse_args()
+
+    models = []
+    for p in args.paths:
+        if os.path.isdir(p):
+            for name in sorted(os.listdir(p)):
+                m = os.path.join(p, name, "model.onnx")
+                if os.path.isfile(m):
+                    models.append(m)
+        else:
+            models.append(p)
+    have_ort = os.path.isfile(PEER) and os.environ.get("ORT_PEER_DIR")
+    passes = args.passes.split(",")
+    cols = ["model"] + [f"qrt {p} us" for p in passes] + ["ORT all us"] + [f"ratio {p}" for p in passes] + \
+           ["qrt RSS MiB", "ORT RSS MiB"]
+    rows = []
+    for m in models:
+        ins = inputs_dir(m)
+        name = os.path.basename(os.path.dirname(m)) if os.path.basename(m) == "model.onnx" else os.path.basename(m)
+        row = {"model": name}
+        qrt_rss = None
+        for p in passes:
+            cmd = [args.qrt, "bench", m, "--passes", p, "--iters", str(args.iters), "--warmup", str(args.warmup),
+                   "--json"] + (["--inputs", ins] if ins else [])
+            out, err, rss, status = peak_rss_of(cmd)
+            j = parse_json(out)
+            row[f"qrt {p} us"] = j["median_us"] if j else None
+            if j is None:
+                row[f"qrt {p} err"] = err.strip().splitlines()[-1] if err.strip() else "failed"
+            qrt_rss = max(qrt_rss or 0, rss)
+        row["qrt RSS MiB"] = qrt_rss / 1024 if qrt_rss else None
+        if have_ort:
+            cmd = ["node", PEER, m, "--opt", "all", "--threads", "1", "--warmup", str(args.warmup), "--runs",
+                   str(args.iters), "--summary"] + (["--inputs", ins] if ins else [])
+            out, err, rss, status = peak_rss_of(cmd)
+            j = parse_json(out)
+            row["ORT all us"] = j["median_us"] if j else None
+            row["ORT RSS MiB"] = rss / 1024
+        for p in passes:
+            q, o = row.get(f"qrt {p} us"), row.get("ORT all us")
+            row[f"ratio {p}"] = (q / o) if q and o else None
+        rows.append(row)
+
+    def fmt(v):
+        if v is None:
+            return "-"
+        if isinstance(v, float):
+            return f"{v:.3g}" if v < 10 else f"{v:.1f}"
+        return str(v)
+
+    print("| " + " | ".join(cols) + " |")
+    print("|" + "---|" * len(cols))
+    for r in rows:
+        print("| " + " | ".join(fmt(r.get(c)) for c in cols) + " |")
+    for r in rows:
+        for k, v in r.items():
+            if k.endswith(" err"):
+                print(f"{r['model']}: {k}: {v}", file=sys.stderr)
+    print("ratio = qrt median / ORT median (below 1: qrt faster). ORT latency includes ~50 us of Node "
+          "binding overhead per run.", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
