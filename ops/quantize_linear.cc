@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ops/kernels/quantize_linear.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
@@ -26,7 +27,22 @@ struct QuantLayout {
 struct QdqState {
   DataType x_dtype, q_dtype, f_dtype;  // input, quantized type, float type
   QuantLayout layout;
+  // float32 data, per-tensor or per-axis: a kernel per contiguous run; else the generic loop.
+  QuantizeF32Fn quantize = nullptr;
+  DequantizeToF32Fn dequantize = nullptr;
 };
+
+// Calls fn(offset, count, scale_index) for each run of elements sharing one scale.
+template <class Fn>
+void ForEachRun(const QuantLayout& l, Fn fn) {
+  if (l.per_tensor) {
+    fn(int64_t(0), l.outer, int64_t(0));
+    return;
+  }
+  for (int64_t o = 0, i = 0; o < l.outer; ++o) {
+    for (int64_t a = 0; a < l.axis_dim; ++a, i += l.inner) fn(i, l.inner, a);
+  }
+}
 
 StatusOr<QuantLayout> MakeLayout(const PrepareContext& ctx, const Dims& x, const Dims& scale) {
   QuantLayout l;
@@ -138,6 +154,16 @@ Status RunQuantize(const QdqState& s, const RunArgs& args) {
   const Tensor& scale = *args.input(1);
   const Tensor* zp = args.input(2);
   Tensor& y = *args.output(0);
+  if (s.quantize) {
+    const float* xs = x.data<float>();
+    const float* sc = scale.data<float>();
+    char* out = static_cast<char*>(y.raw());
+    const size_t es = DataTypeSize(s.q_dtype);
+    ForEachRun(s.layout, [&](int64_t i, int64_t n, int64_t si) {
+      s.quantize(n, xs + i, sc[si], zp ? int32_t(LoadInt(s.q_dtype, zp->raw(), si)) : 0, out + i * es);
+    });
+    return Status::Ok();
+  }
   double lo, hi;
   IntRange(s.q_dtype, &lo, &hi);
   ForEachElement(s.layout, [&](int64_t i, int64_t si) {
@@ -155,6 +181,16 @@ Status RunDequantize(const QdqState& s, const RunArgs& args) {
   const Tensor& scale = *args.input(1);
   const Tensor* zp = args.input(2);
   Tensor& y = *args.output(0);
+  if (s.dequantize) {
+    const char* in = static_cast<const char*>(x.raw());
+    const float* sc = scale.data<float>();
+    float* out = y.data<float>();
+    const size_t es = DataTypeSize(s.q_dtype);
+    ForEachRun(s.layout, [&](int64_t i, int64_t n, int64_t si) {
+      s.dequantize(n, in + i * es, sc[si], zp ? int32_t(LoadInt(s.q_dtype, zp->raw(), si)) : 0, out + i);
+    });
+    return Status::Ok();
+  }
   ForEachElement(s.layout, [&](int64_t i, int64_t si) {
     const float xv = float(LoadInt(s.q_dtype, x.raw(), i));
     const float zv = zp ? float(LoadInt(s.q_dtype, zp->raw(), si)) : 0.f;
@@ -169,7 +205,11 @@ Status CheckZeroPoint(const PrepareContext& ctx, DataType q_dtype) {
     return InvalidArgument("zero point dtype ", DataTypeName(ctx.input(2).dtype), " differs from ",
                            DataTypeName(q_dtype));
   }
-  if (ctx.input(2).dims != ctx.input(1).dims) {
+  // A one-element zero point may pair with a one-element scale of another rank ([] vs
+  // [1]): both are per-tensor, and ONNX Runtime accepts it (tract_qtdnn_qlinearconv).
+  const bool both_scalar = ElementCount(ctx.input(2).dims) == 1 && ElementCount(ctx.input(1).dims) == 1 &&
+                           ctx.input(2).dims.size() <= 1 && ctx.input(1).dims.size() <= 1;
+  if (ctx.input(2).dims != ctx.input(1).dims && !both_scalar) {
     return InvalidArgument("zero point shape ", DimsToString(ctx.input(2).dims), " differs from scale shape ",
                            DimsToString(ctx.input(1).dims));
   }
@@ -200,6 +240,9 @@ Status PrepareQuantize(PrepareContext& ctx) {
   }
   QRT_RETURN_IF_ERROR(CheckZeroPoint(ctx, s.q_dtype));
   QRT_ASSIGN_OR_RETURN(s.layout, MakeLayout(ctx, ctx.input(0).dims, ctx.input(1).dims));
+  if (s.x_dtype == DataType::kFloat32 && s.f_dtype == DataType::kFloat32 && !s.layout.blocked) {
+    s.quantize = SelectQuantizeF32(s.q_dtype, ctx.isa());
+  }
   ctx.SetOutput(0, s.q_dtype, ctx.input(0).dims);
   ctx.SetKernel<QdqState, RunQuantize>(std::move(s));
   return Status::Ok();
@@ -214,6 +257,9 @@ Status PrepareDequantize(PrepareContext& ctx) {
   QRT_RETURN_IF_ERROR(ExpectDType(ctx, 1, {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16}));
   QRT_RETURN_IF_ERROR(CheckZeroPoint(ctx, s.q_dtype));
   QRT_ASSIGN_OR_RETURN(s.layout, MakeLayout(ctx, ctx.input(0).dims, ctx.input(1).dims));
+  if (s.f_dtype == DataType::kFloat32 && !s.layout.blocked) {
+    s.dequantize = SelectDequantizeToF32(s.q_dtype, ctx.isa());
+  }
   ctx.SetOutput(0, s.f_dtype, ctx.input(0).dims);
   ctx.SetKernel<QdqState, RunDequantize>(std::move(s));
   return Status::Ok();

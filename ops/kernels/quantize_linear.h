@@ -1,0 +1,41 @@
+// ONNX QuantizeLinear / DequantizeLinear run kernels for float32 data and one scale and
+// zero point per contiguous run (per-tensor, or one channel of a per-axis layout).
+//   quantize:   y = saturate(rint(x / scale) + zp)   one f32 division, ties to even,
+//               rounding before the zero point; NaN rounds to 0, so it gives zp.
+//   dequantize: y = (float(x) - float(zp)) * scale   f32 ops.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/cpu_features.h"
+#include "runtime/dtype.h"
+
+namespace qrt {
+
+using QuantizeF32Fn = void (*)(int64_t n, const float* x, float scale, int32_t zp, void* y);
+using DequantizeToF32Fn = void (*)(int64_t n, const void* x, float scale, int32_t zp, float* y);
+
+namespace ref {
+void QuantizeF32ToU8(int64_t n, const float* x, float scale, int32_t zp, void* y);
+void QuantizeF32ToS8(int64_t n, const float* x, float scale, int32_t zp, void* y);
+void QuantizeF32ToU16(int64_t n, const float* x, float scale, int32_t zp, void* y);
+void QuantizeF32ToS16(int64_t n, const float* x, float scale, int32_t zp, void* y);
+void DequantizeU8ToF32(int64_t n, const void* x, float scale, int32_t zp, float* y);
+void DequantizeS8ToF32(int64_t n, const void* x, float scale, int32_t zp, float* y);
+void DequantizeU16ToF32(int64_t n, const void* x, float scale, int32_t zp, float* y);
+void DequantizeS16ToF32(int64_t n, const void* x, float scale, int32_t zp, float* y);
+}  // namespace ref
+
+namespace avx2 {  // bit-identical to the ref:: kernels of the same name
+void QuantizeF32ToU8(int64_t n, const float* x, float scale, int32_t zp, void* y);
+void QuantizeF32ToS8(int64_t n, const float* x, float scale, int32_t zp, void* y);
+void DequantizeU8ToF32(int64_t n, const void* x, float scale, int32_t zp, float* y);
+void DequantizeS8ToF32(int64_t n, const void* x, float scale, int32_t zp, float* y);
+}  // namespace avx2
+
+// The kernel for the quantized type (int8, uint8, int16, uint16) on `isa`; nullptr for
+// other types. Isa::kScalar gives the reference kernels.
+QuantizeF32Fn SelectQuantizeF32(DataType q, Isa isa);
+DequantizeToF32Fn SelectDequantizeToF32(DataType q, Isa isa);
+
+}  // namespace qrt

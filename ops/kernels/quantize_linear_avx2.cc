@@ -1,0 +1,64 @@
+// AVX2 QuantizeLinear / DequantizeLinear for 8-bit types, bit-identical to ref::.
+// Quantize: _mm256_div_ps is the same IEEE division; _mm256_round_ps(nearest) rounds ties
+// to even as nearbyint does in the default mode; NaN is zeroed with an ordered compare;
+// the clamp happens in float, so the conversion to int32 is exact; packing cannot
+// saturate a value already inside the type's range. Dequantize does the same two f32 ops.
+#include <immintrin.h>
+
+#include "ops/kernels/quantize_linear.h"
+
+namespace qrt {
+namespace avx2 {
+namespace {
+
+inline __m256i QuantizeEight(__m256 x, __m256 scale, __m256 zp, __m256 lo, __m256 hi) {
+  __m256 r = _mm256_round_ps(_mm256_div_ps(x, scale), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  r = _mm256_and_ps(r, _mm256_cmp_ps(r, r, _CMP_ORD_Q));
+  r = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(r, zp), lo), hi);
+  return _mm256_cvtps_epi32(r);
+}
+
+template <bool kSigned>
+void Quantize(int64_t n, const float* x, float scale, int32_t zp, void* out) {
+  uint8_t* y = static_cast<uint8_t*>(out);
+  const __m256 vs = _mm256_set1_ps(scale), vz = _mm256_set1_ps(float(zp));
+  const __m256 lo = _mm256_set1_ps(kSigned ? -128.f : 0.f), hi = _mm256_set1_ps(kSigned ? 127.f : 255.f);
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m256i a = QuantizeEight(_mm256_loadu_ps(x + i), vs, vz, lo, hi);
+    __m256i b = QuantizeEight(_mm256_loadu_ps(x + i + 8), vs, vz, lo, hi);
+    __m256i c = QuantizeEight(_mm256_loadu_ps(x + i + 16), vs, vz, lo, hi);
+    __m256i d = QuantizeEight(_mm256_loadu_ps(x + i + 24), vs, vz, lo, hi);
+    __m256i ab = _mm256_packs_epi32(a, b), cd = _mm256_packs_epi32(c, d);
+    __m256i bytes = kSigned ? _mm256_packs_epi16(ab, cd) : _mm256_packus_epi16(ab, cd);
+    // The packs work per 128-bit lane: restore element order.
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), _mm256_permutevar8x32_epi32(bytes, order));
+  }
+  if (kSigned) ref::QuantizeF32ToS8(n - i, x + i, scale, zp, y + i);
+  else ref::QuantizeF32ToU8(n - i, x + i, scale, zp, y + i);
+}
+
+template <bool kSigned>
+void Dequantize(int64_t n, const void* in, float scale, int32_t zp, float* y) {
+  const uint8_t* x = static_cast<const uint8_t*>(in);
+  const __m256 vs = _mm256_set1_ps(scale), vz = _mm256_set1_ps(float(zp));
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(x + i));
+    __m256i w = kSigned ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b);
+    _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_sub_ps(_mm256_cvtepi32_ps(w), vz), vs));
+  }
+  if (kSigned) ref::DequantizeS8ToF32(n - i, x + i, scale, zp, y + i);
+  else ref::DequantizeU8ToF32(n - i, x + i, scale, zp, y + i);
+}
+
+}  // namespace
+
+void QuantizeF32ToU8(int64_t n, const float* x, float s, int32_t zp, void* y) { Quantize<false>(n, x, s, zp, y); }
+void QuantizeF32ToS8(int64_t n, const float* x, float s, int32_t zp, void* y) { Quantize<true>(n, x, s, zp, y); }
+void DequantizeU8ToF32(int64_t n, const void* x, float s, int32_t zp, float* y) { Dequantize<false>(n, x, s, zp, y); }
+void DequantizeS8ToF32(int64_t n, const void* x, float s, int32_t zp, float* y) { Dequantize<true>(n, x, s, zp, y); }
+
+}  // namespace avx2
+}  // namespace qrt

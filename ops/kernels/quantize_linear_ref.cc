@@ -1,0 +1,45 @@
+// Reference QuantizeLinear / DequantizeLinear kernels: the specification, never optimized.
+#include <cmath>
+#include <limits>
+
+#include "ops/kernels/quantize_linear.h"
+
+namespace qrt {
+namespace ref {
+namespace {
+
+template <class T>
+void Quantize(int64_t n, const float* x, float scale, int32_t zp, void* out) {
+  constexpr float kLo = float(std::numeric_limits<T>::min());
+  constexpr float kHi = float(std::numeric_limits<T>::max());
+  T* y = static_cast<T*>(out);
+  for (int64_t i = 0; i < n; ++i) {
+    float r = std::nearbyint(x[i] / scale);
+    if (std::isnan(r)) r = 0.f;
+    // Exact while |r| < 2^24; beyond that the sum saturates either way.
+    r += float(zp);
+    r = r < kLo ? kLo : (r > kHi ? kHi : r);
+    y[i] = T(int32_t(r));
+  }
+}
+
+template <class T>
+void Dequantize(int64_t n, const void* in, float scale, int32_t zp, float* y) {
+  const T* x = static_cast<const T*>(in);
+  const float z = float(zp);
+  for (int64_t i = 0; i < n; ++i) y[i] = (float(x[i]) - z) * scale;
+}
+
+}  // namespace
+
+void QuantizeF32ToU8(int64_t n, const float* x, float s, int32_t zp, void* y) { Quantize<uint8_t>(n, x, s, zp, y); }
+void QuantizeF32ToS8(int64_t n, const float* x, float s, int32_t zp, void* y) { Quantize<int8_t>(n, x, s, zp, y); }
+void QuantizeF32ToU16(int64_t n, const float* x, float s, int32_t zp, void* y) { Quantize<uint16_t>(n, x, s, zp, y); }
+void QuantizeF32ToS16(int64_t n, const float* x, float s, int32_t zp, void* y) { Quantize<int16_t>(n, x, s, zp, y); }
+void DequantizeU8ToF32(int64_t n, const void* x, float s, int32_t zp, float* y) { Dequantize<uint8_t>(n, x, s, zp, y); }
+void DequantizeS8ToF32(int64_t n, const void* x, float s, int32_t zp, float* y) { Dequantize<int8_t>(n, x, s, zp, y); }
+void DequantizeU16ToF32(int64_t n, const void* x, float s, int32_t zp, float* y) { Dequantize<uint16_t>(n, x, s, zp, y); }
+void DequantizeS16ToF32(int64_t n, const void* x, float s, int32_t zp, float* y) { Dequantize<int16_t>(n, x, s, zp, y); }
+
+}  // namespace ref
+}  // namespace qrt

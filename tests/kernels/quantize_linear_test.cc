@@ -1,0 +1,117 @@
+// QuantizeLinear / DequantizeLinear kernels: the reference against the ONNX formula
+// evaluated independently, and AVX2 against the reference, bit for bit.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "ops/kernels/quantize_linear.h"
+
+namespace qrt {
+namespace {
+
+// Inputs full of traps: exact ties at .5 for scale 1 and 0.5, saturation, NaN, infinities,
+// signed zeros, denormals, huge values, and ordinary random values.
+std::vector<float> TrapInputs(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-300.f, 300.f);
+  const float traps[] = {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 127.5f, 128.5f, -128.5f, 254.5f, 255.5f,
+                         0.f, -0.f, 1e-45f, -1e-45f, 1e30f, -1e30f, std::numeric_limits<float>::infinity(),
+                         -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
+                         16777217.f, -16777216.f, 0.49999997f};
+  std::vector<float> x(n);
+  for (size_t i = 0; i < n; ++i) x[i] = (i % 3 == 0) ? traps[(i / 3) % (sizeof(traps) / sizeof(float))] : u(rng);
+  return x;
+}
+
+template <class T>
+T OnnxQuantize(float x, float scale, int32_t zp) {
+  double r = std::nearbyint(x / scale);  // the f32 quotient, rounded to even
+  if (std::isnan(r)) r = 0;
+  r += zp;
+  const double lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+  return T(r < lo ? lo : (r > hi ? hi : r));
+}
+
+template <class T>
+void CheckQuantizeRef(QuantizeF32Fn fn, int32_t zp) {
+  for (float scale : {1.f, 0.5f, 0.037f, 3.f}) {
+    std::vector<float> x = TrapInputs(1000, 7);
+    std::vector<T> y(x.size());
+    fn(int64_t(x.size()), x.data(), scale, zp, y.data());
+    for (size_t i = 0; i < x.size(); ++i) {
+      ASSERT_EQ(int(y[i]), int(OnnxQuantize<T>(x[i], scale, zp))) << "x=" << x[i] << " scale=" << scale << " zp=" << zp;
+    }
+  }
+}
+
+TEST(QuantizeLinearKernel, ReferenceIsTheOnnxFormula) {
+  CheckQuantizeRef<uint8_t>(ref::QuantizeF32ToU8, 0);
+  CheckQuantizeRef<uint8_t>(ref::QuantizeF32ToU8, 255);
+  CheckQuantizeRef<int8_t>(ref::QuantizeF32ToS8, -128);
+  CheckQuantizeRef<int8_t>(ref::QuantizeF32ToS8, 127);
+  CheckQuantizeRef<uint16_t>(ref::QuantizeF32ToU16, 65535);
+  CheckQuantizeRef<int16_t>(ref::QuantizeF32ToS16, -32768);
+  // Rounding happens before the zero point: 2.5 -> 2, + 1 = 3 (not rint(3.5) = 4).
+  float x = 2.5f;
+  int8_t y;
+  ref::QuantizeF32ToS8(1, &x, 1.f, 1, &y);
+  EXPECT_EQ(y, 3);
+}
+
+TEST(QuantizeLinearKernel, DequantizeReference) {
+  const uint8_t u[] = {0, 1, 128, 255};
+  float y[4];
+  ref::DequantizeU8ToF32(4, u, 0.5f, 128, y);
+  EXPECT_EQ(y[0], -64.f);
+  EXPECT_EQ(y[2], 0.f);
+  EXPECT_EQ(y[3], 63.5f);
+  const int8_t s[] = {-128, 127};
+  ref::DequantizeS8ToF32(2, s, 0.1f, -3, y);
+  EXPECT_EQ(y[0], (-128.f + 3.f) * 0.1f);
+  EXPECT_EQ(y[1], (127.f + 3.f) * 0.1f);
+}
+
+TEST(QuantizeLinearKernel, Avx2MatchesReferenceBitForBit) {
+  if (!DetectCpuFeatures().avx2) GTEST_SKIP() << "no AVX2";
+  std::mt19937 rng(11);
+  for (int64_t n = 0; n <= 257; ++n) {
+    const size_t m = static_cast<size_t>(n);
+    for (float scale : {1.f, 0.5f, 0.0173f, 7.f}) {
+      std::vector<float> x = TrapInputs(m + 1000, uint32_t(n));
+      x.resize(m);
+      for (int32_t zp : {0, 3, 128, 255}) {
+        std::vector<uint8_t> a(m + 1), b(m + 1);
+        ref::QuantizeF32ToU8(n, x.data(), scale, zp, a.data());
+        avx2::QuantizeF32ToU8(n, x.data(), scale, zp, b.data());
+        ASSERT_EQ(0, std::memcmp(a.data(), b.data(), m)) << "u8 n=" << n << " scale=" << scale << " zp=" << zp;
+        ref::QuantizeF32ToS8(n, x.data(), scale, zp - 128, a.data());
+        avx2::QuantizeF32ToS8(n, x.data(), scale, zp - 128, b.data());
+        ASSERT_EQ(0, std::memcmp(a.data(), b.data(), m)) << "s8 n=" << n << " scale=" << scale;
+
+        std::vector<uint8_t> q(m);
+        for (auto& v : q) v = uint8_t(rng());
+        std::vector<float> fa(m), fb(m);
+        ref::DequantizeU8ToF32(n, q.data(), scale, zp, fa.data());
+        avx2::DequantizeU8ToF32(n, q.data(), scale, zp, fb.data());
+        ASSERT_EQ(0, std::memcmp(fa.data(), fb.data(), m * 4)) << "dq u8 n=" << n;
+        ref::DequantizeS8ToF32(n, q.data(), scale, zp - 128, fa.data());
+        avx2::DequantizeS8ToF32(n, q.data(), scale, zp - 128, fb.data());
+        ASSERT_EQ(0, std::memcmp(fa.data(), fb.data(), m * 4)) << "dq s8 n=" << n;
+      }
+    }
+  }
+}
+
+TEST(QuantizeLinearKernel, SelectorsHonourTheIsa) {
+  EXPECT_EQ(SelectQuantizeF32(DataType::kUInt8, Isa::kScalar), &ref::QuantizeF32ToU8);
+  EXPECT_EQ(SelectDequantizeToF32(DataType::kInt8, Isa::kScalar), &ref::DequantizeS8ToF32);
+  EXPECT_EQ(SelectQuantizeF32(DataType::kInt8, Isa::kAvx2), &avx2::QuantizeF32ToS8);
+  EXPECT_EQ(SelectQuantizeF32(DataType::kInt32, Isa::kAvx2), nullptr);
+}
+
+}  // namespace
+}  // namespace qrt
