@@ -31,10 +31,13 @@ struct ChainSpec {
   bool extra_mul_user = false;     // a second node reads the Mul/Add output
   bool b_axis = false;             // per-axis scale on B (axis 1)
   int opset = 13;
+  bool a_scale_input = false;      // A's scale is a graph input, not a constant
 };
 
 std::string Json(const ChainSpec& s) {
-  std::string inits = R"({"name":"sa","dtype":"float32","shape":)" + s.a_scale_shape + R"(,"data":)" + s.a_scale + "}," +
+  std::string inits = (s.a_scale_input ? std::string()
+                                       : R"({"name":"sa","dtype":"float32","shape":)" + s.a_scale_shape +
+                                             R"(,"data":)" + s.a_scale + "},") +
                       R"({"name":"za","dtype":")" + s.a_type + R"(","shape":)" + s.a_scale_shape + R"(,"data":)" + s.a_zp + "}," +
                       R"({"name":"sb","dtype":"float32","shape":)" + s.b_scale_shape + R"(,"data":)" + s.b_scale + "}," +
                       R"({"name":"zb","dtype":")" + s.b_type + R"(","shape":)" + s.b_scale_shape + R"(,"data":)" + s.b_zp + "}," +
@@ -46,6 +49,7 @@ std::string Json(const ChainSpec& s) {
   } else if (!s.same_dq) {
     inputs += R"(,{"name":"b","dtype":")" + s.b_type + R"(","shape":)" + s.b_shape + "}";
   }
+  if (s.a_scale_input) inputs += R"(,{"name":"sa","dtype":"float32","shape":[]})";
   std::string b_axis = s.b_axis ? R"(,"attrs":{"axis":1})" : "";
   std::string nodes = R"({"name":"dq_a","op":"DequantizeLinear","inputs":["a","sa","za"],"outputs":["af"]},)";
   if (!s.same_dq) nodes += R"({"name":"dq_b","op":"DequantizeLinear","inputs":["b","sb","zb"],"outputs":["bf"])" + b_axis + "},";
@@ -120,6 +124,7 @@ void ExpectFusionExact(const ChainSpec& s, uint32_t seed) {
   std::mt19937 rng(seed);
   std::vector<Tensor> inputs{RandomTensor(s.a_type, ParseDims(s.a_shape), rng)};
   if (!s.b_constant && !s.same_dq) inputs.push_back(RandomTensor(s.b_type, ParseDims(s.b_shape), rng));
+  if (s.a_scale_input) inputs.push_back(Tensor::FromVector<float>({0.05f}, {}));
   auto reference = testing::RunGraph(Load(s), inputs, "none", Isa::kScalar);
   ASSERT_TRUE(reference.ok()) << reference.status().message();
   for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
@@ -233,7 +238,9 @@ TEST(FuseDqBinaryQ, DoesNotFuseWhenIllegal) {
   nan_scale.a_scale = "[\"nan\"]";
   ChainSpec huge_scale;  // 255 * 1e37 overflows: inf * 0 would be NaN in the chain
   huge_scale.a_scale = "[1e37]";
-  for (ChainSpec* s : {&out, &extra, &zero_scale, &nan_scale, &huge_scale}) {
+  ChainSpec scale_input;  // not a constant: the fused node could not check it
+  scale_input.a_scale_input = true;
+  for (ChainSpec* s : {&out, &extra, &zero_scale, &nan_scale, &huge_scale, &scale_input}) {
     std::map<std::string, int> ops;
     EXPECT_EQ(Rewrites(*s, &ops), 0) << Json(*s);
     EXPECT_EQ(ops["Mul"], 1);
