@@ -15,6 +15,12 @@ const std::vector<const OpDef*>& AllOps() {
       &kFakeQuantizeOp, &kQuantizeV2Op, &kUniformDequantizeOp, &kQuantizedMulOp, &kQuantizedAddOp,
       &kQLinearMulOp, &kQLinearAddOp,
       &kLookupTableOp,
+      // conv.cc, matmul.cc
+      &kConvOp, &kConvIntegerOp, &kQLinearConvOp, &kMatMulOp, &kGemmOp, &kMatMulIntegerOp, &kQLinearMatMulOp,
+      // data movement, resize, softmax/reduce, pooling, normalization, dynamic quantization
+      &kConcatOp, &kSplitOp, &kSliceOp, &kPadOp, &kTileOp, &kTransposeOp, &kGatherOp, &kResizeOp,
+      &kSoftmaxOp, &kReduceMeanOp, &kMaxPoolOp, &kAveragePoolOp, &kGlobalMaxPoolOp, &kGlobalAveragePoolOp,
+      &kBatchNormalizationOp, &kDynamicQuantizeLinearOp,
   };
   return kOps;
 }

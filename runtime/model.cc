@@ -15,7 +15,9 @@ StatusOr<std::shared_ptr<const Plan>> CompiledModel::PlanFor(const std::vector<T
   bool any = false;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const DataType t = inputs[i].dtype();
-    if ((t == DataType::kInt64 || t == DataType::kInt32) && inputs[i].numel() <= kMaxSpecialisedElements) {
+    // Shapes, axes, pads (int) and Resize scales/roi (float) fed as graph inputs.
+    const bool small_param_type = t == DataType::kInt64 || t == DataType::kInt32 || t == DataType::kFloat32;
+    if (small_param_type && inputs[i].numel() <= kMaxSpecialisedElements) {
       values[i] = &inputs[i];
       any = true;
     }

@@ -1,0 +1,391 @@
+// ONNX Conv, ConvInteger and QLinearConv (1-D to 3-D). The numerics are those of the
+// reference kernels (ops/kernels/conv_ref.h, the requantization in matmul_ref.h); the
+// fast paths below must reproduce them:
+//
+//   Conv (f32): oneDNN direct convolution when W (and B) are constants; equal to the
+//     reference up to float summation order. Otherwise, and for f64, the reference.
+//   ConvInteger / QLinearConv: the int32 accumulators must be exact, so a fast path is
+//     taken only when it is proven exact at plan time from the constant weights:
+//     - kInt8: oneDNN u8 x s8 -> s32 (u8 input, constant input zero point). oneDNN on
+//       AVX2 adds pairs of u8*s8 products in saturating s16 and converts accumulators
+//       through f32 (docs/onednn-2.6.md, 2b), so it needs w' = w - w_zp in [-64,63]
+//       (2*255*64 < 2^15) and 255 * sum_k |w'| <= 2^24 for every output channel (every
+//       raw sum, zero-point compensation and result is then an exact f32 integer).
+//     - kF32: oneDNN f32 convolution of (x - x_zp) and w' as floats, when
+//       max|x - x_zp| * sum_k |w'| <= 2^24 for every output channel: every partial sum
+//       in any order is then an integer of magnitude <= 2^24, exact in f32 (FMA too).
+//       Depthwise convolutions prefer this path (oneDNN's int8 depthwise is 2.5x slower
+//       than f32's, docs/onednn-2.6.md section 3).
+//     - kRef: everything else (full-range weights with long reductions, non-constant
+//       weights or zero points).
+//     The bias is added to the exact accumulator in int32 (wrapping) by qrt in every
+//     path, and the requantization is always qrt's (RequantizeOnnx).
+//   Plans compiled with Isa::kScalar use the reference kernels only.
+//
+// Test hook: a string attribute "qrt_path" ("ref", "f32", "int8") forces a path; a path
+// that is not provably exact for the node is Unsupported.
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "ops/kernels/conv_ref.h"
+#include "ops/kernels/matmul_ref.h"
+#include "ops/onednn/onednn_conv.h"
+#include "ops/onednn/onednn_util.h"
+#include "ops/op_util.h"
+#include "ops/ops.h"
+
+namespace qrt {
+namespace {
+
+// Input/output dims and attributes -> geometry (ONNX Conv shape rules, auto_pad included).
+StatusOr<ConvGeometry> MakeGeometry(const PrepareContext& ctx, const Dims& x, const Dims& w) {
+  if (x.size() < 3 || x.size() > 5) return Unsupported("convolution of rank ", x.size(), " input");
+  if (w.size() != x.size()) return InvalidArgument("W has rank ", w.size(), ", X has rank ", x.size());
+  const int r = int(x.size()) - 2;
+  ConvGeometry g;
+  g.spatial_rank = r;
+  g.batch = x[0];
+  g.in_channels = x[1];
+  g.out_channels = w[0];
+  QRT_ASSIGN_OR_RETURN(g.group, ctx.attrs().GetInt("group", 1));
+  if (g.group < 1 || g.in_channels % g.group != 0 || g.out_channels % g.group != 0 ||
+      w[1] * g.group != g.in_channels) {
+    return InvalidArgument("group ", g.group, " does not fit X ", DimsToString(x), " and W ", DimsToString(w));
+  }
+  QRT_ASSIGN_OR_RETURN(std::vector<int64_t> ks, ctx.attrs().GetInts("kernel_shape", std::vector<int64_t>{}));
+  QRT_ASSIGN_OR_RETURN(std::vector<int64_t> strides, ctx.attrs().GetInts("strides", std::vector<int64_t>(r, 1)));
+  QRT_ASSIGN_OR_RETURN(std::vector<int64_t> dil, ctx.attrs().GetInts("dilations", std::vector<int64_t>(r, 1)));
+  QRT_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ctx.attrs().GetInts("pads", std::vector<int64_t>(2 * r, 0)));
+  QRT_ASSIGN_OR_RETURN(std::string auto_pad, ctx.attrs().GetString("auto_pad", "NOTSET"));
+  if (strides.empty()) strides.assign(r, 1);
+  if (dil.empty()) dil.assign(r, 1);
+  if (pads.empty()) pads.assign(2 * r, 0);
+  if (int(strides.size()) != r || int(dil.size()) != r || int(pads.size()) != 2 * r ||
+      (!ks.empty() && int(ks.size()) != r)) {
+    return InvalidArgument("strides/dilations/pads/kernel_shape do not match ", r, " spatial dims");
+  }
+  for (int i = 0; i < r; ++i) {
+    const int d = 3 - r + i;
+    if (!ks.empty() && ks[i] != w[2 + i]) {
+      return InvalidArgument("kernel_shape ", ks[i], " differs from W dim ", w[2 + i]);
+    }
+    if (strides[i] < 1 || dil[i] < 1) return InvalidArgument("strides and dilations must be >= 1");
+    g.in[d] = x[2 + i];
+    g.kernel[d] = w[2 + i];
+    g.stride[d] = strides[i];
+    g.dilation[d] = dil[i];
+    const int64_t extent = (g.kernel[d] - 1) * dil[i] + 1;
+    if (auto_pad == "NOTSET") {
+      g.pad_begin[d] = pads[i];
+      g.pad_end[d] = pads[r + i];
+    } else if (auto_pad == "VALID") {
+      g.pad_begin[d] = g.pad_end[d] = 0;
+    } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      // Output ceil(in / stride); the odd pad goes at the end (UPPER) or the beginning (LOWER).
+      const int64_t out = (g.in[d] + strides[i] - 1) / strides[i];
+      const int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + extent - g.in[d]);
+      g.pad_begin[d] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      g.pad_end[d] = total - g.pad_begin[d];
+    } else {
+      return InvalidArgument("auto_pad '", auto_pad, "'");
+    }
+    const int64_t span = g.in[d] + g.pad_begin[d] + g.pad_end[d] - extent;
+    if (span < 0) return InvalidArgument("kernel extent ", extent, " exceeds padded input ", g.in[d]);
+    g.out[d] = span / strides[i] + 1;
+  }
+  return g;
+}
+
+Dims OutputDims(const ConvGeometry& g) {
+  Dims y{g.batch, g.out_channels};
+  for (int d = 3 - g.spatial_rank; d < 3; ++d) y.push_back(g.out[d]);
+  return y;
+}
+
+StatusOr<std::string> ForcedPath(const PrepareContext& ctx) {
+  return ctx.attrs().GetString("qrt_path", "");
+}
+
+// ---- Conv (float) ------------------------------------------------------------------
+
+struct ConvState {
+  ConvGeometry g;
+  DataType dtype;
+  std::shared_ptr<const onednn::Conv> onednn;
+};
+
+Status RunConv(const ConvState& s, const RunArgs& args) {
+  const Tensor& x = *args.input(0);
+  const Tensor& w = *args.input(1);
+  const Tensor* b = args.input(2);
+  Tensor& y = *args.output(0);
+  if (s.onednn) return s.onednn->Run(x.raw(), y.raw());
+  if (s.dtype == DataType::kFloat32) {
+    ref::ConvFloat(s.g, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr, y.data<float>());
+  } else {
+    ref::ConvFloat(s.g, x.data<double>(), w.data<double>(), b ? b->data<double>() : nullptr, y.data<double>());
+  }
+  return Status::Ok();
+}
+
+Status PrepareConv(PrepareContext& ctx) {
+  const DataType dt = ctx.input(0).dtype;
+  if (dt != DataType::kFloat32 && dt != DataType::kFloat64) return Unsupported("Conv on ", DataTypeName(dt));
+  if (ctx.input(1).dtype != dt) return InvalidArgument("W dtype differs from X");
+  ConvState s;
+  s.dtype = dt;
+  QRT_ASSIGN_OR_RETURN(s.g, MakeGeometry(ctx, ctx.input(0).dims, ctx.input(1).dims));
+  const bool has_b = ctx.has_input(2);
+  if (has_b && (ctx.input(2).dtype != dt || ctx.input(2).dims != Dims{s.g.out_channels})) {
+    return InvalidArgument("B must be 1-D of size ", s.g.out_channels);
+  }
+  QRT_ASSIGN_OR_RETURN(std::string forced, ForcedPath(ctx));
+  const bool consts = ctx.input(1).value != nullptr && (!has_b || ctx.input(2).value != nullptr);
+  if (forced != "ref" && ctx.isa() != Isa::kScalar && dt == DataType::kFloat32 && consts &&
+      s.g.output_count() > 0) {
+    auto conv = onednn::Conv::Create(s.g, onednn::ConvKind::kF32, ctx.input(1).value->raw(),
+                                     has_b ? ctx.input(2).value->data<float>() : nullptr, 0);
+    if (conv.ok()) s.onednn = *conv;
+  }
+  if (forced == "f32" && !s.onednn) return Unsupported("qrt_path f32 not available");
+  ctx.SetOutput(0, dt, OutputDims(s.g));
+  ctx.SetKernel<ConvState, RunConv>(std::move(s));
+  return Status::Ok();
+}
+
+// ---- ConvInteger and QLinearConv ---------------------------------------------------
+
+enum class IntPath : uint8_t { kRef, kF32, kInt8 };
+
+struct IntConvState {
+  ConvGeometry g;
+  DataType x_dtype, w_dtype, y_dtype;  // y: int32 (ConvInteger) or the quantized type
+  bool qlinear = false;
+  // Input indices; -1 when absent.
+  int w = 1, x_zp = -1, w_zp = -1, bias = -1, x_scale = -1, w_scale = -1, y_scale = -1, y_zp = -1;
+  IntPath path = IntPath::kRef;
+  std::shared_ptr<const onednn::Conv> onednn;
+};
+
+int32_t ZeroPointAt(const Tensor* zp, int64_t i) {
+  if (zp == nullptr) return 0;
+  return int32_t(zp->GetAsInt64(zp->numel() == 1 ? 0 : i));
+}
+
+// Writes the outputs from exact int32 accumulators (plain N x M x spatial layout).
+template <class Acc>
+void Epilogue(const IntConvState& s, const RunArgs& args, const Acc* acc) {
+  const Tensor* bias = s.bias >= 0 ? args.input(s.bias) : nullptr;
+  const int64_t plane = s.g.out_spatial();
+  const int64_t m_count = s.g.out_channels;
+  Tensor& y = *args.output(0);
+  auto accum = [&](int64_t i, int64_t m) {
+    uint32_t a = uint32_t(int32_t(acc[i]));  // kF32: an exact integer within 2^24
+    if (bias != nullptr) a += uint32_t(bias->data<int32_t>()[m]);
+    return int32_t(a);
+  };
+  if (!s.qlinear) {
+    int32_t* out = y.data<int32_t>();
+    for (int64_t n = 0, i = 0; n < s.g.batch; ++n) {
+      for (int64_t m = 0; m < m_count; ++m) {
+        for (int64_t p = 0; p < plane; ++p, ++i) out[i] = accum(i, m);
+      }
+    }
+    return;
+  }
+  const Tensor& xs = *args.input(s.x_scale);
+  const Tensor& ws = *args.input(s.w_scale);
+  const Tensor& ys = *args.input(s.y_scale);
+  const int32_t yz = ZeroPointAt(s.y_zp >= 0 ? args.input(s.y_zp) : nullptr, 0);
+  auto run = [&](auto* out) {
+    using T = std::remove_pointer_t<decltype(out)>;
+    for (int64_t n = 0, i = 0; n < s.g.batch; ++n) {
+      for (int64_t m = 0; m < m_count; ++m) {
+        const float mult = QLinearMultiplier(xs.data<float>()[0], ws.data<float>()[ws.numel() == 1 ? 0 : m],
+                                             ys.data<float>()[0]);
+        for (int64_t p = 0; p < plane; ++p, ++i) out[i] = RequantizeOnnx<T>(accum(i, m), mult, yz);
+      }
+    }
+  };
+  if (s.y_dtype == DataType::kUInt8) run(y.data<uint8_t>());
+  else run(y.data<int8_t>());
+}
+
+template <class Tx, class Tw>
+void RunRefTyped(const IntConvState& s, const RunArgs& args, int32_t* acc) {
+  const Tensor* wz = s.w_zp >= 0 ? args.input(s.w_zp) : nullptr;
+  int32_t* w_zp = static_cast<int32_t*>(
+      onednn::ThreadScratch(onednn::kOpSlot1, size_t(s.g.out_channels) * sizeof(int32_t)));
+  for (int64_t m = 0; m < s.g.out_channels; ++m) w_zp[m] = ZeroPointAt(wz, m);
+  const int32_t x_zp = ZeroPointAt(s.x_zp >= 0 ? args.input(s.x_zp) : nullptr, 0);
+  ref::ConvInteger(s.g, args.input(0)->data<Tx>(), x_zp, args.input(s.w)->data<Tw>(), w_zp, nullptr, acc);
+}
+
+Status RunIntConv(const IntConvState& s, const RunArgs& args) {
+  const Tensor& x = *args.input(0);
+  const int64_t out_count = s.g.output_count();
+  // ConvInteger writes its accumulators straight into y.
+  void* acc = s.qlinear ? onednn::ThreadScratch(onednn::kOpSlot0, size_t(out_count) * 4) : args.output(0)->raw();
+  switch (s.path) {
+    case IntPath::kInt8: {
+      QRT_RETURN_IF_ERROR(s.onednn->Run(x.raw(), acc));
+      break;
+    }
+    case IntPath::kF32: {
+      const int32_t x_zp = ZeroPointAt(s.x_zp >= 0 ? args.input(s.x_zp) : nullptr, 0);
+      float* xf = static_cast<float*>(onednn::ThreadScratch(onednn::kOpSlot1, size_t(x.numel()) * sizeof(float)));
+      if (s.x_dtype == DataType::kUInt8) {
+        for (int64_t i = 0; i < x.numel(); ++i) xf[i] = float(int32_t(x.data<uint8_t>()[i]) - x_zp);
+      } else {
+        for (int64_t i = 0; i < x.numel(); ++i) xf[i] = float(int32_t(x.data<int8_t>()[i]) - x_zp);
+      }
+      // The f32 accumulators are exact integers: convert in place to int32.
+      QRT_RETURN_IF_ERROR(s.onednn->Run(xf, acc));
+      float* af = static_cast<float*>(acc);
+      int32_t* ai = static_cast<int32_t*>(acc);
+      for (int64_t i = 0; i < out_count; ++i) ai[i] = int32_t(af[i]);
+      break;
+    }
+    case IntPath::kRef: {
+      int32_t* a = static_cast<int32_t*>(acc);
+      const bool xu = s.x_dtype == DataType::kUInt8, wu = s.w_dtype == DataType::kUInt8;
+      if (xu && wu) RunRefTyped<uint8_t, uint8_t>(s, args, a);
+      else if (xu) RunRefTyped<uint8_t, int8_t>(s, args, a);
+      else if (wu) RunRefTyped<int8_t, uint8_t>(s, args, a);
+      else RunRefTyped<int8_t, int8_t>(s, args, a);
+      break;
+    }
+  }
+  Epilogue(s, args, static_cast<const int32_t*>(acc));
+  return Status::Ok();
+}
+
+// Checks a scale or zero point: scalar (any rank, one element) or, if per_channel_ok,
+// 1-D of size m.
+Status CheckParam(const PrepareContext& ctx, int i, const char* what, DataType dtype, bool per_channel_ok,
+                  int64_t m) {
+  const TensorInfo& t = ctx.input(i);
+  if (t.dtype != dtype) {
+    return InvalidArgument(what, " has dtype ", DataTypeName(t.dtype), ", expected ", DataTypeName(dtype));
+  }
+  if (ElementCount(t.dims) == 1) return Status::Ok();
+  if (per_channel_ok && t.dims == Dims{m}) return Status::Ok();
+  return Unsupported(what, " of shape ", DimsToString(t.dims));
+}
+
+// Picks the fastest exact path (see the file comment).
+Status ChoosePath(PrepareContext& ctx, IntConvState& s) {
+  QRT_ASSIGN_OR_RETURN(std::string forced, ForcedPath(ctx));
+  if (forced == "ref" || ctx.isa() == Isa::kScalar || s.g.output_count() == 0) return Status::Ok();
+  const Tensor* w = ctx.input(s.w).value;
+  const Tensor* w_zp = s.w_zp >= 0 ? ctx.input(s.w_zp).value : nullptr;
+  const Tensor* x_zp = s.x_zp >= 0 ? ctx.input(s.x_zp).value : nullptr;
+  if (w == nullptr || (s.w_zp >= 0 && w_zp == nullptr)) {
+    if (!forced.empty()) return Unsupported("qrt_path ", forced, ": W or its zero point is not constant");
+    return Status::Ok();
+  }
+  // w' = w - w_zp per output channel, and its largest per-channel sum of magnitudes.
+  const int64_t m_count = s.g.out_channels;
+  const int64_t red = s.g.reduction_size();
+  std::vector<int32_t> wq(size_t(s.g.weight_count()));
+  int64_t max_abs_sum = 0;
+  bool seven_bit = true;
+  for (int64_t m = 0; m < m_count; ++m) {
+    const int32_t z = ZeroPointAt(w_zp, m);
+    int64_t sum = 0;
+    for (int64_t k = 0; k < red; ++k) {
+      const int64_t i = m * red + k;
+      const int32_t v = int32_t(w->GetAsInt64(i)) - z;
+      wq[size_t(i)] = v;
+      sum += v < 0 ? -v : v;
+      seven_bit = seven_bit && v >= -64 && v <= 63;
+    }
+    max_abs_sum = std::max(max_abs_sum, sum);
+  }
+  const bool x_u8 = s.x_dtype == DataType::kUInt8;
+  int64_t x_max = 255;  // |x - x_zp| for any 8-bit x and zero point
+  if (s.x_zp < 0) x_max = x_u8 ? 255 : 128;
+  if (x_zp != nullptr) {
+    const int64_t z = x_zp->GetAsInt64(0), lo = x_u8 ? 0 : -128, hi = x_u8 ? 255 : 127;
+    x_max = std::max(z - lo, hi - z);
+  }
+  constexpr int64_t kExactF32 = int64_t(1) << 24;
+  const bool depthwise = s.g.group == s.g.in_channels && s.g.in_channels / s.g.group == 1;
+  const bool int8_ok = x_u8 && (s.x_zp < 0 || x_zp != nullptr) && seven_bit && 255 * max_abs_sum <= kExactF32;
+  const bool f32_ok = x_max * max_abs_sum <= kExactF32;
+
+  auto try_int8 = [&]() -> bool {
+    std::vector<int8_t> w8(wq.begin(), wq.end());
+    auto conv = onednn::Conv::Create(s.g, onednn::ConvKind::kU8S8S32, w8.data(), nullptr,
+                                     x_zp ? int32_t(x_zp->GetAsInt64(0)) : 0);
+    if (!conv.ok()) return false;
+    s.onednn = *conv;
+    s.path = IntPath::kInt8;
+    return true;
+  };
+  auto try_f32 = [&]() -> bool {
+    std::vector<float> wf(wq.begin(), wq.end());
+    auto conv = onednn::Conv::Create(s.g, onednn::ConvKind::kF32, wf.data(), nullptr, 0);
+    if (!conv.ok()) return false;
+    s.onednn = *conv;
+    s.path = IntPath::kF32;
+    return true;
+  };
+  if (forced == "int8") return int8_ok && try_int8() ? Status::Ok() : Unsupported("qrt_path int8 not exact here");
+  if (forced == "f32") return f32_ok && try_f32() ? Status::Ok() : Unsupported("qrt_path f32 not exact here");
+  if (int8_ok && !depthwise && try_int8()) return Status::Ok();
+  if (f32_ok && try_f32()) return Status::Ok();
+  return Status::Ok();
+}
+
+Status PrepareIntConv(PrepareContext& ctx, bool qlinear) {
+  IntConvState s;
+  s.qlinear = qlinear;
+  const int w_in = s.w = qlinear ? 3 : 1;
+  if (qlinear) {
+    s.x_scale = 1, s.x_zp = 2, s.w_scale = 4, s.w_zp = 5, s.y_scale = 6, s.y_zp = 7;
+    if (ctx.has_input(8)) s.bias = 8;
+  } else {
+    if (ctx.has_input(2)) s.x_zp = 2;
+    if (ctx.has_input(3)) s.w_zp = 3;
+  }
+  s.x_dtype = ctx.input(0).dtype;
+  s.w_dtype = ctx.input(w_in).dtype;
+  for (DataType t : {s.x_dtype, s.w_dtype}) {
+    if (t != DataType::kUInt8 && t != DataType::kInt8) return Unsupported("integer convolution on ", DataTypeName(t));
+  }
+  QRT_ASSIGN_OR_RETURN(s.g, MakeGeometry(ctx, ctx.input(0).dims, ctx.input(w_in).dims));
+  const int64_t m = s.g.out_channels;
+  if (s.x_zp >= 0) QRT_RETURN_IF_ERROR(CheckParam(ctx, s.x_zp, "x_zero_point", s.x_dtype, false, m));
+  if (s.w_zp >= 0) QRT_RETURN_IF_ERROR(CheckParam(ctx, s.w_zp, "w_zero_point", s.w_dtype, true, m));
+  s.y_dtype = DataType::kInt32;
+  if (qlinear) {
+    s.y_dtype = ctx.input(s.y_zp).dtype;
+    if (s.y_dtype != DataType::kUInt8 && s.y_dtype != DataType::kInt8) {
+      return Unsupported("y_zero_point dtype ", DataTypeName(s.y_dtype));
+    }
+    QRT_RETURN_IF_ERROR(CheckParam(ctx, s.x_scale, "x_scale", DataType::kFloat32, false, m));
+    QRT_RETURN_IF_ERROR(CheckParam(ctx, s.w_scale, "w_scale", DataType::kFloat32, true, m));
+    QRT_RETURN_IF_ERROR(CheckParam(ctx, s.y_scale, "y_scale", DataType::kFloat32, false, m));
+    QRT_RETURN_IF_ERROR(CheckParam(ctx, s.y_zp, "y_zero_point", s.y_dtype, false, m));
+    if (s.bias >= 0 && (ctx.input(s.bias).dtype != DataType::kInt32 || ctx.input(s.bias).dims != Dims{m})) {
+      return InvalidArgument("B must be int32 of shape [", m, "]");
+    }
+  }
+  QRT_RETURN_IF_ERROR(ChoosePath(ctx, s));
+  ctx.SetOutput(0, s.y_dtype, OutputDims(s.g));
+  ctx.SetKernel<IntConvState, RunIntConv>(std::move(s));
+  return Status::Ok();
+}
+
+Status PrepareConvInteger(PrepareContext& ctx) { return PrepareIntConv(ctx, false); }
+Status PrepareQLinearConv(PrepareContext& ctx) { return PrepareIntConv(ctx, true); }
+
+}  // namespace
+
+const OpDef kConvOp{"", "Conv", 2, 3, 1, 1, PrepareConv};
+const OpDef kConvIntegerOp{"", "ConvInteger", 2, 4, 1, 1, PrepareConvInteger};
+const OpDef kQLinearConvOp{"", "QLinearConv", 8, 9, 1, 1, PrepareQLinearConv};
+
+}  // namespace qrt

@@ -1,0 +1,42 @@
+// Data-movement kernels whose output element at multi-index (o_0, ..., o_{r-1}) is one
+// input element, chosen axis by axis: Transpose, Slice, Pad, Tile and nearest Resize all
+// are separable this way. Each output axis d has a table mapping o_d to an offset (in
+// elements) into the input; the input element is at the sum of the r table entries.
+// An entry kIndexMapFill instead writes a fill value (Pad's constant, Resize's
+// extrapolation value). The kernel copies bytes, so it serves every dtype.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "runtime/dtype.h"
+#include "runtime/tensor.h"
+
+namespace qrt {
+
+// Any sum of up to kMaxRank entries that includes this one is negative, and any sum of
+// valid offsets (each below kMaxTensorBytes) is not.
+inline constexpr int64_t kIndexMapFill = -(int64_t(1) << 58);
+
+struct IndexMap {
+  Dims out_dims;
+  std::vector<std::vector<int64_t>> tables;  // [axis][o] -> offset or kIndexMapFill
+  bool inner_contiguous = false;             // tables.back()[o] == tables.back()[0] + o, no fill
+};
+
+// Sets inner_contiguous from the innermost table (call after filling the tables).
+void FinishIndexMap(IndexMap& map);
+
+// Copies `in` to `out` through `map`. elem_size is 1, 2, 4 or 8; `fill` points to
+// elem_size bytes and may be null when no table holds kIndexMapFill. Allocates nothing.
+void RunIndexMap(const IndexMap& map, size_t elem_size, const void* in, void* out, const void* fill);
+
+// Row-major strides (in elements) of `dims`.
+std::vector<int64_t> ContiguousStrides(const Dims& dims);
+
+// `value` converted to one element of `dtype` (saturating for integers, NaN -> 0, bool
+// = value != 0), written to the first DataTypeSize(dtype) bytes of `bytes`.
+void ScalarToBytes(DataType dtype, double value, unsigned char bytes[8]);
+
+}  // namespace qrt

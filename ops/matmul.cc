@@ -1,0 +1,416 @@
+// ONNX MatMul, Gemm, MatMulInteger and QLinearMatMul. The numerics are those of the
+// reference kernels (ops/kernels/matmul_ref.h); the fast paths reproduce them:
+//
+//   MatMul / Gemm (f32): oneDNN matmul (plain layouts, so B need not be constant); equal
+//     to the reference up to float summation order. f64, and plans compiled with
+//     Isa::kScalar, use the reference. Gemm: Y = (A' x B') * alpha, then + C * beta
+//     (skipped when beta == 0), f32 ops in the ONNX reference's order.
+//   MatMulInteger / QLinearMatMul: oneDNN f32 matmul of (a - a_zp) and (b - b_zp) as
+//     floats when every partial sum is provably an integer within 2^24 (then exact in
+//     any order): max|a - a_zp| * max_j sum_k |b'(k,j)| <= 2^24, from the constant B and
+//     zero points, or K * 255 * 255 <= 2^24 without them. Otherwise the reference.
+//     (oneDNN's int8 gemm saturates u8*s8 pairs in s16 on AVX2, docs/onednn-2.6.md 2b.)
+//   QLinearMatMul requantizes as ONNX's reference does (RequantizeOnnx: f32 multiplier,
+//   double product).
+//
+// Supported zero points and scales: a per tensor; b per tensor or per column (1-D of
+// size N); y per tensor. Others are Unsupported.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "ops/kernels/matmul_ref.h"
+#include "ops/onednn/onednn_matmul.h"
+#include "ops/onednn/onednn_util.h"
+#include "ops/op_util.h"
+#include "ops/ops.h"
+
+namespace qrt {
+namespace {
+
+// numpy matmul shapes: 1-D operands promoted (and the added dim dropped from the
+// output), batch dims broadcast.
+struct MatMulShape {
+  int64_t m = 0, n = 0, k = 0;
+  Dims a_batch, b_batch, batch;  // batch dims, left-padded with 1 to the output's rank
+  std::vector<int64_t> a_bstride, b_bstride;  // in matrices; 0 = broadcast
+  int64_t batch_count = 1;
+  Dims out;
+};
+
+StatusOr<MatMulShape> MakeMatMulShape(const Dims& a_in, const Dims& b_in) {
+  if (a_in.empty() || b_in.empty()) return InvalidArgument("MatMul of a scalar");
+  Dims a = a_in, b = b_in;
+  const bool a_vec = a.size() == 1, b_vec = b.size() == 1;
+  if (a_vec) a.insert(a.begin(), 1);
+  if (b_vec) b.push_back(1);
+  MatMulShape s;
+  s.m = a[a.size() - 2];
+  s.k = a.back();
+  s.n = b.back();
+  if (b[b.size() - 2] != s.k) {
+    return InvalidArgument("MatMul inner dims differ: ", DimsToString(a_in), " x ", DimsToString(b_in));
+  }
+  Dims ab(a.begin(), a.end() - 2), bb(b.begin(), b.end() - 2);
+  QRT_ASSIGN_OR_RETURN(s.batch, BroadcastDims(ab, bb));
+  while (ab.size() < s.batch.size()) ab.insert(ab.begin(), 1);
+  while (bb.size() < s.batch.size()) bb.insert(bb.begin(), 1);
+  s.a_batch = ab;
+  s.b_batch = bb;
+  s.a_bstride = BroadcastStrides(ab, s.batch);
+  s.b_bstride = BroadcastStrides(bb, s.batch);
+  s.batch_count = ElementCount(s.batch);
+  s.out = s.batch;
+  if (!a_vec) s.out.push_back(s.m);
+  if (!b_vec) s.out.push_back(s.n);
+  return s;
+}
+
+// Calls f(output_matrix, a_matrix, b_matrix) for every batch entry.
+template <class F>
+void ForEachBatch(const MatMulShape& s, F f) {
+  const size_t rank = s.batch.size();
+  std::vector<int64_t> idx(rank, 0);
+  int64_t ai = 0, bi = 0;
+  for (int64_t o = 0; o < s.batch_count; ++o) {
+    f(o, ai, bi);
+    for (size_t d = rank; d-- > 0;) {
+      ai += s.a_bstride[d];
+      bi += s.b_bstride[d];
+      if (++idx[d] < s.batch[d]) break;
+      ai -= s.a_bstride[d] * s.batch[d];
+      bi -= s.b_bstride[d] * s.batch[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+// oneDNN matmul for a MatMulShape: one 2-D product when B has no batch (A's batch dims
+// fold into M), else full-rank with size-1 batch dims broadcast.
+StatusOr<std::shared_ptr<const onednn::MatMul>> CreateOnednn(const MatMulShape& s) {
+  if (s.batch_count == 0 || s.m * s.n * s.k == 0) return Unsupported("empty matmul");
+  bool b_single = true;
+  for (int64_t v : s.b_batch) b_single = b_single && v == 1;
+  if (b_single) {
+    const int64_t rows = s.batch_count * s.m;
+    return onednn::MatMul::Create({rows, s.k}, {}, {s.k, s.n}, {}, {rows, s.n}, 1.f);
+  }
+  Dims a = s.a_batch, b = s.b_batch, c = s.batch;
+  a.insert(a.end(), {s.m, s.k});
+  b.insert(b.end(), {s.k, s.n});
+  c.insert(c.end(), {s.m, s.n});
+  return onednn::MatMul::Create(a, {}, b, {}, c, 1.f);
+}
+
+// ---- MatMul (float) ----------------------------------------------------------------
+
+struct MatMulState {
+  MatMulShape shape;
+  DataType dtype;
+  std::shared_ptr<const onednn::MatMul> onednn;
+};
+
+template <class T>
+void RunMatMulRef(const MatMulShape& s, const T* a, const T* b, T* y) {
+  const GemmStrides st{s.k, 1, s.n, 1};
+  ForEachBatch(s, [&](int64_t o, int64_t ai, int64_t bi) {
+    ref::GemmFloat(s.m, s.n, s.k, a + ai * s.m * s.k, b + bi * s.k * s.n, st, y + o * s.m * s.n);
+  });
+}
+
+Status RunMatMul(const MatMulState& s, const RunArgs& args) {
+  const Tensor& a = *args.input(0);
+  const Tensor& b = *args.input(1);
+  Tensor& y = *args.output(0);
+  if (s.onednn) return s.onednn->Run(a.data<float>(), b.data<float>(), y.data<float>());
+  if (s.dtype == DataType::kFloat32) RunMatMulRef(s.shape, a.data<float>(), b.data<float>(), y.data<float>());
+  else RunMatMulRef(s.shape, a.data<double>(), b.data<double>(), y.data<double>());
+  return Status::Ok();
+}
+
+Status PrepareMatMul(PrepareContext& ctx) {
+  const DataType dt = ctx.input(0).dtype;
+  if (dt != DataType::kFloat32 && dt != DataType::kFloat64) return Unsupported("MatMul on ", DataTypeName(dt));
+  if (ctx.input(1).dtype != dt) return InvalidArgument("MatMul input dtypes differ");
+  MatMulState s;
+  s.dtype = dt;
+  QRT_ASSIGN_OR_RETURN(s.shape, MakeMatMulShape(ctx.input(0).dims, ctx.input(1).dims));
+  if (dt == DataType::kFloat32 && ctx.isa() != Isa::kScalar) {
+    auto mm = CreateOnednn(s.shape);
+    if (mm.ok()) s.onednn = *mm;
+  }
+  ctx.SetOutput(0, dt, s.shape.out);
+  ctx.SetKernel<MatMulState, RunMatMul>(std::move(s));
+  return Status::Ok();
+}
+
+// ---- Gemm --------------------------------------------------------------------------
+
+struct GemmState {
+  int64_t m, n, k;
+  GemmStrides strides;
+  DataType dtype;
+  float alpha, beta;
+  bool has_c;
+  std::vector<int64_t> c_strides;  // C broadcast to [M, N]
+  std::shared_ptr<const onednn::MatMul> onednn;  // computes (A' x B') * alpha
+};
+
+template <class T>
+void RunGemmTyped(const GemmState& s, const RunArgs& args) {
+  const T* a = args.input(0)->data<T>();
+  const T* b = args.input(1)->data<T>();
+  T* y = args.output(0)->data<T>();
+  const T alpha = T(s.alpha), beta = T(s.beta);
+  if (!s.onednn) {
+    ref::GemmFloat(s.m, s.n, s.k, a, b, s.strides, y);
+    for (int64_t i = 0; i < s.m * s.n; ++i) y[i] = y[i] * alpha;
+  }
+  if (s.has_c && s.beta != 0.f) {
+    const T* c = args.input(2)->data<T>();
+    for (int64_t i = 0; i < s.m; ++i) {
+      for (int64_t j = 0; j < s.n; ++j) {
+        y[i * s.n + j] = y[i * s.n + j] + c[i * s.c_strides[0] + j * s.c_strides[1]] * beta;
+      }
+    }
+  }
+}
+
+Status RunGemm(const GemmState& s, const RunArgs& args) {
+  if (s.onednn) {
+    QRT_RETURN_IF_ERROR(
+        s.onednn->Run(args.input(0)->data<float>(), args.input(1)->data<float>(), args.output(0)->data<float>()));
+  }
+  if (s.dtype == DataType::kFloat32) RunGemmTyped<float>(s, args);
+  else RunGemmTyped<double>(s, args);
+  return Status::Ok();
+}
+
+Status PrepareGemm(PrepareContext& ctx) {
+  const DataType dt = ctx.input(0).dtype;
+  if (dt != DataType::kFloat32 && dt != DataType::kFloat64) return Unsupported("Gemm on ", DataTypeName(dt));
+  if (ctx.input(1).dtype != dt || (ctx.has_input(2) && ctx.input(2).dtype != dt)) {
+    return InvalidArgument("Gemm input dtypes differ");
+  }
+  const Dims& a = ctx.input(0).dims;
+  const Dims& b = ctx.input(1).dims;
+  if (a.size() != 2 || b.size() != 2) return InvalidArgument("Gemm needs 2-D A and B");
+  QRT_ASSIGN_OR_RETURN(int64_t trans_a, ctx.attrs().GetInt("transA", 0));
+  QRT_ASSIGN_OR_RETURN(int64_t trans_b, ctx.attrs().GetInt("transB", 0));
+  GemmState s;
+  s.dtype = dt;
+  QRT_ASSIGN_OR_RETURN(s.alpha, ctx.attrs().GetFloat("alpha", 1.f));
+  QRT_ASSIGN_OR_RETURN(s.beta, ctx.attrs().GetFloat("beta", 1.f));
+  s.m = trans_a ? a[1] : a[0];
+  s.k = trans_a ? a[0] : a[1];
+  s.n = trans_b ? b[0] : b[1];
+  if ((trans_b ? b[1] : b[0]) != s.k) {
+    return InvalidArgument("Gemm inner dims differ: ", DimsToString(a), " x ", DimsToString(b));
+  }
+  // a(i,p) = A[i][p] or A[p][i]; b(p,j) = B[p][j] or B[j][p].
+  s.strides = GemmStrides{trans_a ? 1 : a[1], trans_a ? a[1] : 1, trans_b ? 1 : b[1], trans_b ? b[1] : 1};
+  s.has_c = ctx.has_input(2);
+  if (s.has_c) {
+    const Dims& c = ctx.input(2).dims;
+    auto bc = BroadcastDims(c, {s.m, s.n});
+    if (!bc.ok() || *bc != Dims{s.m, s.n} || c.size() > 2) {
+      return InvalidArgument("Gemm C of shape ", DimsToString(c), " does not broadcast to [", s.m, ",", s.n, "]");
+    }
+    s.c_strides = BroadcastStrides(c, {s.m, s.n});
+  }
+  if (dt == DataType::kFloat32 && ctx.isa() != Isa::kScalar && s.m * s.n * s.k > 0) {
+    auto mm = onednn::MatMul::Create({s.m, s.k}, {s.strides.a_rs, s.strides.a_cs}, {s.k, s.n},
+                                     {s.strides.b_rs, s.strides.b_cs}, {s.m, s.n}, s.alpha);
+    if (mm.ok()) s.onednn = *mm;
+  }
+  ctx.SetOutput(0, dt, {s.m, s.n});
+  ctx.SetKernel<GemmState, RunGemm>(std::move(s));
+  return Status::Ok();
+}
+
+// ---- MatMulInteger and QLinearMatMul -----------------------------------------------
+
+struct IntMatMulState {
+  MatMulShape shape;
+  DataType a_dtype, b_dtype, y_dtype;
+  bool qlinear = false;
+  int b = 1, a_zp = -1, b_zp = -1, a_scale = -1, b_scale = -1, y_scale = -1, y_zp = -1;  // -1: absent
+  std::shared_ptr<const onednn::MatMul> onednn;  // set: the exact f32 path
+  std::vector<float> b_float;                    // constant (b - b_zp) for the f32 path
+};
+
+int32_t ParamAt(const Tensor* t, int64_t i) {
+  if (t == nullptr) return 0;
+  return int32_t(t->GetAsInt64(t->numel() == 1 ? 0 : i));
+}
+
+template <class Ta, class Tb>
+void RunIntRef(const IntMatMulState& s, const RunArgs& args, int32_t* acc) {
+  const MatMulShape& sh = s.shape;
+  const Ta* a = args.input(0)->data<Ta>();
+  const Tb* b = args.input(s.b)->data<Tb>();
+  const int32_t a_zp = ParamAt(s.a_zp >= 0 ? args.input(s.a_zp) : nullptr, 0);
+  const Tensor* bz = s.b_zp >= 0 ? args.input(s.b_zp) : nullptr;
+  int32_t* b_zp = static_cast<int32_t*>(onednn::ThreadScratch(onednn::kOpSlot1, size_t(sh.n) * sizeof(int32_t)));
+  for (int64_t j = 0; j < sh.n; ++j) b_zp[j] = ParamAt(bz, j);
+  const GemmStrides st{sh.k, 1, sh.n, 1};
+  ForEachBatch(sh, [&](int64_t o, int64_t ai, int64_t bi) {
+    ref::GemmInteger(sh.m, sh.n, sh.k, a + ai * sh.m * sh.k, &a_zp, 0, b + bi * sh.k * sh.n, b_zp, 1, st,
+                     acc + o * sh.m * sh.n);
+  });
+}
+
+template <class T>
+void ToFloatMinusZp(int64_t count, int64_t n, const T* v, const Tensor* zp, float* out) {
+  if (zp == nullptr || zp->numel() == 1) {
+    const int32_t z = ParamAt(zp, 0);
+    for (int64_t i = 0; i < count; ++i) out[i] = float(int32_t(v[i]) - z);
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i) out[i] = float(int32_t(v[i]) - ParamAt(zp, i % n));  // per column
+}
+
+void ToFloatMinusZp(DataType dt, int64_t count, int64_t n, const void* v, const Tensor* zp, float* out) {
+  if (dt == DataType::kUInt8) ToFloatMinusZp(count, n, static_cast<const uint8_t*>(v), zp, out);
+  else ToFloatMinusZp(count, n, static_cast<const int8_t*>(v), zp, out);
+}
+
+Status RunIntMatMul(const IntMatMulState& s, const RunArgs& args) {
+  const MatMulShape& sh = s.shape;
+  const int64_t out_count = sh.batch_count * sh.m * sh.n;
+  Tensor& y = *args.output(0);
+  int32_t* acc = s.qlinear ? static_cast<int32_t*>(onednn::ThreadScratch(onednn::kOpSlot0, size_t(out_count) * 4))
+                           : y.data<int32_t>();
+  if (s.onednn) {
+    const Tensor& a = *args.input(0);
+    float* af = static_cast<float*>(onednn::ThreadScratch(onednn::kOpSlot1, size_t(a.numel()) * sizeof(float)));
+    ToFloatMinusZp(s.a_dtype, a.numel(), 1, a.raw(), s.a_zp >= 0 ? args.input(s.a_zp) : nullptr, af);
+    const float* bf = s.b_float.data();
+    if (s.b_float.empty()) {
+      const Tensor& b = *args.input(s.b);
+      float* t = static_cast<float*>(onednn::ThreadScratch(onednn::kOpSlot2, size_t(b.numel()) * sizeof(float)));
+      ToFloatMinusZp(s.b_dtype, b.numel(), sh.n, b.raw(), s.b_zp >= 0 ? args.input(s.b_zp) : nullptr, t);
+      bf = t;
+    }
+    QRT_RETURN_IF_ERROR(s.onednn->Run(af, bf, reinterpret_cast<float*>(acc)));
+    // Exact integers within 2^24: convert in place.
+    const float* cf = reinterpret_cast<const float*>(acc);
+    for (int64_t i = 0; i < out_count; ++i) acc[i] = int32_t(cf[i]);
+  } else {
+    const bool au = s.a_dtype == DataType::kUInt8, bu = s.b_dtype == DataType::kUInt8;
+    if (au && bu) RunIntRef<uint8_t, uint8_t>(s, args, acc);
+    else if (au) RunIntRef<uint8_t, int8_t>(s, args, acc);
+    else if (bu) RunIntRef<int8_t, uint8_t>(s, args, acc);
+    else RunIntRef<int8_t, int8_t>(s, args, acc);
+  }
+  if (!s.qlinear) return Status::Ok();
+  const float as = args.input(s.a_scale)->data<float>()[0];
+  const Tensor& bs = *args.input(s.b_scale);
+  const float ys = args.input(s.y_scale)->data<float>()[0];
+  const int32_t yz = ParamAt(args.input(s.y_zp), 0);
+  const bool per_col = bs.numel() != 1;
+  auto requant = [&](auto* out) {
+    using T = std::remove_pointer_t<decltype(out)>;
+    for (int64_t i = 0; i < out_count; ++i) {
+      const float mult = QLinearMultiplier(as, bs.data<float>()[per_col ? i % sh.n : 0], ys);
+      out[i] = RequantizeOnnx<T>(acc[i], mult, yz);
+    }
+  };
+  if (s.y_dtype == DataType::kUInt8) requant(y.data<uint8_t>());
+  else requant(y.data<int8_t>());
+  return Status::Ok();
+}
+
+Status CheckMatParam(const PrepareContext& ctx, int i, const char* what, DataType dtype, bool per_column_ok,
+                     int64_t n) {
+  const TensorInfo& t = ctx.input(i);
+  if (t.dtype != dtype) {
+    return InvalidArgument(what, " has dtype ", DataTypeName(t.dtype), ", expected ", DataTypeName(dtype));
+  }
+  if (ElementCount(t.dims) == 1 && t.dims.size() <= 1) return Status::Ok();
+  if (per_column_ok && t.dims == Dims{n}) return Status::Ok();
+  return Unsupported(what, " of shape ", DimsToString(t.dims));
+}
+
+// The exact f32 path when its partial sums are provably within 2^24 (file comment).
+void ChooseIntMatMulPath(const PrepareContext& ctx, IntMatMulState& s) {
+  const MatMulShape& sh = s.shape;
+  if (ctx.isa() == Isa::kScalar || sh.batch_count * sh.m * sh.n * sh.k == 0) return;
+  const Tensor* b = ctx.input(s.b).value;
+  const Tensor* b_zp = s.b_zp >= 0 ? ctx.input(s.b_zp).value : nullptr;
+  const Tensor* a_zp = s.a_zp >= 0 ? ctx.input(s.a_zp).value : nullptr;
+  const bool a_u8 = s.a_dtype == DataType::kUInt8;
+  int64_t a_max = s.a_zp < 0 ? (a_u8 ? 255 : 128) : 255;
+  if (a_zp != nullptr) {
+    const int64_t z = a_zp->GetAsInt64(0), lo = a_u8 ? 0 : -128, hi = a_u8 ? 255 : 127;
+    a_max = std::max(z - lo, hi - z);
+  }
+  const bool b_known = b != nullptr && (s.b_zp < 0 || b_zp != nullptr);
+  int64_t b_sum = sh.k * 255;
+  std::vector<float> bf;
+  if (b_known) {
+    bf.resize(size_t(b->numel()));
+    ToFloatMinusZp(s.b_dtype, b->numel(), sh.n, b->raw(), b_zp, bf.data());
+    b_sum = 0;
+    for (int64_t bi = 0; bi < b->numel() / (sh.k * sh.n); ++bi) {
+      for (int64_t j = 0; j < sh.n; ++j) {
+        int64_t sum = 0;
+        for (int64_t p = 0; p < sh.k; ++p) sum += int64_t(std::abs(bf[size_t((bi * sh.k + p) * sh.n + j)]));
+        b_sum = std::max(b_sum, sum);
+      }
+    }
+  }
+  if (a_max * b_sum > (int64_t(1) << 24)) return;
+  auto mm = CreateOnednn(sh);
+  if (!mm.ok()) return;
+  s.onednn = *mm;
+  s.b_float = std::move(bf);
+}
+
+Status PrepareIntMatMul(PrepareContext& ctx, bool qlinear) {
+  IntMatMulState s;
+  s.qlinear = qlinear;
+  if (qlinear) {
+    s.b = 3, s.a_scale = 1, s.a_zp = 2, s.b_scale = 4, s.b_zp = 5, s.y_scale = 6, s.y_zp = 7;
+  } else {
+    if (ctx.has_input(2)) s.a_zp = 2;
+    if (ctx.has_input(3)) s.b_zp = 3;
+  }
+  s.a_dtype = ctx.input(0).dtype;
+  s.b_dtype = ctx.input(s.b).dtype;
+  for (DataType t : {s.a_dtype, s.b_dtype}) {
+    if (t != DataType::kUInt8 && t != DataType::kInt8) return Unsupported("integer matmul on ", DataTypeName(t));
+  }
+  QRT_ASSIGN_OR_RETURN(s.shape, MakeMatMulShape(ctx.input(0).dims, ctx.input(s.b).dims));
+  const int64_t n = s.shape.n;
+  const bool b_vec = ctx.input(s.b).dims.size() == 1;  // per-column params need a real N
+  if (s.a_zp >= 0) QRT_RETURN_IF_ERROR(CheckMatParam(ctx, s.a_zp, "a_zero_point", s.a_dtype, false, n));
+  if (s.b_zp >= 0) QRT_RETURN_IF_ERROR(CheckMatParam(ctx, s.b_zp, "b_zero_point", s.b_dtype, !b_vec, n));
+  s.y_dtype = DataType::kInt32;
+  if (qlinear) {
+    s.y_dtype = ctx.input(s.y_zp).dtype;
+    if (s.y_dtype != DataType::kUInt8 && s.y_dtype != DataType::kInt8) {
+      return Unsupported("y_zero_point dtype ", DataTypeName(s.y_dtype));
+    }
+    QRT_RETURN_IF_ERROR(CheckMatParam(ctx, s.a_scale, "a_scale", DataType::kFloat32, false, n));
+    QRT_RETURN_IF_ERROR(CheckMatParam(ctx, s.b_scale, "b_scale", DataType::kFloat32, !b_vec, n));
+    QRT_RETURN_IF_ERROR(CheckMatParam(ctx, s.y_scale, "y_scale", DataType::kFloat32, false, n));
+    QRT_RETURN_IF_ERROR(CheckMatParam(ctx, s.y_zp, "y_zero_point", s.y_dtype, false, n));
+  }
+  ChooseIntMatMulPath(ctx, s);
+  ctx.SetOutput(0, s.y_dtype, s.shape.out);
+  ctx.SetKernel<IntMatMulState, RunIntMatMul>(std::move(s));
+  return Status::Ok();
+}
+
+Status PrepareMatMulInteger(PrepareContext& ctx) { return PrepareIntMatMul(ctx, false); }
+Status PrepareQLinearMatMul(PrepareContext& ctx) { return PrepareIntMatMul(ctx, true); }
+
+}  // namespace
+
+const OpDef kMatMulOp{"", "MatMul", 2, 2, 1, 1, PrepareMatMul};
+const OpDef kGemmOp{"", "Gemm", 2, 3, 1, 1, PrepareGemm};
+const OpDef kMatMulIntegerOp{"", "MatMulInteger", 2, 4, 1, 1, PrepareMatMulInteger};
+const OpDef kQLinearMatMulOp{"", "QLinearMatMul", 8, 8, 1, 1, PrepareQLinearMatMul};
+
+}  // namespace qrt

@@ -1,0 +1,271 @@
+// MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool over [N, C, spatial...].
+// Prepare lists, for every output position of one channel plane, the offsets of the
+// input positions its window covers (padding excluded), so the kernel is two plain loops.
+//   MaxPool:     the largest covered element (the first one in row-major window order on
+//                ties, which decides the Indices output); no covered element gives the
+//                type's lowest value.
+//   AveragePool: sum of the covered elements in window order (double), divided by the
+//                covered count (count_include_pad = 0) or by the window taps that lie
+//                inside the explicitly padded input (count_include_pad = 1), rounded once.
+// Output length per axis: floor or ceil((in + pads - ((k-1)*dilation + 1)) / stride) + 1;
+// with ceil_mode a window that would start inside the end padding is dropped.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ops/op_util.h"
+#include "ops/ops.h"
+
+namespace qrt {
+namespace {
+
+enum class PoolKind { kMax, kAverage };
+
+struct PoolState {
+  PoolKind kind;
+  DataType dtype;
+  int64_t planes = 0;      // N * C
+  int64_t in_plane = 0;    // elements per input plane
+  int64_t out_plane = 0;   // elements per output plane
+  std::vector<int64_t> tap_start;  // [out_plane + 1]: window of output p is taps[tap_start[p] .. tap_start[p+1])
+  std::vector<int64_t> taps;       // input offsets within a plane
+  std::vector<int64_t> index_taps; // MaxPool Indices: the offsets in the requested storage order
+  std::vector<double> divisor;     // AveragePool: per output position
+};
+
+template <class T>
+void MaxPlanes(const PoolState& s, const T* x, T* y, int64_t* indices) {
+  for (int64_t c = 0; c < s.planes; ++c) {
+    const T* xp = x + c * s.in_plane;
+    for (int64_t p = 0; p < s.out_plane; ++p) {
+      T best = std::numeric_limits<T>::lowest();
+      int64_t best_tap = -1;
+      for (int64_t t = s.tap_start[size_t(p)]; t < s.tap_start[size_t(p) + 1]; ++t) {
+        const T v = xp[s.taps[size_t(t)]];
+        if (best_tap < 0 || v > best || (std::isnan(double(v)) && !std::isnan(double(best)))) {
+          best = v;
+          best_tap = t;
+        }
+      }
+      y[c * s.out_plane + p] = best;
+      if (indices) indices[c * s.out_plane + p] = best_tap < 0 ? -1 : c * s.in_plane + s.index_taps[size_t(best_tap)];
+    }
+  }
+}
+
+float LoadF(DataType t, const void* p, int64_t i) {
+  switch (t) {
+    case DataType::kFloat16: return HalfToFloat(static_cast<const uint16_t*>(p)[i]);
+    case DataType::kBFloat16: return BFloat16ToFloat(static_cast<const uint16_t*>(p)[i]);
+    default: return static_cast<const float*>(p)[i];
+  }
+}
+
+void StoreF(DataType t, void* p, int64_t i, float v) {
+  switch (t) {
+    case DataType::kFloat16: static_cast<uint16_t*>(p)[i] = FloatToHalf(v); break;
+    case DataType::kBFloat16: static_cast<uint16_t*>(p)[i] = FloatToBFloat16(v); break;
+    default: static_cast<float*>(p)[i] = v; break;
+  }
+}
+
+Status RunPool(const PoolState& s, const RunArgs& args) {
+  const void* x = args.input(0)->raw();
+  void* y = args.output(0)->raw();
+  if (s.kind == PoolKind::kMax) {
+    int64_t* indices = args.num_outputs > 1 && args.output(1) ? args.output(1)->data<int64_t>() : nullptr;
+    switch (s.dtype) {
+      case DataType::kFloat32: MaxPlanes(s, static_cast<const float*>(x), static_cast<float*>(y), indices); break;
+      case DataType::kFloat64: MaxPlanes(s, static_cast<const double*>(x), static_cast<double*>(y), indices); break;
+      case DataType::kInt8: MaxPlanes(s, static_cast<const int8_t*>(x), static_cast<int8_t*>(y), indices); break;
+      case DataType::kUInt8: MaxPlanes(s, static_cast<const uint8_t*>(x), static_cast<uint8_t*>(y), indices); break;
+      default: break;
+    }
+    return Status::Ok();
+  }
+  for (int64_t c = 0; c < s.planes; ++c) {
+    const int64_t base = c * s.in_plane;
+    for (int64_t p = 0; p < s.out_plane; ++p) {
+      double sum = 0;
+      for (int64_t t = s.tap_start[size_t(p)]; t < s.tap_start[size_t(p) + 1]; ++t) {
+        const int64_t at = base + s.taps[size_t(t)];
+        sum += s.dtype == DataType::kFloat64 ? static_cast<const double*>(x)[at] : double(LoadF(s.dtype, x, at));
+      }
+      const double mean = sum / s.divisor[size_t(p)];
+      if (s.dtype == DataType::kFloat64) {
+        static_cast<double*>(y)[c * s.out_plane + p] = mean;
+      } else {
+        StoreF(s.dtype, y, c * s.out_plane + p, float(mean));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+struct AxisWindows {
+  int64_t out = 0;
+  std::vector<int64_t> index;  // [o * k + t]: input index, or -1 outside the input
+  std::vector<int64_t> counted;  // [o]: taps counted by the divisor
+};
+
+// Shared by the four ops: window geometry from attributes, then the tap lists.
+Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
+  const TensorInfo& x = ctx.input(0);
+  const int64_t rank = int64_t(x.dims.size());
+  if (kind == PoolKind::kMax) {
+    QRT_RETURN_IF_ERROR(ExpectDType(ctx, 0, {DataType::kFloat32, DataType::kFloat64, DataType::kInt8,
+                                             DataType::kUInt8}));
+  } else {
+    QRT_RETURN_IF_ERROR(ExpectDType(ctx, 0, {DataType::kFloat32, DataType::kFloat64, DataType::kFloat16,
+                                             DataType::kBFloat16}));
+  }
+  if (rank < (global ? 2 : 3)) return InvalidArgument("pooling input must have rank >= ", global ? 2 : 3);
+  const size_t sr = size_t(rank - 2);
+  const Dims in(x.dims.begin() + 2, x.dims.end());
+  std::vector<int64_t> kernel(sr), strides(sr, 1), dilations(sr, 1), pads(2 * sr, 0);
+  bool ceil_mode = false, include_pad = false, col_major = false;
+  std::string auto_pad = "NOTSET";
+  if (global) {
+    kernel = in;
+  } else {
+    QRT_ASSIGN_OR_RETURN(kernel, ctx.attrs().GetInts("kernel_shape"));
+    if (kernel.size() != sr) {
+      return InvalidArgument("kernel_shape has ", kernel.size(), " entries for ", sr, " spatial axes");
+    }
+    QRT_ASSIGN_OR_RETURN(strides, ctx.attrs().GetInts("strides", std::vector<int64_t>(sr, 1)));
+    QRT_ASSIGN_OR_RETURN(pads, ctx.attrs().GetInts("pads", std::vector<int64_t>(2 * sr, 0)));
+    if (kind == PoolKind::kMax || ctx.opset() >= 19) {
+      QRT_ASSIGN_OR_RETURN(dilations, ctx.attrs().GetInts("dilations", std::vector<int64_t>(sr, 1)));
+    }
+    QRT_ASSIGN_OR_RETURN(int64_t cm, ctx.attrs().GetInt("ceil_mode", 0));
+    QRT_ASSIGN_OR_RETURN(auto_pad, ctx.attrs().GetString("auto_pad", std::string("NOTSET")));
+    ceil_mode = cm != 0;
+    if (kind == PoolKind::kAverage) {
+      QRT_ASSIGN_OR_RETURN(int64_t cip, ctx.attrs().GetInt("count_include_pad", 0));
+      include_pad = cip != 0;
+    } else {
+      QRT_ASSIGN_OR_RETURN(int64_t so, ctx.attrs().GetInt("storage_order", 0));
+      col_major = so != 0;
+    }
+    if (strides.size() != sr || dilations.size() != sr || pads.size() != 2 * sr) {
+      return InvalidArgument("strides, dilations and pads must have ", sr, ", ", sr, " and ", 2 * sr, " entries");
+    }
+  }
+  constexpr int64_t kLimit = int64_t(1) << 24;  // keeps (k-1)*dilation and o*stride in range
+  std::vector<AxisWindows> axes(sr);
+  Dims out_dims = {x.dims[0], x.dims[1]};
+  for (size_t a = 0; a < sr; ++a) {
+    const int64_t n = in[a], k = kernel[a], st = strides[a], dl = dilations[a];
+    int64_t pb = pads[a], pe = pads[a + sr];
+    if (k < 1 || k > kLimit || st < 1 || st > kLimit || dl < 1 || dl > kLimit || pb < 0 || pe < 0 ||
+        pb > kLimit || pe > kLimit) {
+      return InvalidArgument("invalid pooling geometry on spatial axis ", a, ": kernel ", k, ", stride ", st,
+                             ", dilation ", dl, ", pads ", pb, "/", pe);
+    }
+    const int64_t span = (k - 1) * dl + 1;
+    int64_t out;
+    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      out = (n + st - 1) / st;
+      const int64_t total = std::max<int64_t>(0, (out - 1) * st + span - n);
+      pb = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pe = total - pb;
+    } else if (auto_pad == "VALID") {
+      pb = pe = 0;
+      if (n < span) return InvalidArgument("window of ", span, " exceeds spatial axis ", a, " of length ", n);
+      out = (n - span) / st + 1;
+    } else if (auto_pad == "NOTSET") {
+      const int64_t room = n + pb + pe - span;
+      if (room < 0) {
+        return InvalidArgument("window of ", span, " exceeds padded spatial axis ", a, " of length ", n + pb + pe);
+      }
+      out = (ceil_mode ? (room + st - 1) / st : room / st) + 1;
+      if (ceil_mode && (out - 1) * st >= n + pb) --out;
+    } else {
+      return InvalidArgument("unknown auto_pad '", auto_pad, "'");
+    }
+    AxisWindows& w = axes[a];
+    w.out = out;
+    for (int64_t o = 0; o < out; ++o) {
+      int64_t counted = 0;
+      for (int64_t t = 0; t < k; ++t) {
+        const int64_t i = o * st - pb + t * dl;
+        const bool inside = i >= 0 && i < n;
+        w.index.push_back(inside ? i : -1);
+        if (include_pad ? (i >= -pb && i < n + pe) : inside) ++counted;
+      }
+      w.counted.push_back(counted);
+    }
+    out_dims.push_back(out);
+  }
+
+  PoolState s;
+  s.kind = kind;
+  s.dtype = x.dtype;
+  s.planes = x.dims[0] * x.dims[1];
+  s.in_plane = ElementCount(in);
+  s.out_plane = 1;
+  int64_t window = 1;
+  for (size_t a = 0; a < sr; ++a) {
+    s.out_plane *= axes[a].out;
+    QRT_ASSIGN_OR_RETURN(window, CheckedElementCount(Dims{window, kernel[a]}));
+  }
+  QRT_ASSIGN_OR_RETURN(int64_t total_taps, CheckedElementCount(Dims{s.out_plane, window}));
+  if (total_taps > (int64_t(1) << 27)) {
+    return ResourceExhausted("pooling window table of ", total_taps, " entries is too large");
+  }
+  std::vector<int64_t> row_strides(sr, 1), col_strides(sr, 1);
+  for (size_t a = sr; a-- > 1;) row_strides[a - 1] = row_strides[a] * in[a];
+  for (size_t a = 1; a < sr; ++a) col_strides[a] = col_strides[a - 1] * in[a - 1];
+  const bool want_indices = kind == PoolKind::kMax && ctx.has_output(1);
+  // Enumerate output positions and window taps in row-major order.
+  std::vector<int64_t> o(sr, 0), t(sr, 0);
+  s.tap_start.push_back(0);
+  for (int64_t p = 0; p < s.out_plane; ++p) {
+    int64_t counted = 1;
+    for (size_t a = 0; a < sr; ++a) counted *= axes[a].counted[size_t(o[a])];
+    std::fill(t.begin(), t.end(), 0);
+    for (int64_t j = 0; j < window; ++j) {
+      int64_t off = 0, ioff = 0;
+      bool inside = true;
+      for (size_t a = 0; a < sr && inside; ++a) {
+        const int64_t i = axes[a].index[size_t(o[a] * kernel[a] + t[a])];
+        inside = i >= 0;
+        off += i * row_strides[a];
+        ioff += i * col_strides[a];
+      }
+      if (inside) {
+        s.taps.push_back(off);
+        if (want_indices) s.index_taps.push_back(col_major ? ioff : off);
+      }
+      for (size_t a = sr; a-- > 0;) {
+        if (++t[a] < kernel[a]) break;
+        t[a] = 0;
+      }
+    }
+    s.tap_start.push_back(int64_t(s.taps.size()));
+    s.divisor.push_back(double(counted));
+    for (size_t a = sr; a-- > 0;) {
+      if (++o[a] < axes[a].out) break;
+      o[a] = 0;
+    }
+  }
+  if (kind == PoolKind::kMax) s.divisor.clear();
+  ctx.SetOutput(0, x.dtype, out_dims);
+  if (want_indices) ctx.SetOutput(1, DataType::kInt64, out_dims);
+  ctx.SetKernel<PoolState, RunPool>(std::move(s));
+  return Status::Ok();
+}
+
+Status PrepareMaxPool(PrepareContext& ctx) { return PreparePool(ctx, PoolKind::kMax, false); }
+Status PrepareAveragePool(PrepareContext& ctx) { return PreparePool(ctx, PoolKind::kAverage, false); }
+Status PrepareGlobalMaxPool(PrepareContext& ctx) { return PreparePool(ctx, PoolKind::kMax, true); }
+Status PrepareGlobalAveragePool(PrepareContext& ctx) { return PreparePool(ctx, PoolKind::kAverage, true); }
+
+}  // namespace
+
+const OpDef kMaxPoolOp{"", "MaxPool", 1, 1, 1, 2, PrepareMaxPool};
+const OpDef kAveragePoolOp{"", "AveragePool", 1, 1, 1, 1, PrepareAveragePool};
+const OpDef kGlobalMaxPoolOp{"", "GlobalMaxPool", 1, 1, 1, 1, PrepareGlobalMaxPool};
+const OpDef kGlobalAveragePoolOp{"", "GlobalAveragePool", 1, 1, 1, 1, PrepareGlobalAveragePool};
+
+}  // namespace qrt

@@ -1,0 +1,98 @@
+// Pooling on 8-bit types, padding rules (count_include_pad, ceil_mode's dropped window),
+// MaxPool Indices in both storage orders, and geometry errors.
+#include <gtest/gtest.h>
+
+#include "tests/ops/single_node.h"
+
+namespace qrt {
+namespace {
+
+using testing::Data;
+using testing::RunSingleNode;
+using testing::Values;
+
+Attributes Pool(std::vector<int64_t> kernel, std::vector<int64_t> strides, std::vector<int64_t> pads) {
+  Attributes a;
+  a.Set("kernel_shape", std::move(kernel));
+  a.Set("strides", std::move(strides));
+  a.Set("pads", std::move(pads));
+  return a;
+}
+
+TEST(Pool, MaxPoolUint8AndInt8IgnorePadding) {
+  auto u8 = RunSingleNode("MaxPool", 12,
+                          {Data(Tensor::FromVector<uint8_t>({1, 9, 2, 3, 4, 5, 6, 7, 8, 0, 255, 1, 2, 3, 4, 5},
+                                                            {1, 1, 4, 4}))},
+                          Pool({2, 2}, {2, 2}, {0, 0, 0, 0}));
+  ASSERT_TRUE(u8.ok()) << u8.status().message();
+  EXPECT_EQ(Values<uint8_t>((*u8)[0]), (std::vector<uint8_t>{9, 7, 8, 255}));
+  // All negative int8: the padding must not contribute a 0.
+  auto s8 = RunSingleNode("MaxPool", 12, {Data(Tensor::FromVector<int8_t>({-5, -3, -2, -8}, {1, 1, 2, 2}))},
+                          Pool({3, 3}, {1, 1}, {1, 1, 1, 1}));
+  ASSERT_TRUE(s8.ok()) << s8.status().message();
+  EXPECT_EQ(Values<int8_t>((*s8)[0]), (std::vector<int8_t>{-2, -2, -2, -2}));
+}
+
+TEST(Pool, AveragePoolCountIncludePad) {
+  // 1-D [1, 2, 3], kernel 2, stride 1, pads 1/1 -> 4 windows.
+  const Tensor x = Tensor::FromVector<float>({1, 2, 3}, {1, 1, 3});
+  auto excl = RunSingleNode("AveragePool", 11, {Data(x)}, Pool({2}, {1}, {1, 1}));
+  ASSERT_TRUE(excl.ok()) << excl.status().message();
+  EXPECT_EQ(Values<float>((*excl)[0]), (std::vector<float>{1, 1.5f, 2.5f, 3}));
+  Attributes a = Pool({2}, {1}, {1, 1});
+  a.Set("count_include_pad", int64_t(1));
+  auto incl = RunSingleNode("AveragePool", 11, {Data(x)}, a);
+  ASSERT_TRUE(incl.ok()) << incl.status().message();
+  EXPECT_EQ(Values<float>((*incl)[0]), (std::vector<float>{0.5f, 1.5f, 2.5f, 1.5f}));
+}
+
+TEST(Pool, CeilModeDropsAWindowStartingInThePadding) {
+  // length 4, kernel 2, stride 2, end pad 1: ceil gives 3 windows, but the third would
+  // start at 4, inside the end padding, so it is dropped.
+  Attributes a = Pool({2}, {2}, {0, 1});
+  a.Set("ceil_mode", int64_t(1));
+  auto out = RunSingleNode("MaxPool", 12, {Data(Tensor::FromVector<float>({1, 2, 3, 4}, {1, 1, 4}))}, a);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ((*out)[0].dims(), (Dims{1, 1, 2}));
+  // length 5 keeps its third window (start 4 < 5): [5] alone.
+  auto five = RunSingleNode("MaxPool", 12, {Data(Tensor::FromVector<float>({1, 2, 3, 4, 5}, {1, 1, 5}))}, a);
+  ASSERT_TRUE(five.ok()) << five.status().message();
+  EXPECT_EQ(Values<float>((*five)[0]), (std::vector<float>{2, 4, 5}));
+}
+
+TEST(Pool, MaxPoolIndicesInBothStorageOrders) {
+  // Two channels of 2x2; the max of channel 1 is at (h=1, w=0).
+  const Tensor x = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6, 9, 7}, {1, 2, 2, 2});
+  Attributes a = Pool({2, 2}, {1, 1}, {0, 0, 0, 0});
+  auto row = RunSingleNode("MaxPool", 12, {Data(x)}, a, 2);
+  ASSERT_TRUE(row.ok()) << row.status().message();
+  EXPECT_EQ(Values<float>((*row)[0]), (std::vector<float>{4, 9}));
+  EXPECT_EQ(Values<int64_t>((*row)[1]), (std::vector<int64_t>{3, 4 + 2}));
+  a.Set("storage_order", int64_t(1));
+  auto col = RunSingleNode("MaxPool", 12, {Data(x)}, a, 2);
+  ASSERT_TRUE(col.ok()) << col.status().message();
+  EXPECT_EQ(Values<int64_t>((*col)[1]), (std::vector<int64_t>{3, 4 + 1}));
+}
+
+TEST(Pool, GlobalPools) {
+  const Tensor x = Tensor::FromVector<float>({1, 2, 3, 6, -1, -2, -3, -6}, {1, 2, 2, 2});
+  auto avg = RunSingleNode("GlobalAveragePool", 13, {Data(x)}, {});
+  ASSERT_TRUE(avg.ok()) << avg.status().message();
+  EXPECT_EQ((*avg)[0].dims(), (Dims{1, 2, 1, 1}));
+  EXPECT_EQ(Values<float>((*avg)[0]), (std::vector<float>{3, -3}));
+  auto max = RunSingleNode("GlobalMaxPool", 13, {Data(x)}, {});
+  ASSERT_TRUE(max.ok()) << max.status().message();
+  EXPECT_EQ(Values<float>((*max)[0]), (std::vector<float>{6, -1}));
+}
+
+TEST(Pool, GeometryErrors) {
+  const Tensor x = Tensor::FromVector<float>({1, 2, 3, 4}, {1, 1, 2, 2});
+  EXPECT_FALSE(RunSingleNode("MaxPool", 12, {Data(x)}, Pool({2}, {1}, {0, 0})).ok());
+  EXPECT_FALSE(RunSingleNode("MaxPool", 12, {Data(x)}, Pool({3, 3}, {1, 1}, {0, 0, 0, 0})).ok());
+  EXPECT_FALSE(RunSingleNode("MaxPool", 12, {Data(x)}, Pool({2, 2}, {0, 1}, {0, 0, 0, 0})).ok());
+  EXPECT_FALSE(RunSingleNode("AveragePool", 11, {Data(Tensor::FromVector<uint8_t>({1}, {1, 1, 1}))},
+                             Pool({1}, {1}, {0, 0})).ok());
+}
+
+}  // namespace
+}  // namespace qrt

@@ -1,0 +1,90 @@
+// Softmax's two axis rules (2-D coercion before opset 13) and ReduceMean's axes forms.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tests/ops/single_node.h"
+
+namespace qrt {
+namespace {
+
+using testing::Data;
+using testing::Known;
+using testing::Omitted;
+using testing::RunSingleNode;
+using testing::Values;
+
+Attributes Axis(int64_t axis) {
+  Attributes a;
+  a.Set("axis", axis);
+  return a;
+}
+
+TEST(SoftmaxReduce, SoftmaxBeforeOpset13CoercesTo2D) {
+  // x [1, 2, 2] = log([1, 2, 3, 4]). Opset 11, axis 1: one softmax over all 4 elements.
+  const Tensor x = Tensor::FromVector<float>({std::log(1.f), std::log(2.f), std::log(3.f), std::log(4.f)}, {1, 2, 2});
+  auto old = RunSingleNode("Softmax", 11, {Data(x)}, Axis(1));
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  const std::vector<float> got_old = Values<float>((*old)[0]);
+  const float want_old[] = {0.1f, 0.2f, 0.3f, 0.4f};
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(got_old[size_t(i)], want_old[i], 1e-6f) << i;
+  // Opset 13, axis 1: softmax over axis 1 only, i.e. over {1, 3} and over {2, 4}.
+  auto now = RunSingleNode("Softmax", 13, {Data(x)}, Axis(1));
+  ASSERT_TRUE(now.ok()) << now.status().message();
+  const std::vector<float> got = Values<float>((*now)[0]);
+  const float want[] = {0.25f, 1.f / 3, 0.75f, 2.f / 3};
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(got[size_t(i)], want[i], 1e-6f) << i;
+}
+
+TEST(SoftmaxReduce, SoftmaxLargeInputsAndBadAxis) {
+  auto out = RunSingleNode("Softmax", 13, {Data(Tensor::FromVector<float>({1000.f, 1000.f}, {2}))}, {});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{0.5f, 0.5f}));
+  auto bad = RunSingleNode("Softmax", 13, {Data(Tensor::FromVector<float>({1, 2}, {2}))}, Axis(1));
+  EXPECT_FALSE(bad.ok());
+  auto dtype = RunSingleNode("Softmax", 13, {Data(Tensor::FromVector<uint8_t>({1, 2}, {2}))}, {});
+  EXPECT_FALSE(dtype.ok());
+}
+
+TEST(SoftmaxReduce, ReduceMeanAxesAttributeAndInput) {
+  const Tensor x = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+  Attributes a;
+  a.Set("axes", std::vector<int64_t>{-1});
+  a.Set("keepdims", int64_t(0));
+  auto attr = RunSingleNode("ReduceMean", 13, {Data(x)}, a);
+  ASSERT_TRUE(attr.ok()) << attr.status().message();
+  EXPECT_EQ((*attr)[0].dims(), (Dims{2}));
+  EXPECT_EQ(Values<float>((*attr)[0]), (std::vector<float>{2, 5}));
+
+  auto input = RunSingleNode("ReduceMean", 18, {Data(x), Known(Tensor::FromVector<int64_t>({0}, {1}))}, {});
+  ASSERT_TRUE(input.ok()) << input.status().message();
+  EXPECT_EQ((*input)[0].dims(), (Dims{1, 3}));
+  EXPECT_EQ(Values<float>((*input)[0]), (std::vector<float>{2.5f, 3.5f, 4.5f}));
+
+  auto all = RunSingleNode("ReduceMean", 18, {Data(x)}, {});
+  ASSERT_TRUE(all.ok()) << all.status().message();
+  EXPECT_EQ((*all)[0].dims(), (Dims{1, 1}));
+  EXPECT_EQ(Values<float>((*all)[0]), (std::vector<float>{3.5f}));
+
+  Attributes noop;
+  noop.Set("noop_with_empty_axes", int64_t(1));
+  auto same = RunSingleNode("ReduceMean", 18, {Data(x), Omitted()}, noop);
+  ASSERT_TRUE(same.ok()) << same.status().message();
+  EXPECT_EQ((*same)[0].dims(), (Dims{2, 3}));
+  EXPECT_EQ(Values<float>((*same)[0]), Values<float>(x));
+}
+
+TEST(SoftmaxReduce, ReduceMeanInt32TruncatesAndBadAxesFail) {
+  Attributes a;
+  a.Set("axes", std::vector<int64_t>{1});
+  auto out = RunSingleNode("ReduceMean", 13, {Data(Tensor::FromVector<int32_t>({1, 2, -1, -2}, {2, 2}))}, a);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(Values<int32_t>((*out)[0]), (std::vector<int32_t>{1, -1}));  // 1.5 -> 1, -1.5 -> -1
+  a.Set("axes", std::vector<int64_t>{2});
+  EXPECT_FALSE(RunSingleNode("ReduceMean", 13, {Data(Tensor::FromVector<float>({1, 2}, {1, 2}))}, a).ok());
+  a.Set("axes", std::vector<int64_t>{1, -1});
+  EXPECT_FALSE(RunSingleNode("ReduceMean", 13, {Data(Tensor::FromVector<float>({1, 2}, {1, 2}))}, a).ok());
+}
+
+}  // namespace
+}  // namespace qrt
