@@ -22,8 +22,14 @@
 //     path, and the requantization is always qrt's (RequantizeOnnx).
 //   Plans compiled with Isa::kScalar use the reference kernels only.
 //
+// qrt:QLinearConv (made by fuse-qdq-conv) is QLinearConv plus two int attributes,
+// output_min and output_max: a clamp of the quantized output, which is how a Relu or Clip
+// between the Conv and its QuantizeLinear is applied (quantization is monotonic, so
+// clamping after it equals clamping before it).
+//
 // Test hook: a string attribute "qrt_path" ("ref", "f32", "int8") forces a path; a path
 // that is not provably exact for the node is Unsupported.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -166,6 +172,7 @@ struct IntConvState {
   int w = 1, x_zp = -1, w_zp = -1, bias = -1, x_scale = -1, w_scale = -1, y_scale = -1, y_zp = -1;
   IntPath path = IntPath::kRef;
   std::shared_ptr<const onednn::Conv> onednn;
+  int32_t out_min = -2147483647 - 1, out_max = 2147483647;  // qrt:QLinearConv's clamp
 };
 
 int32_t ZeroPointAt(const Tensor* zp, int64_t i) {
@@ -204,7 +211,10 @@ void Epilogue(const IntConvState& s, const RunArgs& args, const Acc* acc) {
       for (int64_t m = 0; m < m_count; ++m) {
         const float mult = QLinearMultiplier(xs.data<float>()[0], ws.data<float>()[ws.numel() == 1 ? 0 : m],
                                              ys.data<float>()[0]);
-        for (int64_t p = 0; p < plane; ++p, ++i) out[i] = RequantizeOnnx<T>(accum(i, m), mult, yz);
+        for (int64_t p = 0; p < plane; ++p, ++i) {
+          const int32_t q = RequantizeOnnx<T>(accum(i, m), mult, yz);
+          out[i] = T(q < s.out_min ? s.out_min : (q > s.out_max ? s.out_max : q));
+        }
       }
     }
   };
@@ -373,6 +383,13 @@ Status PrepareIntConv(PrepareContext& ctx, bool qlinear) {
       return InvalidArgument("B must be int32 of shape [", m, "]");
     }
   }
+  if (qlinear && ctx.node().domain == "qrt") {
+    QRT_ASSIGN_OR_RETURN(int64_t lo, ctx.attrs().GetInt("output_min", -2147483648LL));
+    QRT_ASSIGN_OR_RETURN(int64_t hi, ctx.attrs().GetInt("output_max", 2147483647LL));
+    if (lo > hi) return InvalidArgument("output_min ", lo, " > output_max ", hi);
+    s.out_min = int32_t(std::max<int64_t>(lo, -2147483648LL));
+    s.out_max = int32_t(std::min<int64_t>(hi, 2147483647LL));
+  }
   QRT_RETURN_IF_ERROR(ChoosePath(ctx, s));
   ctx.SetOutput(0, s.y_dtype, OutputDims(s.g));
   ctx.SetKernel<IntConvState, RunIntConv>(std::move(s));
@@ -387,5 +404,6 @@ Status PrepareQLinearConv(PrepareContext& ctx) { return PrepareIntConv(ctx, true
 const OpDef kConvOp{"", "Conv", 2, 3, 1, 1, PrepareConv};
 const OpDef kConvIntegerOp{"", "ConvInteger", 2, 4, 1, 1, PrepareConvInteger};
 const OpDef kQLinearConvOp{"", "QLinearConv", 8, 9, 1, 1, PrepareQLinearConv};
+const OpDef kQrtQLinearConvOp{"qrt", "QLinearConv", 8, 9, 1, 1, PrepareQLinearConv};
 
 }  // namespace qrt

@@ -9,7 +9,7 @@ namespace qrt {
 
 StatusOr<std::vector<Tensor>> EvaluateNodes(const Graph& graph, const std::vector<NodeId>& nodes,
                                             const std::vector<std::pair<ValueId, Tensor>>& bound,
-                                            const std::vector<ValueId>& outputs) {
+                                            const std::vector<ValueId>& outputs, Isa isa) {
   Graph sub;
   sub.source = graph.source;
   sub.opsets = graph.opsets;
@@ -72,7 +72,7 @@ StatusOr<std::vector<Tensor>> EvaluateNodes(const Graph& graph, const std::vecto
   }
   CompileOptions options;
   options.passes = "none";
-  options.max_isa = Isa::kScalar;
+  options.max_isa = isa;
   QRT_ASSIGN_OR_RETURN(auto model, Compile(std::move(sub), options));
   Session session(model);
   std::vector<Tensor> results;

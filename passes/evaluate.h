@@ -5,16 +5,17 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/cpu_features.h"
 #include "runtime/graph.h"
 
 namespace qrt {
 
 // Evaluates `nodes` (live nodes of `graph`, producers before consumers) with each
 // `bound` value set to its tensor; every other input they read must be a constant.
-// Returns the tensors of `outputs`. Uses the reference kernels, which every optimized
-// kernel matches bit for bit, so the result is what the graph itself computes.
+// Returns the tensors of `outputs`. By default it uses the reference kernels, which every
+// bit-exact optimized kernel matches, so the result is what the graph itself computes.
 StatusOr<std::vector<Tensor>> EvaluateNodes(const Graph& graph, const std::vector<NodeId>& nodes,
                                             const std::vector<std::pair<ValueId, Tensor>>& bound,
-                                            const std::vector<ValueId>& outputs);
+                                            const std::vector<ValueId>& outputs, Isa isa = Isa::kScalar);
 
 }  // namespace qrt

@@ -1,9 +1,9 @@
 // Q(DQ(a) * DQ(b)) -> QuantizedMul(a, b), requantize = divide     (fuse-dq-mul-q)
 // Q(DQ(a) + DQ(b)) -> QuantizedAdd(a, b), requantize = divide     (fuse-dq-add-q)
 //
-//   a --DQ--\                       a --\
+//   a --DQ--.                       a --.
 //            Mul/Add --Q--> y   =>       QuantizedMul/Add(divide) --> y
-//   b --DQ--/                       b --/
+//   b --DQ--'                       b --'
 //
 // The fused kernel replays DequantizeLinear, Mul/Add and QuantizeLinear one f32 op at a
 // time (op-semantics.md 4.2): it keeps all six scales and zero points and divides by the

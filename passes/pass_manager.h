@@ -13,13 +13,15 @@ namespace qrt {
 struct Pass {
   std::string_view name;                 // kebab-case, as used by --passes
   StatusOr<int> (*run)(Graph& graph);    // returns the number of rewrites made
+  bool in_default;                       // part of the "default" pipeline
 };
 
 // Every pass, in default pipeline order.
 const std::vector<Pass>& AllPasses();
 
-// Runs the passes named by `spec`: "default" (the whole pipeline), "none", or a
-// comma-separated list of pass names (run in the given order). Unknown names are an
+// Runs the passes named by `spec`: "default" (the default pipeline), "none", or a
+// comma-separated list of pass names run in the given order, where the item "default"
+// stands for the default pipeline (e.g. "default,fuse-qdq-conv"). Unknown names are an
 // error. Appends (name, rewrites) to `stats`; re-validates after each pass if asked.
 Status RunPasses(Graph& graph, const std::string& spec, bool validate_each,
                  std::vector<std::pair<std::string, int>>* stats);

@@ -11,6 +11,8 @@ StatusOr<int> EliminateIdentity(Graph& graph);
 StatusOr<int> FoldConstants(Graph& graph);
 // Q(f(DQ(x))) -> LookupTable(x, table) for unary f and per-tensor 8-bit quantization.
 StatusOr<int> FuseQdqUnary(Graph& graph);
+// Q([Relu|Clip](Conv(DQ(x), DQ(w), DQ(b)))) -> qrt:QLinearConv: within one step.
+StatusOr<int> FuseQdqConv(Graph& graph);
 // Q(DQ(a) * DQ(b)) -> QuantizedMul(a, b, requantize=divide): bit-identical.
 StatusOr<int> FuseDqMulQ(Graph& graph);
 // Q(DQ(a) + DQ(b)) -> QuantizedAdd(a, b, requantize=divide): bit-identical.

@@ -2,9 +2,9 @@
 // legality rule, and the promise: outputs bit-identical with and without the pass, for
 // scalar and AVX2 kernels, on random and edge inputs.
 //
-//   Before:  a -DQ-\                  After:  a -\
+//   Before:  a -DQ-.                  After:  a -.
 //                   Mul/Add -Q-> y               QuantizedMul/Add(divide) -> y
-//            b -DQ-/                          b -/
+//            b -DQ-'                          b -'
 #include <gtest/gtest.h>
 
 #include <map>
