@@ -1,6 +1,7 @@
 // Graph -> qrt JSON. Tensors are written as base64 of their little-endian bytes, so
 // every bit (NaN payloads, -0.0) survives a round trip.
 #include <cmath>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "loaders/base64.h"
@@ -28,7 +29,7 @@ json TensorJson(const Tensor& t) {
   return j;
 }
 
-json GraphJson(const Graph& g, const Plan* plan, bool top);
+StatusOr<json> GraphJson(const Graph& g, const Plan* plan, bool top);
 
 json FloatJson(float f) {
   if (std::isnan(f)) return "nan";
@@ -36,25 +37,28 @@ json FloatJson(float f) {
   return double(f);
 }
 
-json AttrJson(const AttrValue& v) {
+StatusOr<json> AttrJson(const AttrValue& v) {
   switch (TypeOf(v)) {
-    case AttrType::kInt: return std::get<int64_t>(v);
+    case AttrType::kInt: return json(std::get<int64_t>(v));
     case AttrType::kFloat: return FloatJson(std::get<float>(v));
-    case AttrType::kString: return std::get<std::string>(v);
-    case AttrType::kInts: return std::get<std::vector<int64_t>>(v);
+    case AttrType::kString: return json(std::get<std::string>(v));
+    case AttrType::kInts: return json(std::get<std::vector<int64_t>>(v));
     case AttrType::kFloats: {
       json a = json::array();
       for (float f : std::get<std::vector<float>>(v)) a.push_back(FloatJson(f));
       return a;
     }
-    case AttrType::kStrings: return std::get<std::vector<std::string>>(v);
+    case AttrType::kStrings: return json(std::get<std::vector<std::string>>(v));
     case AttrType::kTensor: return json{{"tensor", TensorJson(std::get<Tensor>(v))}};
-    case AttrType::kGraph: return json{{"graph", GraphJson(*std::get<std::shared_ptr<Graph>>(v), nullptr, false)}};
+    case AttrType::kGraph: {
+      QRT_ASSIGN_OR_RETURN(json g, GraphJson(*std::get<std::shared_ptr<Graph>>(v), nullptr, false));
+      return json{{"graph", std::move(g)}};
+    }
   }
-  return nullptr;
+  return json(nullptr);
 }
 
-json GraphJson(const Graph& g, const Plan* plan, bool top) {
+StatusOr<json> GraphJson(const Graph& g, const Plan* plan, bool top) {
   json root;
   if (top) {
     root["format"] = "qrt.graph";
@@ -84,16 +88,26 @@ json GraphJson(const Graph& g, const Plan* plan, bool top) {
   auto order = g.TopologicalOrder();
   std::vector<NodeId> ids;
   if (order.ok()) ids = *order;
+  std::set<std::string> rebound;  // capture names already defined by an Identity
   for (NodeId id : ids) {
     const Node& n = g.node(id);
+    QRT_ASSIGN_OR_RETURN(auto renamed, RenamedCaptures(g, n));
+    for (const auto& [capture, outer] : renamed) {
+      if (!rebound.insert(capture).second) continue;
+      nodes.push_back(json{{"name", capture + "_capture"}, {"op", "Identity"}, {"domain", ""},
+                           {"inputs", json::array({outer})}, {"outputs", json::array({capture})}});
+    }
     json j{{"name", n.name}, {"op", n.op_type}, {"domain", n.domain}};
     json ins = json::array(), outs = json::array();
-    for (ValueId v : n.inputs) ins.push_back(v.valid() ? g.value(v).name : "");
+    const size_t num_declared = n.inputs.size() - NumImplicitInputs(n);  // implicit inputs are not written
+    for (size_t k = 0; k < num_declared; ++k) ins.push_back(n.inputs[k].valid() ? g.value(n.inputs[k]).name : "");
     for (ValueId v : n.outputs) outs.push_back(v.valid() ? g.value(v).name : "");
     j["inputs"] = ins;
     j["outputs"] = outs;
     json attrs = json::object();
-    for (const auto& [name, a] : n.attrs.all()) attrs[name] = AttrJson(a);
+    for (const auto& [name, a] : n.attrs.all()) {
+      QRT_ASSIGN_OR_RETURN(attrs[name], AttrJson(a));
+    }
     if (!attrs.empty()) j["attrs"] = attrs;
     nodes.push_back(j);
   }
@@ -118,7 +132,8 @@ json GraphJson(const Graph& g, const Plan* plan, bool top) {
 }  // namespace
 
 StatusOr<std::string> GraphToJson(const Graph& graph, const Plan* plan) {
-  return GraphJson(graph, plan, true).dump(1) + "\n";
+  QRT_ASSIGN_OR_RETURN(json root, GraphJson(graph, plan, true));
+  return root.dump(1) + "\n";
 }
 
 }  // namespace qrt

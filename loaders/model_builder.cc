@@ -155,7 +155,12 @@ StatusOr<Graph> ModelBuilder::Finish() {
     n.opset = OpsetOf(n.domain);
     n.def = defs[i];
     n.attrs = std::move(spec.attrs);
-    for (const std::string& in : spec.inputs) {
+    // Declared inputs, then the captures of the node's subgraphs (see ImplicitInputNames).
+    std::vector<std::string> inputs = std::move(spec.inputs);
+    const size_t num_declared = inputs.size();
+    for (std::string& name : ImplicitInputNames(n)) inputs.push_back(std::move(name));
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      const std::string& in = inputs[k];
       if (in.empty()) {
         n.inputs.push_back(ValueId{});
         continue;
@@ -163,7 +168,8 @@ StatusOr<Graph> ModelBuilder::Finish() {
       ValueId id = graph_.FindValue(in);
       if (!id.valid()) {
         if (!is_subgraph_) {
-          return Err(spec, i, InvalidArgument("input '", in, "' is not defined by any node, input or initializer"));
+          const char* what = k < num_declared ? "input '" : "captured value '";
+          return Err(spec, i, InvalidArgument(what, in, "' is not defined by any node, input or initializer"));
         }
         Value v;
         v.name = in;

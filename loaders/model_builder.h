@@ -27,7 +27,8 @@ struct NodeSpec {
 class ModelBuilder {
  public:
   // `opsets` maps a domain ("" for ONNX) to its imported version. In a subgraph,
-  // names defined nowhere are captures from the enclosing graph.
+  // names defined nowhere are captures from the enclosing graph. A node with graph
+  // attributes gets their captures appended to its inputs (see ImplicitInputNames).
   ModelBuilder(std::string source, std::map<std::string, int64_t> opsets, bool is_subgraph);
 
   void SetName(const std::string& name) { graph_.name = name; }

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "runtime/graph.h"
 #include "runtime/plan.h"
@@ -18,6 +20,12 @@ Status SaveModel(const Graph& graph, const std::string& path, const Plan* plan =
 // The two writers, for callers that choose the format themselves.
 StatusOr<std::string> GraphToJson(const Graph& graph, const Plan* plan);
 StatusOr<std::string> GraphToOnnx(const Graph& graph, const Plan* plan);
+
+// For the writers: each implicit input of `node` (see ImplicitInputNames) whose outer
+// value no longer has the capture's name, because a pass rewired it, as a pair
+// (capture name, outer value name). A writer defines the capture name with an Identity
+// of the outer value before the node. Fails if the capture name now names another value.
+StatusOr<std::vector<std::pair<std::string, std::string>>> RenamedCaptures(const Graph& graph, const Node& node);
 
 bool EndsWith(const std::string& s, const std::string& suffix);
 

@@ -1,6 +1,8 @@
 // Graph -> ONNX ModelProto. qrt's own ops are written in domain "qrt".
 #include <onnx/onnx_pb.h>
 
+#include <set>
+
 #include "loaders/model_io.h"
 #include "loaders/tensor_proto.h"
 
@@ -63,13 +65,24 @@ Status WriteGraph(const Graph& g, const Plan* plan, onnx::GraphProto* gp) {
     if (v.constant) *gp->add_initializer() = TensorToProto(*v.constant, v.name);
   }
   QRT_ASSIGN_OR_RETURN(std::vector<NodeId> order, g.TopologicalOrder());
+  std::set<std::string> rebound;  // capture names already defined by an Identity
   for (NodeId id : order) {
     const Node& n = g.node(id);
+    QRT_ASSIGN_OR_RETURN(auto renamed, RenamedCaptures(g, n));
+    for (const auto& [capture, outer] : renamed) {
+      if (!rebound.insert(capture).second) continue;
+      auto* ip = gp->add_node();
+      ip->set_name(capture + "_capture");
+      ip->set_op_type("Identity");
+      ip->add_input(outer);
+      ip->add_output(capture);
+    }
     auto* np = gp->add_node();
     np->set_name(n.name);
     np->set_op_type(n.op_type);
     np->set_domain(n.domain);
-    for (ValueId v : n.inputs) np->add_input(v.valid() ? g.value(v).name : "");
+    const size_t num_declared = n.inputs.size() - NumImplicitInputs(n);  // implicit inputs are not written
+    for (size_t k = 0; k < num_declared; ++k) np->add_input(n.inputs[k].valid() ? g.value(n.inputs[k]).name : "");
     for (ValueId v : n.outputs) np->add_output(v.valid() ? g.value(v).name : "");
     for (const auto& [name, a] : n.attrs.all()) QRT_RETURN_IF_ERROR(WriteAttr(name, a, np->add_attribute()));
   }

@@ -29,5 +29,7 @@ extern const OpDef kConvOp, kConvIntegerOp, kQLinearConvOp, kQrtQLinearConvOp, k
 extern const OpDef kConcatOp, kSplitOp, kSliceOp, kPadOp, kTileOp, kTransposeOp, kGatherOp, kResizeOp,
     kSoftmaxOp, kReduceMeanOp, kMaxPoolOp, kAveragePoolOp, kGlobalMaxPoolOp, kGlobalAveragePoolOp,
     kBatchNormalizationOp, kDynamicQuantizeLinearOp;
+// scan.cc
+extern const OpDef kScanOp;
 
 }  // namespace qrt

@@ -21,6 +21,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kConcatOp, &kSplitOp, &kSliceOp, &kPadOp, &kTileOp, &kTransposeOp, &kGatherOp, &kResizeOp,
       &kSoftmaxOp, &kReduceMeanOp, &kMaxPoolOp, &kAveragePoolOp, &kGlobalMaxPoolOp, &kGlobalAveragePoolOp,
       &kBatchNormalizationOp, &kDynamicQuantizeLinearOp,
+      // scan.cc (control flow)
+      &kScanOp,
   };
   return kOps;
 }

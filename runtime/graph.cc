@@ -31,6 +31,26 @@ std::string ShapeToString(const Shape& shape) {
   return s + "]";
 }
 
+std::vector<std::string> ImplicitInputNames(const Node& node) {
+  std::vector<std::string> names;
+  for (const auto& [attr_name, attr] : node.attrs.all()) {
+    if (TypeOf(attr) != AttrType::kGraph) continue;
+    const std::shared_ptr<Graph>& g = std::get<std::shared_ptr<Graph>>(attr);
+    if (g == nullptr) continue;
+    for (ValueId c : g->captures) {
+      const std::string& name = g->value(c).name;
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+  }
+  return names;
+}
+
+size_t NumImplicitInputs(const Node& node) {
+  bool has_graph = false;
+  for (const auto& entry : node.attrs.all()) has_graph |= TypeOf(entry.second) == AttrType::kGraph;
+  return has_graph ? ImplicitInputNames(node).size() : 0;
+}
+
 StatusOr<ValueId> Graph::AddValue(Value v) {
   if (!v.name.empty() && by_name_.count(v.name)) {
     return InvalidArgument("value '", v.name, "' is defined more than once");

@@ -70,6 +70,19 @@ struct Node {
   bool dead = false;             // erased; removed by Compact()
 };
 
+// Implicit inputs. A node with graph attributes (Scan's body) reads the subgraphs'
+// captures from the enclosing graph. Loaders append those values to the node's inputs,
+// after its declared ones, so liveness, ordering, passes and the planner see the
+// dependency like any other input. They are derived from the attributes alone, so a
+// copy of a node keeps them: ImplicitInputNames(n)[k] is the capture read through
+// n.inputs[n.inputs.size() - NumImplicitInputs(n) + k]. Writers drop them again.
+
+// Names of the captures of the node's graph attributes, in attribute-name order, then
+// capture order, each name once.
+std::vector<std::string> ImplicitInputNames(const Node& node);
+// How many of the node's trailing inputs are implicit (0 for nodes without graph attributes).
+size_t NumImplicitInputs(const Node& node);
+
 class Graph {
  public:
   std::string name;

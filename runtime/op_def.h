@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -44,6 +45,7 @@ struct TensorInfo {
 struct PlanOptions {
   Isa isa = Isa::kAvx2;
   int threads = 1;
+  std::string subgraph_passes = "default";  // passes for subgraphs an op compiles (Scan's body)
 };
 
 class PrepareContext {
@@ -56,6 +58,7 @@ class PrepareContext {
   int64_t opset() const { return node_.opset; }
   Isa isa() const { return options_.isa; }
   int threads() const { return options_.threads; }
+  const PlanOptions& options() const { return options_; }
 
   int num_inputs() const { return int(inputs_.size()); }
   bool has_input(int i) const { return i < num_inputs() && inputs_[i].dtype != DataType::kUndefined; }

@@ -1,0 +1,332 @@
+// Scan (opsets 9..21): runs the `body` graph once per step of a sequence, threading N
+// state values through the steps and slicing M scan inputs / stacking K scan outputs
+// along their scan axes. Node inputs: N initial states, M scan inputs, then the body's
+// captures (implicit inputs, see ImplicitInputNames). Node outputs: N final states,
+// then K scan outputs.
+//
+// prepare compiles a copy of the body once, for the concrete slice shapes: captures
+// known at plan time become body initializers (so the passes can fold and fuse them),
+// the others extra body inputs fed from the node's implicit inputs. Every step then
+// reuses that body plan, so the body's output shapes are fixed and checked once here.
+//
+// Scan-8 (a sequence_lens input and a batch axis) is a different op and is rejected.
+#include <cstring>
+#include <mutex>
+
+#include "ops/op_util.h"
+#include "ops/ops.h"
+#include "runtime/model.h"
+#include "runtime/session.h"
+
+namespace qrt {
+namespace {
+
+// A scan input or output seen as [outer, seq, inner]: step t's slice is the
+// `inner_bytes` at byte (o * seq + t) * inner_bytes, for each o < outer.
+struct SeqLayout {
+  int64_t outer = 1;
+  size_t inner_bytes = 0;
+  bool reverse = false;  // step t reads or writes position seq - 1 - t
+};
+
+// Working memory of one run: the body's session (its arena) and the views fed to it.
+struct ScanScratch {
+  explicit ScanScratch(std::shared_ptr<const CompiledModel> body) : session(std::move(body)) {}
+  Session session;
+  std::vector<Tensor> feeds;    // body inputs; views re-pointed at each step
+  std::vector<Tensor> slices;   // per scan input: a copy of a strided slice (outer > 1)
+  std::vector<Tensor> states;   // per state: storage when the state output is omitted
+  std::vector<void*> state_data;
+  std::vector<Tensor> results;
+};
+
+// The kernel state is shared by every session running the outer plan, possibly on
+// several threads. The scratch kept here serves the run holding the mutex; a run that
+// finds it taken makes its own (one body arena allocation) rather than wait.
+struct ScanCache {
+  std::mutex mutex;
+  std::unique_ptr<ScanScratch> scratch;
+};
+
+struct ScanState {
+  std::shared_ptr<const CompiledModel> body;
+  int num_states = 0;
+  int64_t seq_len = 0;
+  std::vector<SeqLayout> scan_inputs;
+  std::vector<SeqLayout> scan_outputs;
+  std::vector<size_t> state_bytes;
+  std::vector<bool> state_output_omitted;
+  std::vector<int> capture_inputs;   // node input feeding each body input after the N + M declared ones
+  std::vector<DataType> feed_dtypes;  // per body input
+  std::vector<Dims> feed_dims;
+  std::shared_ptr<ScanCache> cache;
+};
+
+StatusOr<std::unique_ptr<ScanScratch>> MakeScratch(const ScanState& s) {
+  auto w = std::make_unique<ScanScratch>(s.body);
+  for (size_t i = 0; i < s.feed_dims.size(); ++i) {
+    w->feeds.push_back(Tensor::Borrow(s.feed_dtypes[i], s.feed_dims[i], nullptr));
+  }
+  w->slices.resize(s.scan_inputs.size());
+  for (size_t j = 0; j < s.scan_inputs.size(); ++j) {
+    if (s.scan_inputs[j].outer == 1) continue;  // a slice is contiguous: fed in place
+    const size_t f = size_t(s.num_states) + j;
+    QRT_ASSIGN_OR_RETURN(w->slices[j], Tensor::Allocate(s.feed_dtypes[f], s.feed_dims[f]));
+    w->feeds[f].set_data(w->slices[j].raw());
+  }
+  w->states.resize(size_t(s.num_states));
+  for (int i = 0; i < s.num_states; ++i) {
+    if (!s.state_output_omitted[size_t(i)]) continue;
+    QRT_ASSIGN_OR_RETURN(w->states[size_t(i)], Tensor::Allocate(s.feed_dtypes[size_t(i)], s.feed_dims[size_t(i)]));
+  }
+  w->state_data.resize(size_t(s.num_states));
+  return w;
+}
+
+Status RunScanSteps(const ScanState& s, ScanScratch& w, const RunArgs& args) {
+  const int n = s.num_states;
+  const int m = int(s.scan_inputs.size());
+  for (size_t c = 0; c < s.capture_inputs.size(); ++c) {
+    w.feeds[size_t(n + m) + c].set_data(const_cast<void*>(args.input(s.capture_inputs[c])->raw()));
+  }
+  // The state outputs hold the state between steps; the body reads its inputs in place
+  // and writes only its own arena, so a step may read and then overwrite them.
+  for (int i = 0; i < n; ++i) {
+    w.state_data[size_t(i)] = s.state_output_omitted[size_t(i)] ? w.states[size_t(i)].raw() : args.output(i)->raw();
+  }
+  for (int64_t t = 0; t < s.seq_len; ++t) {
+    for (int i = 0; i < n; ++i) {
+      w.feeds[size_t(i)].set_data(t == 0 ? const_cast<void*>(args.input(i)->raw()) : w.state_data[size_t(i)]);
+    }
+    for (int j = 0; j < m; ++j) {
+      const SeqLayout& l = s.scan_inputs[size_t(j)];
+      const int64_t pos = l.reverse ? s.seq_len - 1 - t : t;
+      const char* x = static_cast<const char*>(args.input(n + j)->raw());
+      if (l.outer == 1) {
+        w.feeds[size_t(n + j)].set_data(const_cast<char*>(x) + size_t(pos) * l.inner_bytes);
+        continue;
+      }
+      char* slice = static_cast<char*>(w.slices[size_t(j)].raw());
+      for (int64_t o = 0; o < l.outer; ++o) {
+        std::memcpy(slice + size_t(o) * l.inner_bytes, x + size_t(o * s.seq_len + pos) * l.inner_bytes, l.inner_bytes);
+      }
+    }
+    Status st = w.session.Run(w.feeds, &w.results);
+    if (!st.ok()) return st.WithContext(StrCat("Scan body, step ", t));
+    for (int i = 0; i < n; ++i) {
+      // A body that passes a state through returns the very buffer it was fed.
+      if (w.results[size_t(i)].raw() != w.state_data[size_t(i)]) {
+        std::memcpy(w.state_data[size_t(i)], w.results[size_t(i)].raw(), s.state_bytes[size_t(i)]);
+      }
+    }
+    for (size_t j = 0; j < s.scan_outputs.size(); ++j) {
+      Tensor* y = args.output(n + int(j));
+      if (y == nullptr) continue;
+      const SeqLayout& l = s.scan_outputs[j];
+      const int64_t pos = l.reverse ? s.seq_len - 1 - t : t;
+      const char* r = static_cast<const char*>(w.results[size_t(n) + j].raw());
+      char* out = static_cast<char*>(y->raw());
+      for (int64_t o = 0; o < l.outer; ++o) {
+        std::memcpy(out + size_t(o * s.seq_len + pos) * l.inner_bytes, r + size_t(o) * l.inner_bytes, l.inner_bytes);
+      }
+    }
+  }
+  if (s.seq_len == 0) {
+    for (int i = 0; i < n; ++i) {
+      if (s.state_output_omitted[size_t(i)]) continue;
+      std::memcpy(args.output(i)->raw(), args.input(i)->raw(), s.state_bytes[size_t(i)]);
+    }
+  }
+  return Status::Ok();
+}
+
+Status RunScan(const ScanState& s, const RunArgs& args) {
+  std::unique_lock<std::mutex> lock(s.cache->mutex, std::try_to_lock);
+  if (lock.owns_lock()) {
+    if (s.cache->scratch == nullptr) {
+      QRT_ASSIGN_OR_RETURN(s.cache->scratch, MakeScratch(s));
+    }
+    return RunScanSteps(s, *s.cache->scratch, args);
+  }
+  QRT_ASSIGN_OR_RETURN(std::unique_ptr<ScanScratch> own, MakeScratch(s));
+  return RunScanSteps(s, *own, args);
+}
+
+// An axes or directions attribute: `count` entries, zeros when absent.
+StatusOr<std::vector<int64_t>> PerTensorAttr(const Attributes& attrs, const char* name, size_t count) {
+  QRT_ASSIGN_OR_RETURN(std::vector<int64_t> v, attrs.GetInts(name, std::vector<int64_t>(count, 0)));
+  if (v.size() != count) return InvalidArgument(name, " has ", v.size(), " entries, expected ", count);
+  return v;
+}
+
+Status CheckDirections(const std::vector<int64_t>& dirs, const char* name) {
+  for (size_t i = 0; i < dirs.size(); ++i) {
+    if (dirs[i] != 0 && dirs[i] != 1) {
+      return InvalidArgument(name, "[", i, "] is ", dirs[i], "; must be 0 (forward) or 1 (reverse)");
+    }
+  }
+  return Status::Ok();
+}
+
+SeqLayout LayoutOf(const Dims& dims, int64_t axis, DataType dtype, bool reverse) {
+  SeqLayout l;
+  size_t inner = DataTypeSize(dtype);
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (int64_t(d) < axis) l.outer *= dims[d];
+    if (int64_t(d) > axis) inner *= size_t(dims[d]);
+  }
+  l.inner_bytes = inner;
+  l.reverse = reverse;
+  return l;
+}
+
+// Gives body input `i` the dtype and dims it is fed with, after checking them against
+// what the body declares.
+Status BindBodyInput(Graph& body, size_t i, DataType dtype, const Dims& dims) {
+  QRT_RETURN_IF_ERROR(CheckInputMatches(body, i, dtype, dims).WithContext("Scan body"));
+  Value& v = body.value(body.inputs[i]);
+  v.dtype = dtype;
+  v.shape = ShapeFromDims(dims);
+  return Status::Ok();
+}
+
+Status PrepareScan(PrepareContext& ctx) {
+  if (ctx.opset() < 9) {
+    return Unsupported("Scan-8 (sequence_lens input, batch axis) is not supported; qrt implements Scan from opset 9");
+  }
+  const Node& node = ctx.node();
+  const int num_implicit = int(NumImplicitInputs(node));
+  const int num_declared = ctx.num_inputs() - num_implicit;
+  QRT_ASSIGN_OR_RETURN(std::shared_ptr<Graph> body_attr, ctx.attrs().GetGraph("body"));
+  if (body_attr == nullptr) return InvalidArgument("Scan has an empty body");
+  QRT_ASSIGN_OR_RETURN(int64_t num_scan_inputs, ctx.attrs().GetInt("num_scan_inputs"));
+  if (num_scan_inputs < 1 || num_scan_inputs > num_declared) {
+    return InvalidArgument("num_scan_inputs is ", num_scan_inputs, "; must be in [1, ", num_declared,
+                           "], the number of inputs");
+  }
+  const int m = int(num_scan_inputs);
+  const int n = num_declared - m;
+  if (ctx.num_outputs() < n) {
+    return InvalidArgument("Scan has ", n, " state inputs but only ", ctx.num_outputs(), " outputs");
+  }
+  const int k = ctx.num_outputs() - n;
+  for (int i = 0; i < num_declared; ++i) {
+    if (!ctx.has_input(i)) return InvalidArgument("Scan input ", i, " is missing");
+  }
+  const Graph& declared_body = *body_attr;
+  if (int(declared_body.inputs.size()) != n + m) {
+    return InvalidArgument("the body has ", declared_body.inputs.size(), " inputs; Scan with ", n, " states and ", m,
+                           " scan inputs needs ", n + m);
+  }
+  if (int(declared_body.outputs.size()) != n + k) {
+    return InvalidArgument("the body has ", declared_body.outputs.size(), " outputs; Scan with ", n,
+                           " states and ", k, " scan outputs needs ", n + k);
+  }
+  QRT_ASSIGN_OR_RETURN(std::vector<int64_t> in_axes, PerTensorAttr(ctx.attrs(), "scan_input_axes", size_t(m)));
+  QRT_ASSIGN_OR_RETURN(std::vector<int64_t> in_dirs, PerTensorAttr(ctx.attrs(), "scan_input_directions", size_t(m)));
+  QRT_ASSIGN_OR_RETURN(std::vector<int64_t> out_axes, PerTensorAttr(ctx.attrs(), "scan_output_axes", size_t(k)));
+  QRT_ASSIGN_OR_RETURN(std::vector<int64_t> out_dirs,
+                       PerTensorAttr(ctx.attrs(), "scan_output_directions", size_t(k)));
+  QRT_RETURN_IF_ERROR(CheckDirections(in_dirs, "scan_input_directions"));
+  QRT_RETURN_IF_ERROR(CheckDirections(out_dirs, "scan_output_directions"));
+
+  Graph body = declared_body;
+  ScanState s;
+  s.num_states = n;
+  for (int i = 0; i < n; ++i) {
+    const TensorInfo& in = ctx.input(i);
+    QRT_RETURN_IF_ERROR(BindBodyInput(body, size_t(i), in.dtype, in.dims));
+    s.state_bytes.push_back(size_t(ElementCount(in.dims)) * DataTypeSize(in.dtype));
+    s.state_output_omitted.push_back(!ctx.has_output(i));
+  }
+  for (int j = 0; j < m; ++j) {
+    const TensorInfo& in = ctx.input(n + j);
+    if (in.dims.empty()) return InvalidArgument("scan input ", j, " is a scalar; it needs an axis to scan");
+    StatusOr<int64_t> axis_or = NormalizeAxis(in_axes[size_t(j)], int64_t(in.dims.size()));
+    if (!axis_or.ok()) return axis_or.status().WithContext(StrCat("scan_input_axes[", j, "]"));
+    const int64_t axis = *axis_or;
+    const int64_t len = in.dims[size_t(axis)];
+    if (j == 0) {
+      s.seq_len = len;
+    } else if (len != s.seq_len) {
+      return InvalidArgument("scan input ", j, " has sequence length ", len, " along axis ", axis,
+                             "; scan input 0 has ", s.seq_len);
+    }
+    Dims slice = in.dims;
+    slice.erase(slice.begin() + axis);
+    QRT_RETURN_IF_ERROR(BindBodyInput(body, size_t(n + j), in.dtype, slice));
+    s.scan_inputs.push_back(LayoutOf(in.dims, axis, in.dtype, in_dirs[size_t(j)] == 1));
+  }
+  // Captures: constants when their value is known now, body inputs otherwise.
+  const std::vector<std::string> capture_names = ImplicitInputNames(node);
+  for (size_t c = 0; c < capture_names.size(); ++c) {
+    const ValueId id = body.FindValue(capture_names[c]);
+    if (!id.valid()) continue;  // captured by another graph attribute
+    const int input = num_declared + int(c);
+    if (!ctx.has_input(input)) {
+      return InvalidArgument("the body reads '", capture_names[c],
+                             "' from the enclosing graph, which has no value for it");
+    }
+    const TensorInfo& in = ctx.input(input);
+    Value& v = body.value(id);
+    v.dtype = in.dtype;
+    v.shape = ShapeFromDims(in.dims);
+    if (in.value != nullptr) {
+      v.constant = in.value->Clone();
+    } else {
+      body.inputs.push_back(id);
+      s.capture_inputs.push_back(input);
+    }
+  }
+  body.captures.clear();
+  for (ValueId in : body.inputs) {
+    s.feed_dtypes.push_back(body.value(in).dtype);
+    s.feed_dims.push_back(*StaticDims(*body.value(in).shape));
+  }
+
+  CompileOptions options;
+  options.passes = ctx.options().subgraph_passes;
+  options.max_isa = ctx.isa();
+  options.threads = ctx.threads();
+  StatusOr<std::shared_ptr<const CompiledModel>> compiled = Compile(std::move(body), options);
+  if (!compiled.ok()) return compiled.status().WithContext("Scan body");
+  s.body = std::move(compiled).value();
+  std::shared_ptr<const Plan> plan = s.body->default_plan();
+  if (plan == nullptr) {
+    return Unsupported("the Scan body's shapes depend on its input values; qrt plans the body once");
+  }
+  const Graph& g = s.body->graph();
+  for (int i = 0; i < n; ++i) {
+    const PlannedValue& out = plan->values[g.outputs[size_t(i)].index];
+    const TensorInfo& in = ctx.input(i);
+    if (out.dtype != in.dtype || out.dims != in.dims) {
+      return InvalidArgument("body output ", i, " (state '", g.value(g.outputs[size_t(i)]).name, "') is ",
+                             DataTypeName(out.dtype), DimsToString(out.dims), " but the state is ",
+                             DataTypeName(in.dtype), DimsToString(in.dims));
+    }
+    ctx.SetOutput(i, in.dtype, in.dims);
+  }
+  for (int j = 0; j < k; ++j) {
+    const PlannedValue& out = plan->values[g.outputs[size_t(n + j)].index];
+    const int64_t rank = int64_t(out.dims.size()) + 1;
+    StatusOr<int64_t> axis_or = NormalizeAxis(out_axes[size_t(j)], rank);
+    if (!axis_or.ok()) return axis_or.status().WithContext(StrCat("scan_output_axes[", j, "]"));
+    const int64_t axis = *axis_or;
+    Dims dims = out.dims;
+    dims.insert(dims.begin() + axis, s.seq_len);
+    Status size_ok = CheckedElementCount(dims, DataTypeSize(out.dtype)).status();
+    if (!size_ok.ok()) return size_ok.WithContext(StrCat("scan output ", j));
+    ctx.SetOutput(n + j, out.dtype, dims);
+    s.scan_outputs.push_back(LayoutOf(dims, axis, out.dtype, out_dirs[size_t(j)] == 1));
+  }
+  s.cache = std::make_shared<ScanCache>();
+  ctx.SetKernel<ScanState, RunScan>(std::move(s));
+  return Status::Ok();
+}
+
+}  // namespace
+
+// Variadic: N states and M scan inputs (the loader counts declared inputs only).
+const OpDef kScanOp{"", "Scan", 1, 1 << 20, 1, 1 << 20, PrepareScan};
+
+}  // namespace qrt
