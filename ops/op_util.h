@@ -67,6 +67,24 @@ bool DispatchNumeric(DataType dtype, F&& f) {
   }
 }
 
+// Element i of a float32, float16 or bfloat16 buffer, as float (the 16-bit types widen exactly).
+inline float LoadFloat(DataType t, const void* p, int64_t i) {
+  switch (t) {
+    case DataType::kFloat16: return HalfToFloat(static_cast<const uint16_t*>(p)[i]);
+    case DataType::kBFloat16: return BFloat16ToFloat(static_cast<const uint16_t*>(p)[i]);
+    default: return static_cast<const float*>(p)[i];
+  }
+}
+
+// Stores v as element i of a float32, float16 or bfloat16 buffer (16-bit: nearest even).
+inline void StoreFloat(DataType t, void* p, int64_t i, float v) {
+  switch (t) {
+    case DataType::kFloat16: static_cast<uint16_t*>(p)[i] = FloatToHalf(v); break;
+    case DataType::kBFloat16: static_cast<uint16_t*>(p)[i] = FloatToBFloat16(v); break;
+    default: static_cast<float*>(p)[i] = v; break;
+  }
+}
+
 // Checks an input's dtype is one of `allowed`.
 Status ExpectDType(const PrepareContext& ctx, int input, std::initializer_list<DataType> allowed);
 

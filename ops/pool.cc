@@ -53,22 +53,6 @@ void MaxPlanes(const PoolState& s, const T* x, T* y, int64_t* indices) {
   }
 }
 
-float LoadF(DataType t, const void* p, int64_t i) {
-  switch (t) {
-    case DataType::kFloat16: return HalfToFloat(static_cast<const uint16_t*>(p)[i]);
-    case DataType::kBFloat16: return BFloat16ToFloat(static_cast<const uint16_t*>(p)[i]);
-    default: return static_cast<const float*>(p)[i];
-  }
-}
-
-void StoreF(DataType t, void* p, int64_t i, float v) {
-  switch (t) {
-    case DataType::kFloat16: static_cast<uint16_t*>(p)[i] = FloatToHalf(v); break;
-    case DataType::kBFloat16: static_cast<uint16_t*>(p)[i] = FloatToBFloat16(v); break;
-    default: static_cast<float*>(p)[i] = v; break;
-  }
-}
-
 Status RunPool(const PoolState& s, const RunArgs& args) {
   const void* x = args.input(0)->raw();
   void* y = args.output(0)->raw();
@@ -89,13 +73,13 @@ Status RunPool(const PoolState& s, const RunArgs& args) {
       double sum = 0;
       for (int64_t t = s.tap_start[size_t(p)]; t < s.tap_start[size_t(p) + 1]; ++t) {
         const int64_t at = base + s.taps[size_t(t)];
-        sum += s.dtype == DataType::kFloat64 ? static_cast<const double*>(x)[at] : double(LoadF(s.dtype, x, at));
+        sum += s.dtype == DataType::kFloat64 ? static_cast<const double*>(x)[at] : double(LoadFloat(s.dtype, x, at));
       }
       const double mean = sum / s.divisor[size_t(p)];
       if (s.dtype == DataType::kFloat64) {
         static_cast<double*>(y)[c * s.out_plane + p] = mean;
       } else {
-        StoreF(s.dtype, y, c * s.out_plane + p, float(mean));
+        StoreFloat(s.dtype, y, c * s.out_plane + p, float(mean));
       }
     }
   }

@@ -100,14 +100,9 @@ void ForEachElement(const QuantLayout& l, Fn fn) {
   }
 }
 
-float LoadFloat(DataType t, const void* p, int64_t i) {
-  switch (t) {
-    case DataType::kFloat32: return static_cast<const float*>(p)[i];
-    case DataType::kFloat16: return HalfToFloat(static_cast<const uint16_t*>(p)[i]);
-    case DataType::kBFloat16: return BFloat16ToFloat(static_cast<const uint16_t*>(p)[i]);
-    case DataType::kInt32: return float(static_cast<const int32_t*>(p)[i]);
-    default: return 0.f;
-  }
+// QuantizeLinear's input: a float type, or int32 (opset 19+), converted to float.
+float LoadInputAsFloat(DataType t, const void* p, int64_t i) {
+  return t == DataType::kInt32 ? float(static_cast<const int32_t*>(p)[i]) : LoadFloat(t, p, i);
 }
 
 int64_t LoadInt(DataType t, const void* p, int64_t i) {
@@ -141,14 +136,6 @@ void StoreInt(DataType t, void* p, int64_t i, int64_t v) {
   }
 }
 
-void StoreFloat(DataType t, void* p, int64_t i, float v) {
-  switch (t) {
-    case DataType::kFloat16: static_cast<uint16_t*>(p)[i] = FloatToHalf(v); break;
-    case DataType::kBFloat16: static_cast<uint16_t*>(p)[i] = FloatToBFloat16(v); break;
-    default: static_cast<float*>(p)[i] = v; break;
-  }
-}
-
 Status RunQuantize(const QdqState& s, const RunArgs& args) {
   const Tensor& x = *args.input(0);
   const Tensor& scale = *args.input(1);
@@ -167,7 +154,7 @@ Status RunQuantize(const QdqState& s, const RunArgs& args) {
   double lo, hi;
   IntRange(s.q_dtype, &lo, &hi);
   ForEachElement(s.layout, [&](int64_t i, int64_t si) {
-    const float q = std::nearbyint(LoadFloat(s.x_dtype, x.raw(), i) / LoadFloat(s.f_dtype, scale.raw(), si));
+    const float q = std::nearbyint(LoadInputAsFloat(s.x_dtype, x.raw(), i) / LoadFloat(s.f_dtype, scale.raw(), si));
     double v = std::isnan(q) ? 0.0 : double(q);
     v += zp ? double(LoadInt(s.q_dtype, zp->raw(), si)) : 0.0;
     v = v < lo ? lo : (v > hi ? hi : v);

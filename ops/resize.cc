@@ -93,14 +93,6 @@ struct InterpState {
   double fill = 0;
 };
 
-float LoadF(DataType t, const void* p, int64_t i) {
-  switch (t) {
-    case DataType::kFloat16: return HalfToFloat(static_cast<const uint16_t*>(p)[i]);
-    case DataType::kBFloat16: return BFloat16ToFloat(static_cast<const uint16_t*>(p)[i]);
-    default: return static_cast<const float*>(p)[i];
-  }
-}
-
 void Store(DataType t, void* p, int64_t i, double v) {
   switch (t) {
     case DataType::kFloat64: static_cast<double*>(p)[i] = v; break;
@@ -132,7 +124,7 @@ Status RunInterp(const InterpState& s, const RunArgs& args) {
           w *= s.axes[a].weight[size_t(t[a])];
         }
         const double v = s.dtype == DataType::kFloat64 ? static_cast<const double*>(x)[off]
-                                                       : double(LoadF(s.dtype, x, off));
+                                                       : double(LoadFloat(s.dtype, x, off));
         acc += w * v;
         size_t a = r;
         while (a-- > 0) {

@@ -17,22 +17,6 @@
 namespace qrt {
 namespace {
 
-float LoadF(DataType t, const void* p, int64_t i) {
-  switch (t) {
-    case DataType::kFloat16: return HalfToFloat(static_cast<const uint16_t*>(p)[i]);
-    case DataType::kBFloat16: return BFloat16ToFloat(static_cast<const uint16_t*>(p)[i]);
-    default: return static_cast<const float*>(p)[i];
-  }
-}
-
-void StoreF(DataType t, void* p, int64_t i, float v) {
-  switch (t) {
-    case DataType::kFloat16: static_cast<uint16_t*>(p)[i] = FloatToHalf(v); break;
-    case DataType::kBFloat16: static_cast<uint16_t*>(p)[i] = FloatToBFloat16(v); break;
-    default: static_cast<float*>(p)[i] = v; break;
-  }
-}
-
 // ---- Softmax -------------------------------------------------------------------------
 
 struct SoftmaxState {
@@ -69,7 +53,7 @@ Status RunSoftmax(const SoftmaxState& s, const RunArgs& args) {
     SoftmaxRows<double>(s, [&](int64_t i) { return px[i]; }, [&](int64_t i, double v) { py[i] = v; });
   } else {
     const DataType t = s.dtype;
-    SoftmaxRows<float>(s, [&](int64_t i) { return LoadF(t, x, i); }, [&](int64_t i, float v) { StoreF(t, y, i, v); });
+    SoftmaxRows<float>(s, [&](int64_t i) { return LoadFloat(t, x, i); }, [&](int64_t i, float v) { StoreFloat(t, y, i, v); });
   }
   return Status::Ok();
 }
@@ -134,8 +118,8 @@ Status RunReduceMean(const ReduceState& s, const RunArgs& args) {
     default:
       for (size_t i = 0; i < s.kept.size(); ++i) {
         double sum = 0;
-        for (int64_t r : s.reduced) sum += double(LoadF(s.dtype, x, s.kept[i] + r));
-        StoreF(s.dtype, y, int64_t(i), float(sum / count));
+        for (int64_t r : s.reduced) sum += double(LoadFloat(s.dtype, x, s.kept[i] + r));
+        StoreFloat(s.dtype, y, int64_t(i), float(sum / count));
       }
   }
   return Status::Ok();
