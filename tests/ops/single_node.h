@@ -51,6 +51,13 @@ inline StatusOr<std::vector<Tensor>> RunSingleNode(const std::string& op_type, i
   return RunGraph(std::move(g), feeds, "none", isa);
 }
 
+// Attributes holding just {"axis": axis}.
+inline Attributes AxisAttr(int64_t axis) {
+  Attributes a;
+  a.Set("axis", axis);
+  return a;
+}
+
 template <class T>
 std::vector<T> Values(const Tensor& t) {
   return std::vector<T>(t.data<T>(), t.data<T>() + t.numel());
