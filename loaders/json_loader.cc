@@ -175,6 +175,7 @@ StatusOr<Tensor> ParseTensor(const json& j, const std::string& where, const std:
     if (!j["file"].is_string()) return Bad(where, "\"file\" must be a string");
     const std::string rel = j["file"].get<std::string>();
     if (!SafeRelativePath(rel)) return Bad(where, StrCat("file path '", rel, "' must be relative and stay in the model's folder"));
+    if (base_dir.empty()) return Bad(where, StrCat("file '", rel, "': a model loaded from memory cannot use data files"));
     const std::string path = base_dir + "/" + rel;
     std::ifstream f(path, std::ios::binary);
     if (!f) return NotFound(where, ": cannot open data file '", path, "'");
@@ -378,7 +379,8 @@ StatusOr<Graph> ParseGraph(const json& root, const std::string& source, const st
 
 std::string DirOf(const std::string& path) {
   size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
 }
 
 }  // namespace

@@ -116,7 +116,8 @@ StatusOr<Graph> ConvertGraph(const onnx::GraphProto& gp, const std::map<std::str
 
 std::string DirOf(const std::string& path) {
   size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
 }
 
 }  // namespace

@@ -78,7 +78,8 @@ StatusOr<std::string> ResolveExternalPath(const std::string& location, const std
     }
     start = end + 1;
   }
-  if (model_dir.empty()) return location;
+  // A model read from memory has no folder, so it cannot refer to other files.
+  if (model_dir.empty()) return InvalidArgument("external_data '", location, "': a model loaded from memory cannot use external data");
   return model_dir + "/" + location;
 }
 

@@ -205,6 +205,11 @@ StatusOr<std::shared_ptr<const Plan>> BuildPlan(const Graph& graph, const std::v
     request_value.push_back(v);
   }
   std::vector<size_t> offsets = PlanBuffers(requests, &plan->arena_bytes);
+  if (options.memory_limit != 0 && plan->arena_bytes > options.memory_limit) {
+    return ResourceExhausted(graph.source.empty() ? "model" : graph.source, ": running needs an arena of ",
+                             plan->arena_bytes, " bytes, over the memory limit of ", options.memory_limit,
+                             " bytes");
+  }
   for (size_t i = 0; i < requests.size(); ++i) plan->values[request_value[i]].offset = offsets[i];
   return std::shared_ptr<const Plan>(std::move(plan));
 }

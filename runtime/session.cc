@@ -1,5 +1,7 @@
 #include "runtime/session.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -64,6 +66,56 @@ Status Session::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outp
       slot = Tensor::Borrow(inputs[i].dtype(), inputs[i].dims(), const_cast<void*>(inputs[i].raw()));
     }
   }
+  // Redirect bound arena outputs to the caller's buffers for this run only.
+  std::vector<uint32_t> redirected;
+  for (size_t k = 0; k < output_buffers_.size(); ++k) {
+    const OutputBuffer& buf = output_buffers_[k];
+    if (buf.data == nullptr) continue;
+    const uint32_t v = graph.outputs[k].index;
+    const Tensor& t = tensors_[v];
+    const size_t bytes = size_t(t.numel()) * DataTypeSize(t.dtype());
+    if (buf.bytes != bytes) {
+      return InvalidArgument(where, ": output '", graph.value(graph.outputs[k]).name, "' is ", DataTypeName(t.dtype()),
+                             DimsToString(t.dims()), ", ", bytes, " bytes; its bound buffer has ", buf.bytes);
+    }
+    const bool aligned = reinterpret_cast<uintptr_t>(buf.data) % 64 == 0;
+    if (plan_->values[v].storage == Storage::kArena && aligned &&
+        std::find(redirected.begin(), redirected.end(), v) == redirected.end()) {
+      tensors_[v].set_data(buf.data);
+      redirected.push_back(v);
+    }
+  }
+  Status status = RunSteps();
+  for (uint32_t v : redirected) tensors_[v].set_data(static_cast<char*>(arena_.get()) + plan_->values[v].offset);
+  if (!status.ok()) return status;
+  outputs->clear();
+  for (size_t k = 0; k < graph.outputs.size(); ++k) {
+    const Tensor& t = tensors_[graph.outputs[k].index];
+    const OutputBuffer* buf = k < output_buffers_.size() && output_buffers_[k].data ? &output_buffers_[k] : nullptr;
+    if (buf == nullptr) {
+      outputs->push_back(t);
+      continue;
+    }
+    const bool written_in_place =
+        std::find(redirected.begin(), redirected.end(), graph.outputs[k].index) != redirected.end();
+    if (!written_in_place && buf->bytes != 0) std::memcpy(buf->data, t.raw(), buf->bytes);
+    outputs->push_back(Tensor::Borrow(t.dtype(), t.dims(), buf->data));
+  }
+  return Status::Ok();
+}
+
+Status Session::SetOutputBuffer(size_t k, void* data, size_t bytes) {
+  const Graph& graph = model_->graph();
+  if (k >= graph.outputs.size()) {
+    return InvalidArgument("output index ", k, " out of range: the model has ", graph.outputs.size(), " outputs");
+  }
+  if (output_buffers_.size() < graph.outputs.size()) output_buffers_.resize(graph.outputs.size());
+  output_buffers_[k] = OutputBuffer{data, data ? bytes : 0};
+  return Status::Ok();
+}
+
+Status Session::RunSteps() {
+  const Graph& graph = model_->graph();
   const auto& steps = plan_->steps;
   for (size_t s = 0; s < steps.size(); ++s) {
     const PlanStep& step = steps[s];
@@ -72,8 +124,6 @@ Status Session::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outp
     Status st = step.kernel.run(step.kernel.state.get(), args);
     if (!st.ok()) return graph.NodeError(step.node, st);
   }
-  outputs->clear();
-  for (ValueId out : graph.outputs) outputs->push_back(tensors_[out.index]);
   return Status::Ok();
 }
 

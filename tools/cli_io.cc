@@ -2,13 +2,11 @@
 
 #include <sys/stat.h>
 
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
-
-#include "loaders/model_io.h"
-#include "loaders/npy.h"
-#include "loaders/tensor_proto.h"
-#include "runtime/half.h"
 
 namespace qrt::cli {
 namespace {
@@ -18,13 +16,29 @@ bool FileExists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-}  // namespace
-
-StatusOr<Tensor> ReadTensorFile(const std::string& path) {
-  if (EndsWith(path, ".npy")) return ReadNpy(path);
-  if (EndsWith(path, ".pb")) return ReadTensorProtoFile(path);
-  return InvalidArgument(path, ": unknown tensor file format (expected .npy or .pb)");
+template <class T>
+T Load(const api::TensorView& t, size_t i) {
+  T v;
+  std::memcpy(&v, static_cast<const char*>(t.raw()) + i * sizeof(T), sizeof(T));
+  return v;
 }
+
+// IEEE half and bfloat16 bits to float, for printing only.
+float HalfToFloat(uint16_t h) {
+  const int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  const float sign = (h & 0x8000) ? -1.f : 1.f;
+  if (exp == 0) return sign * std::ldexp(float(mant), -24);
+  if (exp == 31) return mant ? NAN : sign * INFINITY;
+  return sign * std::ldexp(float(mant | 0x400), exp - 25);
+}
+float BFloat16ToFloat(uint16_t b) {
+  const uint32_t bits = uint32_t(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+}  // namespace
 
 std::string SafeFileName(const std::string& name) {
   std::string s = name;
@@ -36,71 +50,91 @@ std::string SafeFileName(const std::string& name) {
   return s;
 }
 
-StatusOr<std::vector<Tensor>> GatherInputs(const Graph& graph, const std::vector<std::string>& pairs,
-                                           const std::string& dir, bool require_all) {
-  std::vector<Tensor> inputs(graph.inputs.size());
-  std::vector<bool> given(graph.inputs.size(), false);
+std::string FormatElement(const api::TensorView& t, size_t i) {
+  char buf[64];
+  switch (t.dtype()) {
+    case QRT_FLOAT32: std::snprintf(buf, sizeof buf, "%.9g", double(Load<float>(t, i))); break;
+    case QRT_FLOAT64: std::snprintf(buf, sizeof buf, "%.9g", Load<double>(t, i)); break;
+    case QRT_FLOAT16: std::snprintf(buf, sizeof buf, "%.9g", double(HalfToFloat(Load<uint16_t>(t, i)))); break;
+    case QRT_BFLOAT16: std::snprintf(buf, sizeof buf, "%.9g", double(BFloat16ToFloat(Load<uint16_t>(t, i)))); break;
+    case QRT_UINT8: std::snprintf(buf, sizeof buf, "%u", unsigned(Load<uint8_t>(t, i))); break;
+    case QRT_BOOL: std::snprintf(buf, sizeof buf, "%u", unsigned(Load<uint8_t>(t, i) != 0)); break;
+    case QRT_INT8: std::snprintf(buf, sizeof buf, "%d", int(Load<int8_t>(t, i))); break;
+    case QRT_UINT16: std::snprintf(buf, sizeof buf, "%u", unsigned(Load<uint16_t>(t, i))); break;
+    case QRT_INT16: std::snprintf(buf, sizeof buf, "%d", int(Load<int16_t>(t, i))); break;
+    case QRT_INT32: std::snprintf(buf, sizeof buf, "%" PRId32, Load<int32_t>(t, i)); break;
+    case QRT_INT64: std::snprintf(buf, sizeof buf, "%" PRId64, Load<int64_t>(t, i)); break;
+    default: std::snprintf(buf, sizeof buf, "?");
+  }
+  return buf;
+}
+
+api::Result<std::vector<api::Tensor>> GatherInputs(const api::Graph& graph, const std::string& source,
+                                                   const std::vector<std::string>& pairs, const std::string& dir,
+                                                   bool require_all) {
+  const std::vector<api::ValueInfo> infos = graph.inputs();
+  std::vector<api::Tensor> inputs(infos.size());
+  std::vector<bool> given(infos.size(), false);
   for (const std::string& pair : pairs) {
     const size_t eq = pair.find('=');
-    if (eq == std::string::npos) return InvalidArgument("--input '", pair, "' must be NAME=FILE");
+    if (eq == std::string::npos) return api::Status(QRT_INVALID_ARGUMENT, "--input '" + pair + "' must be NAME=FILE");
     const std::string name = pair.substr(0, eq), file = pair.substr(eq + 1);
-    size_t k = 0;
-    while (k < graph.inputs.size() && graph.value(graph.inputs[k]).name != name) ++k;
-    if (k == graph.inputs.size()) {
-      return InvalidArgument(graph.source, ": the model has no input named '", name, "'");
-    }
-    QRT_ASSIGN_OR_RETURN(inputs[k], ReadTensorFile(file));
-    given[k] = true;
+    api::Result<size_t> k = graph.input_index(name);
+    if (!k.ok()) return api::Status(QRT_INVALID_ARGUMENT, source + ": the model has no input named '" + name + "'");
+    api::Result<api::Tensor> t = api::Tensor::Read(file);
+    if (!t.ok()) return t.status();
+    inputs[*k] = std::move(t).value();
+    given[*k] = true;
   }
-  for (size_t k = 0; k < graph.inputs.size() && !dir.empty(); ++k) {
+  for (size_t k = 0; k < infos.size() && !dir.empty(); ++k) {
     if (given[k]) continue;
-    const std::string name = graph.value(graph.inputs[k]).name;
     for (const std::string& candidate :
-         {dir + "/" + SafeFileName(name) + ".npy", dir + "/input_" + std::to_string(k) + ".pb",
+         {dir + "/" + SafeFileName(infos[k].name) + ".npy", dir + "/input_" + std::to_string(k) + ".pb",
           dir + "/input_" + std::to_string(k) + ".npy"}) {
-      if (FileExists(candidate)) {
-        QRT_ASSIGN_OR_RETURN(inputs[k], ReadTensorFile(candidate));
-        given[k] = true;
-        break;
-      }
+      if (!FileExists(candidate)) continue;
+      api::Result<api::Tensor> t = api::Tensor::Read(candidate);
+      if (!t.ok()) return t.status();
+      inputs[k] = std::move(t).value();
+      given[k] = true;
+      break;
     }
   }
-  if (require_all) {
-    for (size_t k = 0; k < graph.inputs.size(); ++k) {
-      if (!given[k]) {
-        return InvalidArgument(graph.source, ": missing input '", graph.value(graph.inputs[k]).name,
-                               "' (give it with --input NAME=FILE or --inputs DIR)");
-      }
+  for (size_t k = 0; k < infos.size() && require_all; ++k) {
+    if (!given[k]) {
+      return api::Status(QRT_INVALID_ARGUMENT, source + ": missing input '" + infos[k].name +
+                                                   "' (give it with --input NAME=FILE or --inputs DIR)");
     }
   }
   return inputs;
 }
 
-Status FillRandomInputs(const Graph& graph, std::vector<Tensor>* inputs, uint64_t seed) {
+api::Status FillRandomInputs(const api::Graph& graph, std::vector<api::Tensor>* inputs, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  for (size_t k = 0; k < graph.inputs.size(); ++k) {
-    if ((*inputs)[k].dtype() != DataType::kUndefined) continue;
-    const Value& v = graph.value(graph.inputs[k]);
-    Dims dims;
-    if (v.shape) {
-      for (const Dim& d : *v.shape) dims.push_back(d.is_static() ? d.value : 1);
-    }
-    QRT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(v.dtype, dims));
-    std::uniform_real_distribution<float> uf(0.f, 1.f);
-    for (int64_t i = 0; i < t.numel(); ++i) {
-      const uint64_t r = rng();
-      switch (t.dtype()) {
-        case DataType::kFloat32: t.data<float>()[i] = uf(rng); break;
-        case DataType::kFloat64: t.data<double>()[i] = uf(rng); break;
-        case DataType::kFloat16: t.data<uint16_t>()[i] = FloatToHalf(uf(rng)); break;
-        case DataType::kBFloat16: t.data<uint16_t>()[i] = FloatToBFloat16(uf(rng)); break;
-        case DataType::kBool: t.data<uint8_t>()[i] = r & 1; break;
-        default: std::memcpy(static_cast<char*>(t.raw()) + i * DataTypeSize(t.dtype()), &r, DataTypeSize(t.dtype()));
+  std::uniform_real_distribution<float> unit(0.f, 1.f);
+  const std::vector<api::ValueInfo> infos = graph.inputs();
+  for (size_t k = 0; k < infos.size(); ++k) {
+    if ((*inputs)[k].view().dtype() != QRT_UNDEFINED) continue;
+    std::vector<int64_t> dims;
+    for (int64_t d : infos[k].shape) dims.push_back(d >= 0 ? d : 1);
+    api::Result<api::Tensor> made = api::Tensor::Zeros(infos[k].dtype, dims);
+    if (!made.ok()) return made.status();
+    api::Tensor t = std::move(made).value();
+    const size_t n = t.view().element_count(), size = qrt_dtype_size(infos[k].dtype);
+    char* p = static_cast<char*>(t.raw());
+    for (size_t i = 0; i < n; ++i, p += size) {
+      switch (infos[k].dtype) {
+        case QRT_FLOAT32: { const float v = unit(rng); std::memcpy(p, &v, 4); break; }
+        case QRT_FLOAT64: { const double v = unit(rng); std::memcpy(p, &v, 8); break; }
+        // Bit patterns of values in [0, 1): 0x3c00 is 1.0 in half, 0x3f80 in bfloat16.
+        case QRT_FLOAT16: { const uint16_t v = uint16_t(rng() % 0x3c00); std::memcpy(p, &v, 2); break; }
+        case QRT_BFLOAT16: { const uint16_t v = uint16_t(rng() % 0x3f80); std::memcpy(p, &v, 2); break; }
+        case QRT_BOOL: *p = char(rng() & 1); break;
+        default: { const uint64_t r = rng(); std::memcpy(p, &r, size); }
       }
     }
     (*inputs)[k] = std::move(t);
   }
-  return Status::Ok();
+  return api::Status();
 }
 
 }  // namespace qrt::cli

@@ -1,5 +1,7 @@
 #include "tools/dot_writer.h"
 
+#include <map>
+#include <set>
 #include <sstream>
 
 namespace qrt::cli {
@@ -16,34 +18,39 @@ std::string Quote(const std::string& s) {
 
 }  // namespace
 
-std::string GraphToDot(const Graph& g) {
-  std::ostringstream os;
-  os << "digraph " << Quote(g.name.empty() ? "qrt" : g.name) << " {\n  rankdir=TB;\n"
-     << "  node [fontname=\"Helvetica\", fontsize=10];\n";
-  for (size_t k = 0; k < g.inputs.size(); ++k) {
-    os << "  " << Quote("v:" + g.value(g.inputs[k]).name) << " [shape=oval, label=" << Quote(g.value(g.inputs[k]).name)
-       << "];\n";
-  }
-  for (uint32_t i = 0; i < g.num_nodes(); ++i) {
-    const Node& n = g.node(NodeId{i});
-    if (n.dead) continue;
-    const bool qrt_op = n.domain == "qrt";
-    os << "  n" << i << " [shape=box, label=" << Quote(n.op_type + "\\n" + n.name)
-       << (qrt_op ? ", style=filled, fillcolor=\"#f4a460\", penwidth=2" : "") << "];\n";
-    for (ValueId in : n.inputs) {
-      if (!in.valid()) continue;
-      const Value& v = g.value(in);
-      if (v.producer.valid()) {
-        os << "  n" << v.producer.index << " -> n" << i << " [label=" << Quote(v.name) << "];\n";
-      } else if (!v.constant) {
-        os << "  " << Quote("v:" + v.name) << " -> n" << i << ";\n";
-      }
+std::string GraphToDot(const api::Graph& g, const std::string& name) {
+  const std::vector<api::NodeInfo> nodes = g.nodes();
+  std::map<std::string, size_t> producer;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (const std::string& out : nodes[i].outputs) {
+      if (!out.empty()) producer[out] = i;
     }
   }
-  for (ValueId out : g.outputs) {
-    const Value& v = g.value(out);
-    os << "  " << Quote("o:" + v.name) << " [shape=oval, style=bold, label=" << Quote(v.name) << "];\n";
-    if (v.producer.valid()) os << "  n" << v.producer.index << " -> " << Quote("o:" + v.name) << ";\n";
+  std::set<std::string> graph_inputs;
+  std::ostringstream os;
+  os << "digraph " << Quote(name.empty() ? "qrt" : name) << " {\n  rankdir=TB;\n"
+     << "  node [fontname=\"Helvetica\", fontsize=10];\n";
+  for (const api::ValueInfo& in : g.inputs()) {
+    graph_inputs.insert(in.name);
+    os << "  " << Quote("v:" + in.name) << " [shape=oval, label=" << Quote(in.name) << "];\n";
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const api::NodeInfo& n = nodes[i];
+    os << "  n" << i << " [shape=box, label=" << Quote(n.op_type + "\\n" + n.name)
+       << (n.domain == "qrt" ? ", style=filled, fillcolor=\"#f4a460\", penwidth=2" : "") << "];\n";
+    for (const std::string& in : n.inputs) {
+      auto p = producer.find(in);
+      if (p != producer.end()) {
+        os << "  n" << p->second << " -> n" << i << " [label=" << Quote(in) << "];\n";
+      } else if (graph_inputs.count(in)) {
+        os << "  " << Quote("v:" + in) << " -> n" << i << ";\n";
+      }  // constants are not drawn
+    }
+  }
+  for (const api::ValueInfo& out : g.outputs()) {
+    os << "  " << Quote("o:" + out.name) << " [shape=oval, style=bold, label=" << Quote(out.name) << "];\n";
+    auto p = producer.find(out.name);
+    if (p != producer.end()) os << "  n" << p->second << " -> " << Quote("o:" + out.name) << ";\n";
   }
   os << "}\n";
   return os.str();

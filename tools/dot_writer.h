@@ -3,11 +3,11 @@
 
 #include <string>
 
-#include "runtime/graph.h"
+#include "qrt/qrt.hpp"
 
 namespace qrt::cli {
 
 // Ops made by qrt's passes (domain "qrt" nodes) are drawn filled, so fusions stand out.
-std::string GraphToDot(const Graph& graph);
+std::string GraphToDot(const api::Graph& graph, const std::string& name);
 
 }  // namespace qrt::cli

@@ -12,10 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "loaders/model_io.h"
-#include "loaders/npy.h"
-#include "runtime/model.h"
-#include "runtime/session.h"
+#include "qrt/qrt.hpp"
 #include "tools/cli_io.h"
 #include "tools/dot_writer.h"
 
@@ -23,134 +20,151 @@ namespace qrt::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using api::Status;
 
 double MsSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
+
+// Returns the Status of `expr` from the enclosing function if it failed.
+#define CLI_RETURN_IF_ERROR(expr)          \
+  do {                                     \
+    const ::qrt::api::Status s_ = (expr);  \
+    if (!s_.ok()) return s_;               \
+  } while (0)
 
 struct CommonOptions {
   std::string model;
   std::string passes = "default";
   std::string isa = "auto";
   int threads = 1;
+  uint64_t memory_limit = 0;
 };
 
-StatusOr<CompileOptions> MakeCompileOptions(const CommonOptions& o) {
-  CompileOptions c;
-  c.passes = o.passes;
-  c.threads = o.threads;
-  if (o.isa == "auto" || o.isa == "avx2") c.max_isa = Isa::kAvx2;
-  else if (o.isa == "scalar") c.max_isa = Isa::kScalar;
-  else return InvalidArgument("--isa must be auto, avx2 or scalar");
-  if (o.isa == "avx2" && !DetectCpuFeatures().avx2) return Unsupported("--isa avx2: this CPU has no AVX2");
-  return c;
+struct Loaded {
+  api::Graph graph;  // as loaded, before the passes
+  api::Model model;
+  double load_ms = 0, compile_ms = 0;
+};
+
+api::Result<Loaded> LoadAndCompile(const CommonOptions& o) {
+  Loaded l;
+  auto t0 = Clock::now();
+  api::Result<api::Graph> g = api::Graph::Load(o.model);
+  if (!g.ok()) return g.status();
+  l.load_ms = MsSince(t0);
+  l.graph = std::move(g).value();
+  auto t1 = Clock::now();
+  api::Result<api::Model> m = api::Model::Compile(l.graph, {o.passes, o.isa, o.threads, o.memory_limit});
+  if (!m.ok()) return m.status();
+  l.compile_ms = MsSince(t1);
+  l.model = std::move(m).value();
+  return l;
 }
 
-std::map<std::string, int> OpHistogram(const Graph& g) {
+std::map<std::string, int> OpHistogram(const api::Graph& g) {
   std::map<std::string, int> h;
-  for (uint32_t i = 0; i < g.num_nodes(); ++i) {
-    const Node& n = g.node(NodeId{i});
-    if (!n.dead) ++h[n.domain.empty() ? n.op_type : n.domain + ":" + n.op_type];
-  }
+  for (const api::NodeInfo& n : g.nodes()) ++h[n.domain.empty() ? n.op_type : n.domain + ":" + n.op_type];
   return h;
 }
 
-void PrintPassStats(const PassStats& stats) {
+std::string ShapeString(const std::vector<int64_t>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
+  return s + "]";
+}
+
+void PrintPassStats(const api::Model& model) {
+  const auto stats = model.passes();
   std::printf("passes:");
   if (stats.empty()) std::printf(" none");
-  for (const auto& [name, n] : stats) std::printf(" %s=%d", name.c_str(), n);
+  for (const auto& [name, n] : stats) std::printf(" %s=%lld", name.c_str(), static_cast<long long>(n));
   std::printf("\n");
 }
 
-void PrintTensor(const std::string& name, const Tensor& t) {
-  std::printf("%s: %s %s", name.c_str(), std::string(DataTypeName(t.dtype())).c_str(), DimsToString(t.dims()).c_str());
-  const int64_t n = std::min<int64_t>(t.numel(), 16);
-  std::printf(" [");
-  for (int64_t i = 0; i < n; ++i) {
-    if (IsFloatType(t.dtype())) std::printf("%s%.9g", i ? ", " : "", t.GetAsDouble(i));
-    else std::printf("%s%lld", i ? ", " : "", static_cast<long long>(t.GetAsInt64(i)));
-  }
-  std::printf("%s]\n", t.numel() > n ? ", ..." : "");
+void PrintTensor(const std::string& name, const api::TensorView& t) {
+  const auto shape = t.shape();
+  std::printf("%s: %s %s [", name.c_str(), qrt_dtype_name(t.dtype()),
+              ShapeString(std::vector<int64_t>(shape.begin(), shape.end())).c_str());
+  const size_t n = std::min<size_t>(t.element_count(), 16);
+  for (size_t i = 0; i < n; ++i) std::printf("%s%s", i ? ", " : "", FormatElement(t, i).c_str());
+  std::printf("%s]\n", t.element_count() > n ? ", ..." : "");
 }
 
-StatusOr<std::shared_ptr<const CompiledModel>> LoadAndCompile(const CommonOptions& o, double* load_ms,
-                                                              double* compile_ms,
-                                                              std::map<std::string, int>* ops_before = nullptr) {
-  QRT_ASSIGN_OR_RETURN(CompileOptions copts, MakeCompileOptions(o));
-  auto t0 = Clock::now();
-  QRT_ASSIGN_OR_RETURN(Graph g, LoadModel(o.model));
-  if (load_ms) *load_ms = MsSince(t0);
-  if (ops_before) *ops_before = OpHistogram(g);
-  auto t1 = Clock::now();
-  auto model = Compile(std::move(g), copts);
-  if (compile_ms) *compile_ms = MsSince(t1);
-  return model;
+// Binds every input of `ctx` to `inputs` (zero-copy).
+Status BindInputs(api::Context& ctx, const std::vector<api::Tensor>& inputs) {
+  for (size_t k = 0; k < inputs.size(); ++k) CLI_RETURN_IF_ERROR(ctx.BindInput(k, inputs[k].view()));
+  return Status();
 }
 
 Status Run(const CommonOptions& o, const std::vector<std::string>& pairs, const std::string& dir,
            const std::string& output_dir) {
-  QRT_ASSIGN_OR_RETURN(auto model, LoadAndCompile(o, nullptr, nullptr));
-  QRT_ASSIGN_OR_RETURN(std::vector<Tensor> inputs, GatherInputs(model->graph(), pairs, dir, true));
-  Session session(model);
-  std::vector<Tensor> outputs;
-  QRT_RETURN_IF_ERROR(session.Run(inputs, &outputs));
-  const Graph& g = model->graph();
+  api::Result<Loaded> l = LoadAndCompile(o);
+  if (!l.ok()) return l.status();
+  api::Result<std::vector<api::Tensor>> inputs = GatherInputs(l->graph, o.model, pairs, dir, true);
+  if (!inputs.ok()) return inputs.status();
+  api::Result<api::Context> ctx = api::Context::Create(l->model);
+  if (!ctx.ok()) return ctx.status();
+  CLI_RETURN_IF_ERROR(BindInputs(*ctx, *inputs));
+  CLI_RETURN_IF_ERROR(ctx->Run());
+  const std::vector<api::ValueInfo> outs = l->model.graph().outputs();
   if (!output_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(output_dir, ec);
-    if (ec) return IoError(output_dir, ": cannot create folder: ", ec.message());
-    for (size_t k = 0; k < outputs.size(); ++k) {
-      const std::string path = output_dir + "/" + SafeFileName(g.value(g.outputs[k]).name) + ".npy";
-      QRT_RETURN_IF_ERROR(WriteNpy(path, outputs[k]));
-    }
-    return Status::Ok();
+    if (ec) return Status(QRT_IO_ERROR, output_dir + ": cannot create folder: " + ec.message());
+  } else {
+    PrintPassStats(l->model);
   }
-  PrintPassStats(model->pass_stats());
-  for (size_t k = 0; k < outputs.size(); ++k) PrintTensor(g.value(g.outputs[k]).name, outputs[k]);
-  return Status::Ok();
+  for (size_t k = 0; k < outs.size(); ++k) {
+    api::Result<api::TensorView> t = ctx->Output(k);
+    if (!t.ok()) return t.status();
+    if (output_dir.empty()) PrintTensor(outs[k].name, *t);
+    else CLI_RETURN_IF_ERROR(api::WriteNpy(output_dir + "/" + SafeFileName(outs[k].name) + ".npy", *t));
+  }
+  return Status();
 }
 
 Status Inspect(const CommonOptions& o, bool as_json, const std::string& dot) {
-  std::map<std::string, int> before;
-  QRT_ASSIGN_OR_RETURN(auto model, LoadAndCompile(o, nullptr, nullptr, &before));
-  const std::map<std::string, int> after = OpHistogram(model->graph());
+  api::Result<Loaded> l = LoadAndCompile(o);
+  if (!l.ok()) return l.status();
+  const api::Graph optimized = l->model.graph();
+  const std::map<std::string, int> before = OpHistogram(l->graph), after = OpHistogram(optimized);
   if (!dot.empty()) {
     std::ofstream f(dot);
-    f << GraphToDot(model->graph());
-    if (!f) return IoError(dot, ": cannot write");
+    f << GraphToDot(optimized, std::filesystem::path(o.model).stem().string());
+    if (!f) return Status(QRT_IO_ERROR, dot + ": cannot write");
   }
   if (as_json) {
     nlohmann::json j;
     j["ops_before"] = before;
     j["ops_after"] = after;
     nlohmann::json rewrites = nlohmann::json::object();
-    for (const auto& [name, n] : model->pass_stats()) rewrites[name] = n;
+    for (const auto& [name, n] : l->model.passes()) rewrites[name] = n;
     j["rewrites"] = rewrites;
-    const Graph& g = model->graph();
     nlohmann::json ins = nlohmann::json::array(), outs = nlohmann::json::array();
-    for (ValueId v : g.inputs) ins.push_back(g.value(v).name);
-    for (ValueId v : g.outputs) outs.push_back(g.value(v).name);
+    for (const api::ValueInfo& v : optimized.inputs()) ins.push_back(v.name);
+    for (const api::ValueInfo& v : optimized.outputs()) outs.push_back(v.name);
     j["inputs"] = ins;
     j["outputs"] = outs;
     std::cout << j.dump(1) << "\n";
-    return Status::Ok();
+    return Status();
   }
-  const Graph& g = model->graph();
   std::printf("model: %s\n", o.model.c_str());
   std::printf("inputs:");
-  for (ValueId v : g.inputs) {
-    const Value& val = g.value(v);
-    std::printf(" %s:%s%s", val.name.c_str(), std::string(DataTypeName(val.dtype)).c_str(),
-                val.shape ? ShapeToString(*val.shape).c_str() : "");
+  for (const api::ValueInfo& v : optimized.inputs()) {
+    std::printf(" %s:%s%s", v.name.c_str(), qrt_dtype_name(v.dtype), v.has_shape ? ShapeString(v.shape).c_str() : "");
   }
   std::printf("\noutputs:");
-  for (ValueId v : g.outputs) std::printf(" %s", g.value(v).name.c_str());
-  std::printf("\nops before passes: %zu nodes\n", [&] { size_t n = 0; for (auto& [k, c] : before) n += size_t(c); return n; }());
+  for (const api::ValueInfo& v : optimized.outputs()) std::printf(" %s", v.name.c_str());
+  size_t n_before = 0, n_after = 0;
+  for (const auto& [op, n] : before) n_before += size_t(n);
+  for (const auto& [op, n] : after) n_after += size_t(n);
+  std::printf("\nops before passes: %zu nodes\n", n_before);
   for (const auto& [op, n] : before) std::printf("  %-28s %d\n", op.c_str(), n);
-  PrintPassStats(model->pass_stats());
-  std::printf("ops after passes: %zu nodes\n", g.num_live_nodes());
+  PrintPassStats(l->model);
+  std::printf("ops after passes: %zu nodes\n", n_after);
   for (const auto& [op, n] : after) std::printf("  %-28s %d\n", op.c_str(), n);
-  return Status::Ok();
+  return Status();
 }
 
 long PeakRssKb() {
@@ -161,19 +175,21 @@ long PeakRssKb() {
 
 Status Bench(const CommonOptions& o, const std::vector<std::string>& pairs, const std::string& dir, int warmup,
              int iters, bool as_json) {
-  if (iters < 1 || warmup < 0) return InvalidArgument("--iters must be >= 1 and --warmup >= 0");
-  double load_ms = 0, compile_ms = 0;
-  QRT_ASSIGN_OR_RETURN(auto model, LoadAndCompile(o, &load_ms, &compile_ms));
-  QRT_ASSIGN_OR_RETURN(std::vector<Tensor> inputs, GatherInputs(model->graph(), pairs, dir, false));
-  QRT_RETURN_IF_ERROR(FillRandomInputs(model->graph(), &inputs, 12345));
-  Session session(model);
-  std::vector<Tensor> outputs;
-  for (int i = 0; i < warmup; ++i) QRT_RETURN_IF_ERROR(session.Run(inputs, &outputs));
+  if (iters < 1 || warmup < 0) return Status(QRT_INVALID_ARGUMENT, "--iters must be >= 1 and --warmup >= 0");
+  api::Result<Loaded> l = LoadAndCompile(o);
+  if (!l.ok()) return l.status();
+  api::Result<std::vector<api::Tensor>> inputs = GatherInputs(l->graph, o.model, pairs, dir, false);
+  if (!inputs.ok()) return inputs.status();
+  CLI_RETURN_IF_ERROR(FillRandomInputs(l->graph, &*inputs, 12345));
+  api::Result<api::Context> ctx = api::Context::Create(l->model);
+  if (!ctx.ok()) return ctx.status();
+  CLI_RETURN_IF_ERROR(BindInputs(*ctx, *inputs));
+  for (int i = 0; i < warmup; ++i) CLI_RETURN_IF_ERROR(ctx->Run());
   std::vector<double> us;
   us.reserve(size_t(iters));
   for (int i = 0; i < iters; ++i) {
     auto t0 = Clock::now();
-    QRT_RETURN_IF_ERROR(session.Run(inputs, &outputs));
+    CLI_RETURN_IF_ERROR(ctx->Run());
     us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
   }
   std::vector<double> sorted = us;
@@ -183,25 +199,26 @@ Status Bench(const CommonOptions& o, const std::vector<std::string>& pairs, cons
   double mean = 0;
   for (double v : us) mean += v;
   mean /= double(us.size());
+  const std::string isa = l->model.isa();
   if (as_json) {
     nlohmann::json j{{"model", o.model}, {"median_us", median}, {"min_us", sorted.front()},
                      {"max_us", sorted.back()}, {"mean_us", mean}, {"iters", iters}, {"warmup", warmup},
-                     {"load_ms", load_ms}, {"compile_ms", compile_ms}, {"threads", o.threads},
-                     {"arena_bytes", session.arena_bytes()}, {"peak_rss_kb", PeakRssKb()},
-                     {"isa", std::string(IsaName(model->plan_options().isa))}};
+                     {"load_ms", l->load_ms}, {"compile_ms", l->compile_ms}, {"threads", o.threads},
+                     {"arena_bytes", ctx->arena_bytes()}, {"peak_rss_kb", PeakRssKb()}, {"isa", isa}};
     std::cout << j.dump() << "\n";
   } else {
     std::printf("%s: median %.1f us, min %.1f us, mean %.1f us over %d iters (warmup %d); load %.2f ms, "
-                "compile %.2f ms; arena %zu bytes; peak RSS %ld KiB; isa %s\n",
-                o.model.c_str(), median, sorted.front(), mean, iters, warmup, load_ms, compile_ms,
-                session.arena_bytes(), PeakRssKb(), std::string(IsaName(model->plan_options().isa)).c_str());
+                "compile %.2f ms; arena %llu bytes; peak RSS %ld KiB; isa %s\n",
+                o.model.c_str(), median, sorted.front(), mean, iters, warmup, l->load_ms, l->compile_ms,
+                static_cast<unsigned long long>(ctx->arena_bytes()), PeakRssKb(), isa.c_str());
   }
-  return Status::Ok();
+  return Status();
 }
 
 Status Convert(const CommonOptions& o, const std::string& out) {
-  QRT_ASSIGN_OR_RETURN(auto model, LoadAndCompile(o, nullptr, nullptr));
-  return SaveModel(model->graph(), out, model->default_plan().get());
+  api::Result<Loaded> l = LoadAndCompile(o);
+  if (!l.ok()) return l.status();
+  return l->model.Save(out);
 }
 
 void AddCommon(CLI::App* app, CommonOptions& o, bool with_model = true) {
@@ -209,6 +226,7 @@ void AddCommon(CLI::App* app, CommonOptions& o, bool with_model = true) {
   app->add_option("--passes", o.passes, "default | none | comma-separated pass names");
   app->add_option("--isa", o.isa, "auto | avx2 | scalar")->check(CLI::IsMember({"auto", "avx2", "scalar"}));
   app->add_option("--threads", o.threads, "intra-op threads")->check(CLI::Range(1, 256));
+  app->add_option("--memory-limit", o.memory_limit, "most bytes of activation memory a run may take (0: no limit)");
 }
 
 int Main(int argc, char** argv) {
@@ -256,7 +274,7 @@ int Main(int argc, char** argv) {
   }
   if (*convert && !passes_given) o.passes = "none";
 
-  Status s;
+  api::Status s;
   if (*run) s = Run(o, pairs, dir, output_dir);
   else if (*inspect) s = Inspect(o, as_json, dot);
   else if (*bench) s = Bench(o, pairs, dir, warmup, iters, as_json);
