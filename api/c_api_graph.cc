@@ -5,9 +5,7 @@
 #include "loaders/json_loader.h"
 #include "loaders/model_io.h"
 #include "runtime/cpu_features.h"
-#ifdef QRT_WITH_ONNX
 #include "loaders/onnx_loader.h"
-#endif
 
 qrt_graph::qrt_graph(std::shared_ptr<const qrt::Graph> g) : graph(std::move(g)) {
   auto table = [&](qrt::ValueId id) {
@@ -47,11 +45,7 @@ qrt::StatusOr<qrt::Graph> LoadBuffer(const void* data, size_t size, qrt_format f
   // An empty folder: a model from memory may not refer to files.
   if (format == QRT_FORMAT_JSON) return qrt::LoadJsonText(std::string(bytes, size), source, "");
   if (format != QRT_FORMAT_ONNX) return qrt::InvalidArgument(source, ": unknown format code ", int(format));
-#ifdef QRT_WITH_ONNX
   return qrt::LoadOnnxBuffer(data, size, source, "");
-#else
-  return qrt::Unsupported(source, ": this build of qrt leaves out the ONNX loader (JSON models only)");
-#endif
 }
 
 qrt::Status ValueInfo(const std::vector<qrt_graph::ValueTable>& table, size_t index, const char* what,
@@ -85,11 +79,6 @@ qrt_status qrt_graph_load_file(const char* path, qrt_graph** out) {
   return Guard([&]() -> qrt::Status {
     if (path == nullptr || out == nullptr) return qrt::InvalidArgument("qrt_graph_load_file: NULL argument");
     *out = nullptr;
-#ifndef QRT_WITH_ONNX
-    if (qrt::EndsWith(path, ".onnx")) {
-      return qrt::Unsupported(path, ": this build of qrt leaves out the ONNX loader (JSON models only)");
-    }
-#endif
     QRT_ASSIGN_OR_RETURN(qrt::Graph g, qrt::LoadModel(path));
     *out = new qrt_graph(std::make_shared<const qrt::Graph>(std::move(g)));
     return qrt::Status::Ok();
