@@ -23,9 +23,9 @@ install(FILES ${PROJECT_BINARY_DIR}/qrtConfig.cmake ${PROJECT_BINARY_DIR}/qrtCon
 
 # pkg-config: qrt (shared) and qrt-static (with the dependencies a static link needs).
 if(QRT_WITH_ONNX)
-  set(QRT_PC_PRIVATE_LIBS "-ldnnl -lonnx_proto -lprotobuf")
+  set(QRT_PC_PRIVATE_LIBS "-ldnnl -lonnx_proto -lprotobuf -lgomp")
 else()
-  set(QRT_PC_PRIVATE_LIBS "-ldnnl")
+  set(QRT_PC_PRIVATE_LIBS "-ldnnl -lgomp")
 endif()
 file(RELATIVE_PATH QRT_PC_TO_PREFIX /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/qrt.pc.in ${PROJECT_BINARY_DIR}/qrt.pc @ONLY)

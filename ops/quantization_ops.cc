@@ -149,6 +149,7 @@ Status PrepareQuantizedBinaryOp(PrepareContext& ctx) {
                                                      ? PrepareQuantizedMul(attrs, in, ctx.isa())
                                                      : PrepareQuantizedAdd(attrs, in, ctx.isa()));
   ctx.SetOutput(0, plan.c_dtype, plan.out_dims);
+  plan.threads = ctx.threads();
   ctx.SetKernel<QuantizedBinaryPlan, RunQuantizedBinaryOp>(std::move(plan));
   return Status::Ok();
 }

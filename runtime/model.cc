@@ -1,6 +1,7 @@
 #include "runtime/model.h"
 
 #include "passes/pass_manager.h"
+#include "runtime/parallel.h"
 
 namespace qrt {
 
@@ -50,6 +51,7 @@ StatusOr<std::shared_ptr<const CompiledModel>> Compile(Graph graph, const Compil
     dims.push_back(*d);
   }
   if (all_static) {
+    const ScopedThreads threads(model->plan_options_.threads);  // oneDNN sizes primitives for it
     StatusOr<std::shared_ptr<const Plan>> plan =
         BuildPlan(model->graph_, model->order_, dims, model->plan_options_);
     // A plan that needs input values is made when the inputs are bound.

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "runtime/parallel.h"
+
 namespace qrt {
 
 Session::Session(std::shared_ptr<const CompiledModel> model) : model_(std::move(model)) {}
@@ -41,6 +43,7 @@ Status Session::Bind(std::shared_ptr<const Plan> plan) {
 }
 
 Status Session::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) {
+  const ScopedThreads threads(model_->plan_options().threads);  // for oneDNN and ParallelFor
   const Graph& graph = model_->graph();
   const std::string where = graph.source.empty() ? "model" : graph.source;
   if (inputs.size() != graph.inputs.size()) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "runtime/dtype.h"
@@ -47,17 +48,23 @@ struct StridedLoop {
 StridedLoop MakeStridedLoop(const std::vector<Dims>& operands, const Dims& out,
                             const std::vector<bool>& const_in_run = {});
 
-// Calls f(offsets) once per run, in output order; offsets[k] is operand k's element
-// offset of the run's first element. At most kMaxLoopOperands operands.
+// Calls f(offsets) once per run numbered [first, last), in output order; offsets[k] is
+// operand k's element offset of the run's first element. At most kMaxLoopOperands operands.
 inline constexpr int kMaxLoopOperands = 8;
 template <class F>
-void ForEachRun(const StridedLoop& loop, F&& f) {
-  if (loop.num_runs == 0) return;
+void ForEachRunIn(const StridedLoop& loop, int64_t first, int64_t last, F&& f) {
+  if (first >= last) return;
   const size_t k = loop.inner_inc.size();
   const size_t r = loop.outer_dims.size();
   int64_t off[kMaxLoopOperands] = {0};
   int64_t idx[kMaxRank] = {0};
-  for (int64_t run = 0; run < loop.num_runs; ++run) {
+  // Start the odometer at run `first`.
+  for (size_t d = r, rest = size_t(first); d-- > 0;) {
+    idx[d] = int64_t(rest % size_t(loop.outer_dims[d]));
+    rest /= size_t(loop.outer_dims[d]);
+    for (size_t j = 0; j < k; ++j) off[j] += idx[d] * loop.outer_strides[j][d];
+  }
+  for (int64_t run = first; run < last; ++run) {
     f(static_cast<const int64_t*>(off));
     for (size_t d = r; d-- > 0;) {  // odometer, innermost outer dim first
       if (++idx[d] < loop.outer_dims[d]) {
@@ -68,6 +75,12 @@ void ForEachRun(const StridedLoop& loop, F&& f) {
       idx[d] = 0;
     }
   }
+}
+
+// Every run, in output order.
+template <class F>
+void ForEachRun(const StridedLoop& loop, F&& f) {
+  ForEachRunIn(loop, 0, loop.num_runs, std::forward<F>(f));
 }
 
 }  // namespace qrt

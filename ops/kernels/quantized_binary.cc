@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ops/kernels/quantized_binary.h"
+#include "runtime/parallel.h"
 
 namespace qrt {
 namespace {
@@ -234,7 +235,7 @@ Status RunQuantizedBinary(const QuantizedBinaryPlan& plan, const QuantizedBinary
   char* c = static_cast<char*>(d.c);
   const StridedLoop& loop = plan.loop;
   const bool per_axis = plan.a_per_axis || plan.b_per_axis;
-  ForEachRun(loop, [&](const int64_t* off) {
+  auto run = [&](const int64_t* off) {
     if (!per_axis) {
       plan.kernel(loop.inner, a + off[0] * sa, loop.inner_inc[0], b + off[1] * sb, loop.inner_inc[1],
                   c + off[4] * sc, p);
@@ -251,7 +252,22 @@ Status RunQuantizedBinary(const QuantizedBinaryPlan& plan, const QuantizedBinary
     }
     plan.kernel(loop.inner, a + off[0] * sa, loop.inner_inc[0], b + off[1] * sb, loop.inner_inc[1],
                 c + off[4] * sc, q);
-  });
+  };
+  // Elements are independent, so splitting the output changes no bit. Below about 64K
+  // elements per thread the wake-up costs more than it saves.
+  constexpr int64_t kMinPerThread = 1 << 16;
+  if (plan.threads > 1 && loop.num_runs == 1 && !per_axis) {
+    ParallelFor(plan.threads, loop.inner, 64, kMinPerThread, [&](int64_t begin, int64_t end) {
+      plan.kernel(end - begin, a + begin * loop.inner_inc[0] * sa, loop.inner_inc[0],
+                  b + begin * loop.inner_inc[1] * sb, loop.inner_inc[1], c + begin * sc, p);
+    });
+  } else if (plan.threads > 1) {
+    const int64_t runs_per_thread = std::max<int64_t>(1, kMinPerThread / std::max<int64_t>(1, loop.inner));
+    ParallelFor(plan.threads, loop.num_runs, 1, runs_per_thread,
+                [&](int64_t first, int64_t last) { ForEachRunIn(loop, first, last, run); });
+  } else {
+    ForEachRun(loop, run);
+  }
   return Status::Ok();
 }
 

@@ -121,6 +121,7 @@ struct QuantizedBinaryPlan {
   Dims a_scale_dims, b_scale_dims;
   StridedLoop loop;  // operands: a, b, a params, b params, c
   QuantizedBinaryFn kernel = nullptr;
+  int threads = 1;   // large outputs are split across this many threads
 };
 
 // Validates dtypes, shapes and attrs, computes the broadcast output shape and loop, and

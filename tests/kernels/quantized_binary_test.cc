@@ -53,7 +53,7 @@ struct Result {
   std::vector<double> values;
 };
 
-StatusOr<Result> RunCase(Op op, const Case& c, Isa isa = Isa::kScalar, bool in_place = false) {
+StatusOr<Result> RunCase(Op op, const Case& c, Isa isa = Isa::kScalar, bool in_place = false, int threads = 1) {
   QuantizedBinaryDescs d;
   d.a = {c.a_dt, c.a_dims};
   d.a_scale = {kF32, c.sa_dims};
@@ -65,6 +65,7 @@ StatusOr<Result> RunCase(Op op, const Case& c, Isa isa = Isa::kScalar, bool in_p
   d.c_zero_point = {c.c_dt, {}};
   QRT_ASSIGN_OR_RETURN(QuantizedBinaryPlan plan,
                        op == Op::kMul ? PrepareQuantizedMul(c.attrs, d, isa) : PrepareQuantizedAdd(c.attrs, d, isa));
+  plan.threads = threads;
   std::vector<uint8_t> a = Pack(c.a_dt, c.a), b = Pack(c.b_dt, c.b), za = Pack(c.a_dt, c.za), zb = Pack(c.b_dt, c.zb);
   std::vector<uint8_t> zc = Pack(c.c_dt, {c.zc});
   const size_t n = static_cast<size_t>(ElementCount(plan.out_dims));
@@ -575,6 +576,50 @@ TEST(QuantizedBinaryAvx2, PerAxisMatchesReference) {
       const auto r = RunCase(Op::kMul, c, Isa::kScalar).value();
       const auto v = RunCase(Op::kMul, c, Isa::kAvx2).value();
       ASSERT_EQ(FirstDiff(r.bytes.data(), v.bytes.data(), r.bytes.size(), false), -1) << axis;
+    }
+  }
+}
+
+// Splitting a run across threads must not change one bit: one long run (streamed and
+// not), many broadcast runs, and per-axis runs, with 2 and 3 threads.
+TEST(QuantizedBinaryThreads, SplitRunsAreBitIdentical) {
+  std::mt19937 rng(TestSeed());
+  auto fill = [&](Case& c) {
+    c.a.resize(size_t(ElementCount(c.a_dims)));
+    c.b.resize(size_t(ElementCount(c.b_dims)));
+    for (auto& v : c.a) v = rng() % 256;
+    for (auto& v : c.b) v = rng() % 256;
+    c.sa = {0.02f};
+    c.sb = {0.03f};
+    c.sc = 0.011f;
+    c.za = {128};
+    c.zb = {3};
+    c.zc = 7;
+  };
+  std::vector<Case> cases(4);
+  cases[0].a_dims = cases[0].b_dims = {300001};           // one run, not streamed
+  cases[1].a_dims = cases[1].b_dims = {(1 << 22) + 77};   // one run, streamed output
+  cases[2].a_dims = {1, 64, 70, 70};                      // 64 runs of 4900
+  cases[2].b_dims = {1, 64, 1, 1};
+  cases[3].a_dims = {3, 4, 9000};                         // per-axis A scales: 12 runs
+  cases[3].b_dims = {1};
+  for (Case& c : cases) fill(c);
+  cases[3].sa_dims = {4};
+  cases[3].sa = {0.01f, 0.02f, 0.03f, 0.04f};
+  cases[3].za = {0, 10, 128, 255};
+  cases[3].attrs.a_axis = 1;
+  const bool avx2 = DetectCpuFeatures().avx2;
+  for (size_t k = 0; k < cases.size(); ++k) {
+    for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+      if (isa == Isa::kAvx2 && !avx2) continue;
+      for (Op op : {Op::kMul, Op::kAdd}) {
+        const auto one = RunCase(op, cases[k], isa, false, 1).value();
+        for (int threads : {2, 3}) {
+          const auto many = RunCase(op, cases[k], isa, false, threads).value();
+          ASSERT_EQ(FirstDiff(one.bytes.data(), many.bytes.data(), one.bytes.size(), false), -1)
+              << "case " << k << " isa " << int(isa) << " op " << int(op) << " threads " << threads;
+        }
+      }
     }
   }
 }
