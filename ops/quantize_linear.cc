@@ -5,12 +5,14 @@
 //   DequantizeLinear: y = (float(x) - float(zp)) * scale   f32 ops.
 // NaN has no integer value: qrt rounds it to 0 before adding the zero point, so a NaN
 // input gives the zero point, never undefined behaviour.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "ops/kernels/quantize_linear.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
+#include "runtime/parallel.h"
 
 namespace qrt {
 namespace {
@@ -30,18 +32,24 @@ struct QdqState {
   // float32 data, per-tensor or per-axis: a kernel per contiguous run; else the generic loop.
   QuantizeF32Fn quantize = nullptr;
   DequantizeToF32Fn dequantize = nullptr;
+  int threads = 1;
 };
 
-// Calls fn(offset, count, scale_index) for each run of elements sharing one scale.
+// Calls fn(offset, count, scale_index) for runs of elements sharing one scale, covering
+// the tensor, split across up to `threads` threads when it is large (elements are
+// independent, so the split changes no bit).
 template <class Fn>
-void ForEachRun(const QuantLayout& l, Fn fn) {
+void ForEachRun(const QuantLayout& l, int threads, Fn fn) {
+  constexpr int64_t kMinPerThread = 1 << 16;
   if (l.per_tensor) {
-    fn(int64_t(0), l.outer, int64_t(0));
+    ParallelFor(threads, l.outer, 64, kMinPerThread, [&](int64_t begin, int64_t end) { fn(begin, end - begin, 0); });
     return;
   }
-  for (int64_t o = 0, i = 0; o < l.outer; ++o) {
-    for (int64_t a = 0; a < l.axis_dim; ++a, i += l.inner) fn(i, l.inner, a);
-  }
+  // Run r covers elements [r * inner, (r + 1) * inner) with scale r % axis_dim.
+  ParallelFor(threads, l.outer * l.axis_dim, 1, std::max<int64_t>(1, kMinPerThread / std::max<int64_t>(1, l.inner)),
+              [&](int64_t first, int64_t last) {
+                for (int64_t r = first; r < last; ++r) fn(r * l.inner, l.inner, r % l.axis_dim);
+              });
 }
 
 StatusOr<QuantLayout> MakeLayout(const PrepareContext& ctx, const Dims& x, const Dims& scale) {
@@ -146,7 +154,7 @@ Status RunQuantize(const QdqState& s, const RunArgs& args) {
     const float* sc = scale.data<float>();
     char* out = static_cast<char*>(y.raw());
     const size_t es = DataTypeSize(s.q_dtype);
-    ForEachRun(s.layout, [&](int64_t i, int64_t n, int64_t si) {
+    ForEachRun(s.layout, s.threads, [&](int64_t i, int64_t n, int64_t si) {
       s.quantize(n, xs + i, sc[si], zp ? int32_t(LoadInt(s.q_dtype, zp->raw(), si)) : 0, out + i * es);
     });
     return Status::Ok();
@@ -173,7 +181,7 @@ Status RunDequantize(const QdqState& s, const RunArgs& args) {
     const float* sc = scale.data<float>();
     float* out = y.data<float>();
     const size_t es = DataTypeSize(s.q_dtype);
-    ForEachRun(s.layout, [&](int64_t i, int64_t n, int64_t si) {
+    ForEachRun(s.layout, s.threads, [&](int64_t i, int64_t n, int64_t si) {
       s.dequantize(n, in + i * es, sc[si], zp ? int32_t(LoadInt(s.q_dtype, zp->raw(), si)) : 0, out + i);
     });
     return Status::Ok();
@@ -231,6 +239,7 @@ Status PrepareQuantize(PrepareContext& ctx) {
     s.quantize = SelectQuantizeF32(s.q_dtype, ctx.isa());
   }
   ctx.SetOutput(0, s.q_dtype, ctx.input(0).dims);
+  s.threads = ctx.threads();
   ctx.SetKernel<QdqState, RunQuantize>(std::move(s));
   return Status::Ok();
 }
@@ -248,6 +257,7 @@ Status PrepareDequantize(PrepareContext& ctx) {
     s.dequantize = SelectDequantizeToF32(s.q_dtype, ctx.isa());
   }
   ctx.SetOutput(0, s.f_dtype, ctx.input(0).dims);
+  s.threads = ctx.threads();
   ctx.SetKernel<QdqState, RunDequantize>(std::move(s));
   return Status::Ok();
 }

@@ -45,10 +45,11 @@ std::vector<std::string> ListDir(const std::string& path) {
 }
 
 StatusOr<std::vector<Tensor>> RunGraph(Graph graph, const std::vector<Tensor>& inputs, const std::string& passes,
-                                       Isa isa) {
+                                       Isa isa, int threads) {
   CompileOptions opts;
   opts.passes = passes;
   opts.max_isa = isa;
+  opts.threads = threads;
   QRT_ASSIGN_OR_RETURN(auto model, Compile(std::move(graph), opts));
   Session session(model);
   std::vector<Tensor> outputs;

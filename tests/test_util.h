@@ -21,7 +21,7 @@ std::vector<std::string> ListDir(const std::string& path);
 StatusOr<std::vector<Tensor>> RunModelFile(const std::string& path, const std::vector<Tensor>& inputs,
                                            const std::string& passes = "default", Isa isa = Isa::kAvx2);
 StatusOr<std::vector<Tensor>> RunGraph(Graph graph, const std::vector<Tensor>& inputs,
-                                       const std::string& passes = "default", Isa isa = Isa::kAvx2);
+                                       const std::string& passes = "default", Isa isa = Isa::kAvx2, int threads = 1);
 
 // Reads dir/input_<k>.pb (k = 0, 1, ...) or output_<k>.pb until one is missing.
 StatusOr<std::vector<Tensor>> ReadTestDataSet(const std::string& dir, const std::string& prefix);

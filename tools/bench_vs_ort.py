@@ -2,8 +2,9 @@
 """Runs qrt and ONNX Runtime on the same models in one sitting and prints one table.
 
 For each model: `qrt bench` median (per --passes setting) and ORT's median through the peer
-harness (../shared/peers/ort/ort_run.js, --opt all --threads 1), their ratio, and the peak
-RSS of each process. Inputs come from the model's folder: inputs/<name>.npy (gen_models.py
+harness (../shared/peers/ort/ort_run.js, --opt all, same --threads), their ratio, the peak
+RSS of each process, and start-up: qrt's load + compile against ORT's
+InferenceSession.create (median of 5, in one Node process). Inputs come from the model's folder: inputs/<name>.npy (gen_models.py
 layout), test_data_set_0/ or ort130_ref_0/ (ONNX test layout).
 
 usage: tools/bench_vs_ort.py [--qrt build/qrt] [--iters N] [--passes none,default] MODEL.onnx|DIR ...
@@ -52,6 +53,33 @@ def parse_json(out):
     return None
 
 
+# Median time of ort.InferenceSession.create (graph optimization level all), 5 creations
+# after one warm-up, so Node's and ORT's own library loading is not counted.
+ORT_CREATE_JS = r"""
+const ort = require(require('path').join(process.env.ORT_PEER_DIR, 'node_modules', 'onnxruntime-node'));
+(async () => {
+  const opts = {graphOptimizationLevel: 'all', intraOpNumThreads: Number(process.argv[2])};
+  await ort.InferenceSession.create(process.argv[1], opts);
+  const ms = [];
+  for (let i = 0; i < 5; ++i) {
+    const t0 = process.hrtime.bigint();
+    await ort.InferenceSession.create(process.argv[1], opts);
+    ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  ms.sort((a, b) => a - b);
+  console.log(ms[2]);
+})();
+"""
+
+
+def ort_session_ms(model, threads):
+    r = subprocess.run(["node", "-e", ORT_CREATE_JS, model, str(threads)], capture_output=True, text=True)
+    try:
+        return float(r.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("paths", nargs="+")
@@ -59,6 +87,7 @@ def main():
     ap.add_argument("--iters", type=int, default=200)
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--passes", default="none,default")
+    ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
 
     models = []
@@ -73,7 +102,7 @@ def main():
     have_ort = os.path.isfile(PEER) and os.environ.get("ORT_PEER_DIR")
     passes = args.passes.split(",")
     cols = ["model"] + [f"qrt {p} us" for p in passes] + ["ORT all us"] + [f"ratio {p}" for p in passes] + \
-           ["qrt RSS MiB", "ORT RSS MiB"]
+           ["qrt RSS MiB", "ORT RSS MiB", "qrt load+compile ms", "ORT session ms"]
     rows = []
     for m in models:
         ins = inputs_dir(m)
@@ -82,16 +111,19 @@ def main():
         qrt_rss = None
         for p in passes:
             cmd = [args.qrt, "bench", m, "--passes", p, "--iters", str(args.iters), "--warmup", str(args.warmup),
-                   "--json"] + (["--inputs", ins] if ins else [])
+                   "--threads", str(args.threads), "--json"] + (["--inputs", ins] if ins else [])
             out, err, rss, status = peak_rss_of(cmd)
             j = parse_json(out)
             row[f"qrt {p} us"] = j["median_us"] if j else None
             if j is None:
                 row[f"qrt {p} err"] = err.strip().splitlines()[-1] if err.strip() else "failed"
             qrt_rss = max(qrt_rss or 0, rss)
+            if j and p == passes[-1]:
+                row["qrt load+compile ms"] = j["load_ms"] + j["compile_ms"]
         row["qrt RSS MiB"] = qrt_rss / 1024 if qrt_rss else None
         if have_ort:
-            cmd = ["node", PEER, m, "--opt", "all", "--threads", "1", "--warmup", str(args.warmup), "--runs",
+            row["ORT session ms"] = ort_session_ms(m, args.threads)
+            cmd = ["node", PEER, m, "--opt", "all", "--threads", str(args.threads), "--warmup", str(args.warmup), "--runs",
                    str(args.iters), "--summary"] + (["--inputs", ins] if ins else [])
             out, err, rss, status = peak_rss_of(cmd)
             j = parse_json(out)

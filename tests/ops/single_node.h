@@ -23,7 +23,7 @@ inline NodeArg Omitted() { return {}; }
 // error (load, plan or run).
 inline StatusOr<std::vector<Tensor>> RunSingleNode(const std::string& op_type, int64_t opset,
                                                    const std::vector<NodeArg>& args, const Attributes& attrs,
-                                                   int num_outputs = 1, Isa isa = Isa::kAvx2) {
+                                                   int num_outputs = 1, Isa isa = Isa::kAvx2, int threads = 1) {
   ModelBuilder b("single_node", {{"", opset}}, false);
   NodeSpec node;
   node.name = "n";
@@ -48,7 +48,7 @@ inline StatusOr<std::vector<Tensor>> RunSingleNode(const std::string& op_type, i
     QRT_RETURN_IF_ERROR(b.AddOutput("y" + std::to_string(o), DataType::kUndefined, std::nullopt));
   }
   QRT_ASSIGN_OR_RETURN(Graph g, b.Finish());
-  return RunGraph(std::move(g), feeds, "none", isa);
+  return RunGraph(std::move(g), feeds, "none", isa, threads);
 }
 
 // Attributes holding just {"axis": axis}.
