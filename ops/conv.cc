@@ -36,6 +36,7 @@
 
 #include "ops/kernels/conv_ref.h"
 #include "ops/kernels/matmul_ref.h"
+#include "ops/kernels/requantize.h"
 #include "ops/onednn/onednn_conv.h"
 #include "ops/onednn/onednn_util.h"
 #include "ops/op_util.h"
@@ -173,6 +174,7 @@ struct IntConvState {
   IntPath path = IntPath::kRef;
   std::shared_ptr<const onednn::Conv> onednn;
   int32_t out_min = -2147483647 - 1, out_max = 2147483647;  // qrt:QLinearConv's clamp
+  RequantizeRowFn requantize = nullptr;                       // QLinearConv's epilogue
 };
 
 int32_t ZeroPointAt(const Tensor* zp, int64_t i) {
@@ -201,25 +203,22 @@ void Epilogue(const IntConvState& s, const RunArgs& args, const Acc* acc) {
     }
     return;
   }
-  const Tensor& xs = *args.input(s.x_scale);
+  const float* xs = args.input(s.x_scale)->data<float>();
   const Tensor& ws = *args.input(s.w_scale);
-  const Tensor& ys = *args.input(s.y_scale);
-  const int32_t yz = ZeroPointAt(s.y_zp >= 0 ? args.input(s.y_zp) : nullptr, 0);
-  auto run = [&](auto* out) {
-    using T = std::remove_pointer_t<decltype(out)>;
-    for (int64_t n = 0, i = 0; n < s.g.batch; ++n) {
-      for (int64_t m = 0; m < m_count; ++m) {
-        const float mult = QLinearMultiplier(xs.data<float>()[0], ws.data<float>()[ws.numel() == 1 ? 0 : m],
-                                             ys.data<float>()[0]);
-        for (int64_t p = 0; p < plane; ++p, ++i) {
-          const int32_t q = RequantizeOnnx<T>(accum(i, m), mult, yz);
-          out[i] = T(q < s.out_min ? s.out_min : (q > s.out_max ? s.out_max : q));
-        }
-      }
+  const float* ys = args.input(s.y_scale)->data<float>();
+  const int32_t* b = bias != nullptr ? bias->data<int32_t>() : nullptr;
+  RequantizeParams p;
+  p.y_zero_point = ZeroPointAt(s.y_zp >= 0 ? args.input(s.y_zp) : nullptr, 0);
+  p.out_min = s.out_min;
+  p.out_max = s.out_max;
+  char* out = static_cast<char*>(y.raw());  // 8-bit output: element offset == byte offset
+  for (int64_t n = 0, i = 0; n < s.g.batch; ++n) {
+    for (int64_t m = 0; m < m_count; ++m, i += plane) {
+      p.multiplier = QLinearMultiplier(xs[0], ws.data<float>()[ws.numel() == 1 ? 0 : m], ys[0]);
+      p.bias = b != nullptr ? b[m] : 0;
+      s.requantize(plane, reinterpret_cast<const int32_t*>(acc) + i, p, out + i);
     }
-  };
-  if (s.y_dtype == DataType::kUInt8) run(y.data<uint8_t>());
-  else run(y.data<int8_t>());
+  }
 }
 
 template <class Tx, class Tw>
@@ -244,11 +243,14 @@ Status RunIntConv(const IntConvState& s, const RunArgs& args) {
     }
     case IntPath::kF32: {
       const int32_t x_zp = ZeroPointAt(s.x_zp >= 0 ? args.input(s.x_zp) : nullptr, 0);
-      float* xf = static_cast<float*>(onednn::ThreadScratch(onednn::kOpSlot1, size_t(x.numel()) * sizeof(float)));
+      const int64_t x_count = x.numel();
+      float* xf = static_cast<float*>(onednn::ThreadScratch(onednn::kOpSlot1, size_t(x_count) * sizeof(float)));
       if (s.x_dtype == DataType::kUInt8) {
-        for (int64_t i = 0; i < x.numel(); ++i) xf[i] = float(int32_t(x.data<uint8_t>()[i]) - x_zp);
+        const uint8_t* xu = x.data<uint8_t>();
+        for (int64_t i = 0; i < x_count; ++i) xf[i] = float(int32_t(xu[i]) - x_zp);
       } else {
-        for (int64_t i = 0; i < x.numel(); ++i) xf[i] = float(int32_t(x.data<int8_t>()[i]) - x_zp);
+        const int8_t* xs = x.data<int8_t>();
+        for (int64_t i = 0; i < x_count; ++i) xf[i] = float(int32_t(xs[i]) - x_zp);
       }
       // The f32 accumulators are exact integers: convert in place to int32.
       QRT_RETURN_IF_ERROR(s.onednn->Run(xf, acc));
@@ -387,9 +389,15 @@ Status PrepareIntConv(PrepareContext& ctx, bool qlinear) {
     QRT_ASSIGN_OR_RETURN(int64_t lo, ctx.attrs().GetInt("output_min", -2147483648LL));
     QRT_ASSIGN_OR_RETURN(int64_t hi, ctx.attrs().GetInt("output_max", 2147483647LL));
     if (lo > hi) return InvalidArgument("output_min ", lo, " > output_max ", hi);
-    s.out_min = int32_t(std::max<int64_t>(lo, -2147483648LL));
-    s.out_max = int32_t(std::min<int64_t>(hi, 2147483647LL));
+    // Kept within the output type, so the clamp never produces an unrepresentable value.
+    const int64_t t_min = s.y_dtype == DataType::kUInt8 ? 0 : -128, t_max = s.y_dtype == DataType::kUInt8 ? 255 : 127;
+    if (hi < t_min || lo > t_max) {
+      return InvalidArgument("output_min..output_max ", lo, "..", hi, " is outside ", DataTypeName(s.y_dtype));
+    }
+    s.out_min = int32_t(std::max(lo, t_min));
+    s.out_max = int32_t(std::min(hi, t_max));
   }
+  if (qlinear) s.requantize = SelectRequantizeRowKernel(s.y_dtype, ctx.isa());
   QRT_RETURN_IF_ERROR(ChoosePath(ctx, s));
   ctx.SetOutput(0, s.y_dtype, OutputDims(s.g));
   ctx.SetKernel<IntConvState, RunIntConv>(std::move(s));

@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "ops/kernels/matmul_ref.h"
+#include "ops/kernels/requantize.h"
 #include "ops/onednn/onednn_matmul.h"
 #include "ops/onednn/onednn_util.h"
 #include "ops/op_util.h"
@@ -237,6 +238,7 @@ struct IntMatMulState {
   int b = 1, a_zp = -1, b_zp = -1, a_scale = -1, b_scale = -1, y_scale = -1, y_zp = -1;  // -1: absent
   std::shared_ptr<const onednn::MatMul> onednn;  // set: the exact f32 path
   std::vector<float> b_float;                    // constant (b - b_zp) for the f32 path
+  RequantizeRowFn requantize = nullptr;          // QLinearMatMul with a per-tensor b_scale
 };
 
 int32_t ParamAt(const Tensor* t, int64_t i) {
@@ -309,6 +311,13 @@ Status RunIntMatMul(const IntMatMulState& s, const RunArgs& args) {
   const float ys = args.input(s.y_scale)->data<float>()[0];
   const int32_t yz = ParamAt(args.input(s.y_zp), 0);
   const bool per_col = bs.numel() != 1;
+  if (!per_col) {
+    RequantizeParams p;
+    p.multiplier = QLinearMultiplier(as, bs.data<float>()[0], ys);
+    p.y_zero_point = yz;
+    s.requantize(out_count, acc, p, y.raw());
+    return Status::Ok();
+  }
   auto requant = [&](auto* out) {
     using T = std::remove_pointer_t<decltype(out)>;
     for (int64_t i = 0; i < out_count; ++i) {
@@ -396,6 +405,7 @@ Status PrepareIntMatMul(PrepareContext& ctx, bool qlinear) {
     QRT_RETURN_IF_ERROR(CheckMatParam(ctx, s.b_scale, "b_scale", DataType::kFloat32, !b_vec, n));
     QRT_RETURN_IF_ERROR(CheckMatParam(ctx, s.y_scale, "y_scale", DataType::kFloat32, false, n));
     QRT_RETURN_IF_ERROR(CheckMatParam(ctx, s.y_zp, "y_zero_point", s.y_dtype, false, n));
+    s.requantize = SelectRequantizeRowKernel(s.y_dtype, ctx.isa());
   }
   ChooseIntMatMulPath(ctx, s);
   ctx.SetOutput(0, s.y_dtype, s.shape.out);

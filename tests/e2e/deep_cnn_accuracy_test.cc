@@ -67,7 +67,7 @@ TEST_P(DeepCnnAccuracy, NoWorseThanOnnxRuntimeOptimized) {
     std::printf("[deep-cnn] %-26s output %zu step: %s\n", name.c_str(), k, step.how.c_str());
     std::printf("[deep-cnn] %-26s ORT --opt all      mean %.4f  max %.2f steps (%lld elements > 1 step)\n",
                 name.c_str(), ort_err.mean, ort_err.max, static_cast<long long>(ort_err.over_one));
-    for (const char* passes : {"none", "default"}) {
+    for (const char* passes : {"none", "default", "default,fuse-qdq-conv"}) {
       auto got = testing::RunGraph(*graph, *inputs, passes);
       ASSERT_TRUE(got.ok()) << passes << ": " << got.status().message();
       ASSERT_EQ(got->size(), ref->size());
