@@ -77,7 +77,16 @@ StatusOr<ConvGeometry> MakeGeometry(const PrepareContext& ctx, const Dims& x, co
     if (!ks.empty() && ks[i] != w[2 + i]) {
       return InvalidArgument("kernel_shape ", ks[i], " differs from W dim ", w[2 + i]);
     }
-    if (strides[i] < 1 || dil[i] < 1) return InvalidArgument("strides and dilations must be >= 1");
+    // Bounds keep (kernel - 1) * dilation, in + pads and out * stride far inside int64
+    // (kernel dims are bounded by the tensor size limit) and refuse ONNX-invalid values.
+    constexpr int64_t kLimit = int64_t(1) << 24;
+    if (strides[i] < 1 || dil[i] < 1 || strides[i] > kLimit || dil[i] > kLimit) {
+      return InvalidArgument("strides and dilations must be in [1, ", kLimit, "], got ", strides[i], " and ", dil[i]);
+    }
+    if (auto_pad == "NOTSET" && (pads[i] < 0 || pads[r + i] < 0 || pads[i] > kLimit || pads[r + i] > kLimit)) {
+      return InvalidArgument("pads must be in [0, ", kLimit, "], got ", pads[i], " and ", pads[r + i],
+                             " on spatial axis ", i);
+    }
     g.in[d] = x[2 + i];
     g.kernel[d] = w[2 + i];
     g.stride[d] = strides[i];
@@ -119,30 +128,64 @@ StatusOr<std::string> ForcedPath(const PrepareContext& ctx) {
 struct ConvState {
   ConvGeometry g;
   DataType dtype;
+  bool nhwc = false;  // qrt:NhwcConv: X and Y are N x H x W x C
   std::shared_ptr<const onednn::Conv> onednn;
 };
 
-Status RunConv(const ConvState& s, const RunArgs& args) {
-  const Tensor& x = *args.input(0);
-  const Tensor& w = *args.input(1);
-  const Tensor* b = args.input(2);
-  Tensor& y = *args.output(0);
-  if (s.onednn) return s.onednn->Run(x.raw(), y.raw());
-  if (s.dtype == DataType::kFloat32) {
-    ref::ConvFloat(s.g, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr, y.data<float>());
-  } else {
-    ref::ConvFloat(s.g, x.data<double>(), w.data<double>(), b ? b->data<double>() : nullptr, y.data<double>());
+// Moves the channel dim of an N x A x B x C (or N x C x A x B, `to_nchw` false) tensor.
+template <class T>
+void SwapChannels(const T* in, int64_t n, int64_t c, int64_t plane, bool to_nchw, T* out) {
+  for (int64_t b = 0; b < n; ++b, in += c * plane, out += c * plane) {
+    for (int64_t k = 0; k < c; ++k) {
+      for (int64_t p = 0; p < plane; ++p) {
+        if (to_nchw) out[k * plane + p] = in[p * c + k];
+        else out[p * c + k] = in[k * plane + p];
+      }
+    }
   }
+}
+
+template <class T>
+void RunConvRef(const ConvState& s, const RunArgs& args) {
+  const T* x = args.input(0)->data<T>();
+  const T* w = args.input(1)->data<T>();
+  const T* b = args.input(2) ? args.input(2)->data<T>() : nullptr;
+  T* y = args.output(0)->data<T>();
+  if (!s.nhwc) {
+    ref::ConvFloat(s.g, x, w, b, y);
+    return;
+  }
+  // The reference convolution on NCHW copies: the same numbers as Conv on NCHW data.
+  const int64_t in_plane = s.g.in[1] * s.g.in[2], out_plane = s.g.out[1] * s.g.out[2];
+  T* xt = static_cast<T*>(onednn::ThreadScratch(onednn::kOpSlot1, size_t(args.input(0)->numel()) * sizeof(T)));
+  T* yt = static_cast<T*>(onednn::ThreadScratch(onednn::kOpSlot2, size_t(args.output(0)->numel()) * sizeof(T)));
+  SwapChannels(x, s.g.batch, s.g.in_channels, in_plane, true, xt);
+  ref::ConvFloat(s.g, xt, w, b, yt);
+  SwapChannels(yt, s.g.batch, s.g.out_channels, out_plane, false, y);
+}
+
+Status RunConv(const ConvState& s, const RunArgs& args) {
+  if (s.onednn) return s.onednn->Run(args.input(0)->raw(), args.output(0)->raw());
+  if (s.dtype == DataType::kFloat32) RunConvRef<float>(s, args);
+  else RunConvRef<double>(s, args);
   return Status::Ok();
 }
 
-Status PrepareConv(PrepareContext& ctx) {
+// Conv, or qrt:NhwcConv (made by the nhwc-layout pass): ONNX Conv with X and Y in
+// N x H x W x C order (2-D only); W stays M x C/group x kH x kW.
+Status PrepareConvLayout(PrepareContext& ctx, bool nhwc) {
   const DataType dt = ctx.input(0).dtype;
   if (dt != DataType::kFloat32 && dt != DataType::kFloat64) return Unsupported("Conv on ", DataTypeName(dt));
   if (ctx.input(1).dtype != dt) return InvalidArgument("W dtype differs from X");
   ConvState s;
   s.dtype = dt;
-  QRT_ASSIGN_OR_RETURN(s.g, MakeGeometry(ctx, ctx.input(0).dims, ctx.input(1).dims));
+  s.nhwc = nhwc;
+  Dims x_dims = ctx.input(0).dims;
+  if (nhwc) {
+    if (x_dims.size() != 4) return InvalidArgument("NhwcConv needs a 4-D X, got ", DimsToString(x_dims));
+    x_dims = {x_dims[0], x_dims[3], x_dims[1], x_dims[2]};
+  }
+  QRT_ASSIGN_OR_RETURN(s.g, MakeGeometry(ctx, x_dims, ctx.input(1).dims));
   const bool has_b = ctx.has_input(2);
   if (has_b && (ctx.input(2).dtype != dt || ctx.input(2).dims != Dims{s.g.out_channels})) {
     return InvalidArgument("B must be 1-D of size ", s.g.out_channels);
@@ -152,14 +195,19 @@ Status PrepareConv(PrepareContext& ctx) {
   if (forced != "ref" && ctx.isa() != Isa::kScalar && dt == DataType::kFloat32 && consts &&
       s.g.output_count() > 0) {
     auto conv = onednn::Conv::Create(s.g, onednn::ConvKind::kF32, ctx.input(1).value->raw(),
-                                     has_b ? ctx.input(2).value->data<float>() : nullptr, 0);
+                                     has_b ? ctx.input(2).value->data<float>() : nullptr, 0, nhwc);
     if (conv.ok()) s.onednn = *conv;
   }
   if (forced == "f32" && !s.onednn) return Unsupported("qrt_path f32 not available");
-  ctx.SetOutput(0, dt, OutputDims(s.g));
+  Dims y_dims = OutputDims(s.g);
+  if (nhwc) y_dims = {y_dims[0], y_dims[2], y_dims[3], y_dims[1]};
+  ctx.SetOutput(0, dt, y_dims);
   ctx.SetKernel<ConvState, RunConv>(std::move(s));
   return Status::Ok();
 }
+
+Status PrepareConv(PrepareContext& ctx) { return PrepareConvLayout(ctx, false); }
+Status PrepareNhwcConv(PrepareContext& ctx) { return PrepareConvLayout(ctx, true); }
 
 // ---- ConvInteger and QLinearConv ---------------------------------------------------
 
@@ -410,6 +458,7 @@ Status PrepareQLinearConv(PrepareContext& ctx) { return PrepareIntConv(ctx, true
 }  // namespace
 
 const OpDef kConvOp{"", "Conv", 2, 3, 1, 1, PrepareConv};
+const OpDef kQrtNhwcConvOp{"qrt", "NhwcConv", 2, 3, 1, 1, PrepareNhwcConv};
 const OpDef kConvIntegerOp{"", "ConvInteger", 2, 4, 1, 1, PrepareConvInteger};
 const OpDef kQLinearConvOp{"", "QLinearConv", 8, 9, 1, 1, PrepareQLinearConv};
 const OpDef kQrtQLinearConvOp{"qrt", "QLinearConv", 8, 9, 1, 1, PrepareQLinearConv};

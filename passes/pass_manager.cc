@@ -1,5 +1,6 @@
 #include "passes/pass_manager.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "passes/passes.h"
@@ -17,6 +18,8 @@ const std::vector<Pass>& AllPasses() {
       {"fuse-qdq-conv", FuseQdqConv, false},
       {"fuse-dq-mul-q", FuseDqMulQ, true},
       {"fuse-dq-add-q", FuseDqAddQ, true},
+      // After the fusions, which match ONNX Conv and NCHW chains.
+      {"nhwc-layout", LayoutNhwc, true},
       {"eliminate-dead-nodes", EliminateDeadNodes, true},
   };
   return kPasses;
@@ -52,7 +55,13 @@ Status RunPasses(Graph& graph, const std::string& spec, bool validate_each,
       selected.push_back(found);
     }
   }
-  for (const Pass* p : selected) {
+  // A list selects passes; they always run once each, in pipeline order (fusions before
+  // the layout change, dead-node elimination last), whatever order the list names them in.
+  std::vector<const Pass*> ordered;
+  for (const Pass& p : AllPasses()) {
+    if (std::find(selected.begin(), selected.end(), &p) != selected.end()) ordered.push_back(&p);
+  }
+  for (const Pass* p : ordered) {
     StatusOr<int> n = p->run(graph);
     if (!n.ok()) return n.status().WithContext(StrCat("pass ", p->name));
     graph.Compact();

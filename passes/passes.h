@@ -17,6 +17,8 @@ StatusOr<int> FuseQdqConv(Graph& graph);
 StatusOr<int> FuseDqMulQ(Graph& graph);
 // Q(DQ(a) + DQ(b)) -> QuantizedAdd(a, b, requantize=divide): bit-identical.
 StatusOr<int> FuseDqAddQ(Graph& graph);
+// Conv -> qrt:NhwcConv with activations kept channels-last between convolutions: exact.
+StatusOr<int> LayoutNhwc(Graph& graph);
 // Removes nodes none of whose outputs reach a graph output.
 StatusOr<int> EliminateDeadNodes(Graph& graph);
 
