@@ -27,43 +27,11 @@
 namespace qrt {
 namespace {
 
-struct DqInfo {
-  NodeId node;
-  ValueId data, scale, zero_point;
-};
-
-bool MatchDq(const Graph& g, ValueId v, DqInfo* out) {
-  NodeId id = ProducerIs(g, v, "DequantizeLinear");
-  if (!id.valid()) return false;
-  const Node& n = g.node(id);
-  if (n.inputs.size() < 2 || !n.inputs[0].valid() || !g.IsConstant(n.inputs[1])) return false;
-  out->node = id;
-  out->data = n.inputs[0];
-  out->scale = n.inputs[1];
-  out->zero_point = n.inputs.size() > 2 ? n.inputs[2] : ValueId{};
-  if (out->zero_point.valid() && !g.IsConstant(out->zero_point)) return false;
-  return !n.attrs.Has("block_size");
-}
-
-DataType DqDataType(const Graph& g, const DqInfo& d) {
-  if (d.zero_point.valid()) return g.ConstantOf(d.zero_point)->dtype();
-  if (g.IsConstant(d.data)) return g.ConstantOf(d.data)->dtype();
-  return g.value(d.data).dtype;
-}
-
 // ONNX QuantizeLinear of one float, as the fused clamp bound.
 int64_t QuantizeBound(float v, float scale, int64_t zp, int64_t lo, int64_t hi) {
   float r = std::nearbyint(v / scale);
   double q = std::isnan(r) ? double(zp) : double(r) + double(zp);
   return q < double(lo) ? lo : (q > double(hi) ? hi : int64_t(q));
-}
-
-// A zero-filled constant of the given dtype and dims, for an absent zero point.
-ValueId ZeroConstant(Graph& g, const std::string& base, DataType t, const Dims& dims) {
-  ValueId id = g.AddUniqueValue(base, t);
-  g.value(id).shape = ShapeFromDims(dims);
-  g.value(id).constant = Tensor::Allocate(t, dims).value();
-  return id;
 }
 
 }  // namespace

@@ -52,4 +52,38 @@ inline bool Is16Bit(DataType t) { return t == DataType::kInt16 || t == DataType:
 // A quantized type a node of this opset may use: 8-bit always, 16-bit from opset 21.
 inline bool IsQuantType(DataType t, int64_t opset) { return Is8Bit(t) || (Is16Bit(t) && opset >= 21); }
 
+// A DequantizeLinear producing `v`, with constant scale and zero point (not blocked).
+struct DqInfo {
+  NodeId node;
+  ValueId data, scale, zero_point;
+};
+
+inline bool MatchDq(const Graph& g, ValueId v, DqInfo* out) {
+  NodeId id = ProducerIs(g, v, "DequantizeLinear");
+  if (!id.valid()) return false;
+  const Node& n = g.node(id);
+  if (n.inputs.size() < 2 || !n.inputs[0].valid() || !g.IsConstant(n.inputs[1])) return false;
+  out->node = id;
+  out->data = n.inputs[0];
+  out->scale = n.inputs[1];
+  out->zero_point = n.inputs.size() > 2 ? n.inputs[2] : ValueId{};
+  if (out->zero_point.valid() && !g.IsConstant(out->zero_point)) return false;
+  return !n.attrs.Has("block_size");
+}
+
+// The quantized dtype a DQ reads: its zero point's, else its data's.
+inline DataType DqDataType(const Graph& g, const DqInfo& d) {
+  if (d.zero_point.valid()) return g.ConstantOf(d.zero_point)->dtype();
+  if (g.IsConstant(d.data)) return g.ConstantOf(d.data)->dtype();
+  return g.value(d.data).dtype;
+}
+
+// A zero-filled constant of the given dtype and dims, for an absent zero point.
+inline ValueId ZeroConstant(Graph& g, const std::string& base, DataType t, const Dims& dims) {
+  ValueId id = g.AddUniqueValue(base, t);
+  g.value(id).shape = ShapeFromDims(dims);
+  g.value(id).constant = Tensor::Allocate(t, dims).value();
+  return id;
+}
+
 }  // namespace qrt

@@ -16,6 +16,7 @@ const std::vector<Pass>& AllPasses() {
       // float convolution until an exact fast int8 kernel exists for full-range weights:
       // opt-in ("default,fuse-qdq-conv").
       {"fuse-qdq-conv", FuseQdqConv, false},
+      {"fuse-qdq-matmul", FuseQdqMatMul, false},  // the same, for MatMul and Gemm
       {"fuse-dq-mul-q", FuseDqMulQ, true},
       {"fuse-dq-add-q", FuseDqAddQ, true},
       // After the fusions, which match ONNX Conv and NCHW chains.

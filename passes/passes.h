@@ -13,6 +13,8 @@ StatusOr<int> FoldConstants(Graph& graph);
 StatusOr<int> FuseQdqUnary(Graph& graph);
 // Q([Relu|Clip](Conv(DQ(x), DQ(w), DQ(b)))) -> qrt:QLinearConv: within one step.
 StatusOr<int> FuseQdqConv(Graph& graph);
+// Q(MatMul(DQ, DQ)) -> QLinearMatMul, Q(Gemm(DQ, DQ, DQ)) -> qrt:QLinearConv 1x1: within one step.
+StatusOr<int> FuseQdqMatMul(Graph& graph);
 // Q(DQ(a) * DQ(b)) -> QuantizedMul(a, b, requantize=divide): bit-identical.
 StatusOr<int> FuseDqMulQ(Graph& graph);
 // Q(DQ(a) + DQ(b)) -> QuantizedAdd(a, b, requantize=divide): bit-identical.
