@@ -81,8 +81,9 @@ ValueId NhwcConstant(Graph& g, ValueId v) {
   return c;
 }
 
-// Adds Transpose(x, perm) and returns its output.
-ValueId AddTranspose(Graph& g, ValueId x, const std::vector<int64_t>& perm, const std::string& name) {
+// Adds y = Transpose(x, perm); y is a fresh value named after `name` if not given.
+NodeId AddTranspose(Graph& g, ValueId x, const std::vector<int64_t>& perm, const std::string& name,
+                    ValueId y = ValueId{}) {
   Node t;
   t.name = name;
   t.op_type = "Transpose";
@@ -90,10 +91,8 @@ ValueId AddTranspose(Graph& g, ValueId x, const std::vector<int64_t>& perm, cons
   t.def = FindOp("", "Transpose");
   t.attrs.Set("perm", perm);
   t.inputs = {x};
-  const ValueId out = g.AddUniqueValue(name, g.value(x).dtype);
-  t.outputs = {out};
-  g.AddNode(std::move(t));
-  return out;
+  t.outputs = {y.valid() ? y : g.AddUniqueValue(name, g.value(x).dtype)};
+  return g.AddNode(std::move(t));
 }
 
 // Rewrites `n` (reading at least one to-NCHW transpose among its data inputs) to work
@@ -152,15 +151,7 @@ std::vector<NodeId> SinkThrough(Graph& g, NodeId id) {
   // The original outputs keep their names, so graph outputs and later readers see no change.
   std::vector<NodeId> backs;
   for (size_t k = 0; k < outs.size(); ++k) {
-    Node back;
-    back.name = g.value(outs[k]).name + "_to_nchw";
-    back.op_type = "Transpose";
-    back.opset = g.opsets.count("") ? g.opsets.at("") : 13;
-    back.def = FindOp("", "Transpose");
-    back.attrs.Set("perm", kToNchw);
-    back.inputs = {nhwc_outs[k]};
-    back.outputs = {outs[k]};
-    backs.push_back(g.AddNode(std::move(back)));
+    backs.push_back(AddTranspose(g, nhwc_outs[k], kToNchw, g.value(outs[k]).name + "_to_nchw", outs[k]));
   }
   return backs;
 }
@@ -204,21 +195,14 @@ StatusOr<int> LayoutNhwc(Graph& g) {
     nc.op_type = "NhwcConv";
     nc.opset = 1;
     nc.def = conv_def;
-    nc.inputs[0] = AddTranspose(g, nc.inputs[0], kToNhwc, nc.name + "_x_nhwc");
+    const NodeId to_nhwc = AddTranspose(g, nc.inputs[0], kToNhwc, nc.name + "_x_nhwc");
+    nc.inputs[0] = g.node(to_nhwc).outputs[0];
     const ValueId y = nc.outputs[0];
     const ValueId y_nhwc = g.AddUniqueValue(g.value(y).name + "_nhwc", g.value(y).dtype);
     nc.outputs = {y_nhwc};
     g.EraseNode(NodeId{i});
     g.AddNode(std::move(nc));
-    Node back;
-    back.name = g.value(y).name + "_to_nchw";
-    back.op_type = "Transpose";
-    back.opset = g.opsets.count("") ? g.opsets.at("") : 13;
-    back.def = FindOp("", "Transpose");
-    back.attrs.Set("perm", kToNchw);
-    back.inputs = {y_nhwc};
-    back.outputs = {y};
-    to_nchw.push_back(g.AddNode(std::move(back)));
+    to_nchw.push_back(AddTranspose(g, y_nhwc, kToNchw, g.value(y).name + "_to_nchw", y));
     if (!g.opsets.count("qrt")) g.opsets["qrt"] = 1;
     ++rewrites;
   }

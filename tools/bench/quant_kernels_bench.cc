@@ -129,7 +129,8 @@ void BM_UniformDequantize(benchmark::State& state, Isa isa, DataType t, bool per
 
 enum class Bcast { kSame, kScalarB, kPerChannel };
 
-void BM_QuantizedBinary(benchmark::State& state, Isa isa, QuantizedBinaryOp op, Requantize rule, Bcast bc) {
+void BM_QuantizedBinary(benchmark::State& state, Isa isa, QuantizedBinaryOp op, Requantize rule, Bcast bc,
+                        int threads = 1) {
   const int64_t n = state.range(0);
   const int64_t c = 64;
   QuantizedBinaryDescs d;
@@ -147,6 +148,7 @@ void BM_QuantizedBinary(benchmark::State& state, Isa isa, QuantizedBinaryOp op, 
   attrs.requantize = rule;
   auto plan = op == QuantizedBinaryOp::kMul ? PrepareQuantizedMul(attrs, d, isa) : PrepareQuantizedAdd(attrs, d, isa);
   if (!plan.ok()) return Check(plan.status(), state);
+  plan->threads = threads;  // split across threads as --threads does (ParallelFor)
   const int64_t nb = ElementCount(bd);
   std::vector<uint8_t> a = RandomBytes(n, 5), b = RandomBytes(nb, 6), out(n);
   const float sa = 0.02f, sb = 0.03f, sc = op == QuantizedBinaryOp::kMul ? 0.2f : 0.04f;
@@ -182,6 +184,11 @@ void Register() {
       using QB = QuantizedBinaryOp;
       using RQ = Requantize;
       reg("QuantizedMul_u8_reciprocal_same", [isa](benchmark::State& s) { BM_QuantizedBinary(s, isa, QB::kMul, RQ::kReciprocal, Bcast::kSame); });
+      if (isa == Isa::kAvx2) {
+        reg("QuantizedMul_u8_reciprocal_same_2threads", [isa](benchmark::State& s) {
+          BM_QuantizedBinary(s, isa, QB::kMul, RQ::kReciprocal, Bcast::kSame, 2);
+        });
+      }
       reg("QuantizedMul_u8_divide_same", [isa](benchmark::State& s) { BM_QuantizedBinary(s, isa, QB::kMul, RQ::kDivide, Bcast::kSame); });
       reg("QuantizedMul_u8_combined_same", [isa](benchmark::State& s) { BM_QuantizedBinary(s, isa, QB::kMul, RQ::kCombined, Bcast::kSame); });
       reg("QuantizedMul_u8_reciprocal_scalarB", [isa](benchmark::State& s) { BM_QuantizedBinary(s, isa, QB::kMul, RQ::kReciprocal, Bcast::kScalarB); });
