@@ -230,9 +230,10 @@ StatusOr<int> LayoutNhwc(Graph& g) {
   // Each converted convolution saves two oneDNN reorders; each transpose left costs about
   // one. Those at the graph's inputs and outputs are the price of any layout change; where
   // ops the transposes cannot pass (pools, resizes, reshapes) leave many more, the NCHW
-  // graph is faster: keep it.
+  // graph is faster: keep it. A lone convolution trades its two reorders for two
+  // transposes, which gains nothing.
   const int edges = int(g.inputs.size() + g.outputs.size());
-  if (LiveTransposes(g) - transposes_before > rewrites / 2 + edges) {
+  if (rewrites < 2 || LiveTransposes(g) - transposes_before > rewrites / 2 + edges) {
     g = before;
     return 0;
   }
