@@ -10,6 +10,9 @@
 #include "qrt/qrt.hpp"
 #include "tests/test_util.h"
 
+// Defined in no_exceptions_smoke.cc, compiled with -fno-exceptions.
+int qrt_cpp_no_exceptions_smoke(const char* model_path, const char* input_path, const char* output_path);
+
 namespace {
 
 namespace api = qrt::api;
@@ -104,6 +107,13 @@ TEST(CppApi, OneModelManyThreads) {
 }
 
 extern "C" int qrt_c99_smoke(const char* model_path, const char* input_path, const char* output_path);
+// qrt.hpp compiled with -fno-exceptions (tests/api/no_exceptions_smoke.cc).
+TEST(CppApiWithoutExceptions, RunsTheBundledModel) {
+  EXPECT_EQ(qrt_cpp_no_exceptions_smoke((ModelDir() + "/model.onnx").c_str(),
+                                        (ModelDir() + "/test_data_set_0/input_0.pb").c_str(),
+                                        (ModelDir() + "/test_data_set_0/output_0.pb").c_str()),
+            0);
+}
 
 // The C API compiles as C99 (tests/api/c99_smoke.c) and works from C.
 TEST(CApiFromC, RunsTheBundledModel) {
