@@ -15,10 +15,8 @@ StatusOr<std::shared_ptr<const Plan>> CompiledModel::PlanFor(const std::vector<T
   std::vector<const Tensor*> values(inputs.size(), nullptr);
   bool any = false;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const DataType t = inputs[i].dtype();
-    // Shapes, axes, pads (int) and Resize scales/roi (float) fed as graph inputs.
-    const bool small_param_type = t == DataType::kInt64 || t == DataType::kInt32 || t == DataType::kFloat32;
-    if (small_param_type && inputs[i].numel() <= kMaxSpecialisedElements) {
+    // Shapes, axes, pads, Resize scales, Clip bounds (of the data's dtype) fed as graph inputs.
+    if (inputs[i].dtype() != DataType::kUndefined && inputs[i].numel() <= kMaxSpecialisedElements) {
       values[i] = &inputs[i];
       any = true;
     }

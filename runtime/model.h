@@ -34,8 +34,8 @@ class CompiledModel {
   std::shared_ptr<const Plan> default_plan() const { return default_plan_; }
   // A plan for these inputs: the default one when their shapes match it. When an op
   // needs the value of a graph input (a shape, axes or Resize scales given as an input),
-  // the plan is specialised on the values of every small (<= 64 elements) int32, int64
-  // and float32 input; a session re-plans when those values change.
+  // the plan is specialised on the values of every small (<= 64 elements) input; a
+  // session re-plans when those values change.
   StatusOr<std::shared_ptr<const Plan>> PlanFor(const std::vector<Tensor>& inputs) const;
 
  private:
