@@ -72,7 +72,11 @@ using qrt::capi::Guard;
 
 extern "C" {
 
-const char* qrt_version_string(void) { return "0.1.0"; }
+#define QRT_STRINGIFY_(x) #x
+#define QRT_STRINGIFY(x) QRT_STRINGIFY_(x)
+const char* qrt_version_string(void) {
+  return QRT_STRINGIFY(QRT_VERSION_MAJOR) "." QRT_STRINGIFY(QRT_VERSION_MINOR) "." QRT_STRINGIFY(QRT_VERSION_PATCH);
+}
 
 uint32_t qrt_version(void) {
   return (uint32_t(QRT_VERSION_MAJOR) << 16) | (uint32_t(QRT_VERSION_MINOR) << 8) | uint32_t(QRT_VERSION_PATCH);
