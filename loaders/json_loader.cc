@@ -19,6 +19,10 @@ namespace {
 using json = nlohmann::json;
 
 constexpr int64_t kMaxJsonBytes = int64_t(1) << 31;
+// Arrays and objects nested deeper than this are refused while parsing. A graph nested
+// kMaxSubgraphDepth times needs about 6 levels per subgraph; nothing else goes deep.
+constexpr int kMaxJsonDepth = 128;
+constexpr size_t kMaxJsonValues = size_t(1) << 24;
 
 Status Bad(const std::string& where, const std::string& what) { return InvalidArgument(where, ": ", what); }
 
@@ -215,6 +219,14 @@ std::optional<float> NonFiniteFloat(const json& v) {
 
 StatusOr<AttrValue> ParseAttr(const json& v, const std::string& where, const std::string& base_dir,
                               const std::map<std::string, int64_t>& opsets, int depth) {
+  // The ONNX loader's caps (kMaxAttributeElements), so both formats accept the same models.
+  if (v.is_array() && v.size() > kMaxAttributeElements) {
+    return ResourceExhausted(where, ": ", v.size(), " entries, over the limit of ", kMaxAttributeElements);
+  }
+  if (v.is_string() && v.get_ref<const std::string&>().size() > kMaxAttributeElements) {
+    return ResourceExhausted(where, ": a string of ", v.get_ref<const std::string&>().size(),
+                             " bytes, over the limit of ", kMaxAttributeElements);
+  }
   if (v.is_boolean()) return AttrValue(int64_t(v.get<bool>() ? 1 : 0));
   if (v.is_number_integer()) {
     if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max())) {
@@ -386,11 +398,28 @@ std::string DirOf(const std::string& path) {
 }  // namespace
 
 StatusOr<Graph> LoadJsonText(const std::string& text, const std::string& source, const std::string& base_dir) {
+  // The DOM costs about 16 bytes per JSON value, whatever the text: "[0,0,0,...]" would
+  // take 8 times its size in memory. Counting values while parsing stops hostile text
+  // at kMaxJsonValues; big tensors belong in data_base64 or file, which are one value.
+  struct LimitExceeded {
+    std::string what;
+  };
+  size_t values = 0;
+  auto limits = [&values](int depth, json::parse_event_t event, json&) {
+    if (depth > kMaxJsonDepth) throw LimitExceeded{StrCat("JSON nested deeper than ", kMaxJsonDepth, " levels")};
+    if (event == json::parse_event_t::value || event == json::parse_event_t::object_start ||
+        event == json::parse_event_t::array_start) {
+      if (++values > kMaxJsonValues) throw LimitExceeded{StrCat("more than ", kMaxJsonValues, " JSON values")};
+    }
+    return true;
+  };
   json root;
   try {
-    root = json::parse(text);
+    root = json::parse(text, limits);
   } catch (const json::parse_error& e) {
     return InvalidArgument(source, ": invalid JSON: ", e.what());
+  } catch (const LimitExceeded& e) {
+    return ResourceExhausted(source, ": ", e.what);
   }
   try {
     return ParseGraph(root, source, base_dir, {}, 0);

@@ -133,7 +133,14 @@ StatusOr<json> GraphJson(const Graph& g, const Plan* plan, bool top) {
 
 StatusOr<std::string> GraphToJson(const Graph& graph, const Plan* plan) {
   QRT_ASSIGN_OR_RETURN(json root, GraphJson(graph, plan, true));
-  return root.dump(1) + "\n";
+  // ONNX names are bytes (onnx.proto is proto2: protobuf does not check UTF-8) but JSON
+  // text is UTF-8. dump() throws on anything else; refuse rather than alter a name.
+  try {
+    return root.dump(1) + "\n";
+  } catch (const json::type_error& e) {
+    return InvalidArgument(graph.source.empty() ? "graph" : graph.source,
+                           ": cannot write JSON: a name or string is not valid UTF-8 (", e.what(), ")");
+  }
 }
 
 }  // namespace qrt

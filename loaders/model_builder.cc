@@ -4,15 +4,22 @@
 
 namespace qrt {
 
-ModelBuilder::ModelBuilder(std::string source, std::map<std::string, int64_t> opsets, bool is_subgraph)
-    : source_(std::move(source)), opsets_(std::move(opsets)), is_subgraph_(is_subgraph) {
+Status CheckAttributeSize(const std::string& name, size_t count, const char* what) {
+  if (count <= kMaxAttributeElements) return Status::Ok();
+  return ResourceExhausted("attribute '", name, "' has ", count, " ", what, ", over the limit of ",
+                           kMaxAttributeElements);
+}
+
+ModelBuilder::ModelBuilder(std::string source, std::map<std::string, int64_t> opsets, bool is_subgraph,
+                           BuilderLimits limits)
+    : source_(std::move(source)), opsets_(std::move(opsets)), is_subgraph_(is_subgraph), limits_(limits) {
   graph_.source = source_;
   graph_.opsets = opsets_;
 }
 
 Status ModelBuilder::AddInitializer(const std::string& name, Tensor t) {
   if (name.empty()) return InvalidArgument(source_, ": an initializer has no name");
-  if (graph_.num_values() >= kMaxValues) return ResourceExhausted(source_, ": too many values");
+  QRT_RETURN_IF_ERROR(CheckValueCount().WithContext(StrCat(source_, ": initializer '", name, "'")));
   Value v;
   v.name = name;
   v.dtype = t.dtype();
@@ -32,8 +39,16 @@ Status ModelBuilder::AddInput(const std::string& name, DataType dtype, std::opti
   if (!is_subgraph_ && dtype == DataType::kUndefined) {
     return InvalidArgument(source_, ": graph input '", name, "' has no element type");
   }
+  QRT_RETURN_IF_ERROR(CheckValueCount().WithContext(StrCat(source_, ": graph input '", name, "'")));
   if (shape && int64_t(shape->size()) > kMaxRank) {
     return ResourceExhausted(source_, ": graph input '", name, "' has rank ", shape->size(), " > ", kMaxRank);
+  }
+  // Declared sizes that could never be allocated are an error now, not at the first run.
+  if (shape) {
+    if (std::optional<Dims> dims = StaticDims(*shape)) {
+      Status s = CheckedElementCount(*dims, dtype == DataType::kUndefined ? 1 : DataTypeSize(dtype)).status();
+      if (!s.ok()) return s.WithContext(StrCat(source_, ": graph input '", name, "'"));
+    }
   }
   Value v;
   v.name = name;
@@ -46,7 +61,9 @@ Status ModelBuilder::AddInput(const std::string& name, DataType dtype, std::opti
 }
 
 Status ModelBuilder::AddNode(NodeSpec spec) {
-  if (nodes_.size() >= kMaxNodes) return ResourceExhausted(source_, ": more than ", kMaxNodes, " nodes");
+  if (nodes_.size() >= limits_.max_nodes) {
+    return ResourceExhausted(source_, ": more than ", limits_.max_nodes, " nodes (node '", spec.name, "')");
+  }
   nodes_.push_back(std::move(spec));
   return Status::Ok();
 }
@@ -54,6 +71,11 @@ Status ModelBuilder::AddNode(NodeSpec spec) {
 Status ModelBuilder::AddOutput(const std::string& name, DataType dtype, std::optional<Shape> shape) {
   outputs_.push_back({name, dtype, std::move(shape)});
   return Status::Ok();
+}
+
+Status ModelBuilder::CheckValueCount() const {
+  if (graph_.num_values() < limits_.max_values) return Status::Ok();
+  return ResourceExhausted("more than ", limits_.max_values, " values (inputs, initializers and node outputs)");
 }
 
 Status ModelBuilder::Err(const NodeSpec& spec, size_t index, const Status& s) const {
@@ -130,7 +152,7 @@ StatusOr<Graph> ModelBuilder::Finish() {
     }
     for (const std::string& out : spec.outputs) {
       if (out.empty()) continue;
-      if (graph_.num_values() >= kMaxValues) return ResourceExhausted(source_, ": too many values");
+      if (Status s = CheckValueCount(); !s.ok()) return Err(spec, i, s);
       Value v;
       v.name = out;
       StatusOr<ValueId> id = graph_.AddValue(std::move(v));
@@ -171,6 +193,7 @@ StatusOr<Graph> ModelBuilder::Finish() {
           const char* what = k < num_declared ? "input '" : "captured value '";
           return Err(spec, i, InvalidArgument(what, in, "' is not defined by any node, input or initializer"));
         }
+        if (Status s = CheckValueCount(); !s.ok()) return Err(spec, i, s);
         Value v;
         v.name = in;
         id = graph_.AddValue(std::move(v)).value();

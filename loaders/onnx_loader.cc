@@ -49,6 +49,10 @@ StatusOr<AttrValue> ConvertAttribute(const onnx::AttributeProto& a,
                                      const std::map<std::string, int64_t>& opsets,
                                      const std::string& source, const std::string& model_dir, int depth) {
   if (!a.ref_attr_name().empty()) return Unsupported("attribute '", a.name(), "' refers to a function attribute");
+  QRT_RETURN_IF_ERROR(CheckAttributeSize(a.name(), a.s().size(), "bytes"));
+  QRT_RETURN_IF_ERROR(CheckAttributeSize(a.name(), size_t(a.ints_size()), "ints"));
+  QRT_RETURN_IF_ERROR(CheckAttributeSize(a.name(), size_t(a.floats_size()), "floats"));
+  QRT_RETURN_IF_ERROR(CheckAttributeSize(a.name(), size_t(a.strings_size()), "strings"));
   switch (a.type()) {
     case onnx::AttributeProto::INT: return AttrValue(int64_t(a.i()));
     case onnx::AttributeProto::FLOAT: return AttrValue(a.f());

@@ -136,6 +136,7 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
     }
   }
   constexpr int64_t kLimit = int64_t(1) << 24;  // keeps (k-1)*dilation and o*stride in range
+  constexpr int64_t kMaxTaps = int64_t(1) << 27;  // entries of the window tables prepare builds
   std::vector<AxisWindows> axes(sr);
   Dims out_dims = {x.dims[0], x.dims[1]};
   for (size_t a = 0; a < sr; ++a) {
@@ -167,6 +168,12 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
     } else {
       return InvalidArgument("unknown auto_pad '", auto_pad, "'");
     }
+    // The per-axis table below has out * k entries: bound it before filling it (the
+    // limits above still allow 2^24 pads times a 2^24 kernel on a 1-element axis).
+    if (out > kMaxTaps / k) {
+      return ResourceExhausted("pooling window table of ", out, " x ", k, " entries on spatial axis ", a,
+                               " is too large");
+    }
     AxisWindows& w = axes[a];
     w.out = out;
     for (int64_t o = 0; o < out; ++o) {
@@ -194,7 +201,7 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
     QRT_ASSIGN_OR_RETURN(window, CheckedElementCount(Dims{window, kernel[a]}));
   }
   QRT_ASSIGN_OR_RETURN(int64_t total_taps, CheckedElementCount(Dims{s.out_plane, window}));
-  if (total_taps > (int64_t(1) << 27)) {
+  if (total_taps > kMaxTaps) {
     return ResourceExhausted("pooling window table of ", total_taps, " entries is too large");
   }
   std::vector<int64_t> row_strides(sr, 1), col_strides(sr, 1);

@@ -1,11 +1,23 @@
 #include "runtime/tensor.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
 #include "runtime/half.h"
 
 namespace qrt {
+
+namespace {
+std::atomic<int64_t> g_max_tensor_bytes{kMaxTensorBytes};
+}  // namespace
+
+int64_t MaxTensorBytes() { return g_max_tensor_bytes.load(std::memory_order_relaxed); }
+
+void SetMaxTensorBytes(int64_t bytes) {
+  g_max_tensor_bytes.store(std::clamp<int64_t>(bytes, 64, kMaxTensorBytes), std::memory_order_relaxed);
+}
 
 StatusOr<int64_t> CheckedElementCount(const Dims& dims, size_t elem_size) {
   if (int64_t(dims.size()) > kMaxRank) {
@@ -15,17 +27,24 @@ StatusOr<int64_t> CheckedElementCount(const Dims& dims, size_t elem_size) {
   bool zero = false;
   for (int64_t d : dims) {
     if (d < 0) return InvalidArgument("negative dimension ", d, " in shape ", DimsToString(dims));
-    if (d == 0) zero = true;
   }
-  if (zero) return int64_t(0);
-  const int64_t limit = kMaxTensorBytes / int64_t(elem_size == 0 ? 1 : elem_size);
+  // Zero dims count as 1 here: an empty tensor must still have dims whose every partial
+  // product fits, because ops multiply subsets of dims (strides, outer and inner counts)
+  // without knowing that another dim is zero. [0, 2^40, 2^40] is refused, not empty.
+  const int64_t max_bytes = MaxTensorBytes();
+  const int64_t limit = max_bytes / int64_t(elem_size == 0 ? 1 : elem_size);
   for (int64_t d : dims) {
+    if (d == 0) {
+      zero = true;
+      continue;
+    }
     if (n > limit / d) {
       return ResourceExhausted("tensor of shape ", DimsToString(dims), " exceeds the size limit of ",
-                               kMaxTensorBytes, " bytes");
+                               max_bytes, " bytes");
     }
     n *= d;
   }
+  if (zero) return int64_t(0);
   return n;
 }
 

@@ -17,7 +17,15 @@ using Dims = std::vector<int64_t>;
 inline constexpr int64_t kMaxRank = 16;
 inline constexpr int64_t kMaxTensorBytes = int64_t(1) << 34;  // 16 GiB
 
-// Product of dims, rejecting negative dims, overflow and sizes over kMaxTensorBytes
+// The per-tensor byte limit in force: kMaxTensorBytes unless lowered. A process that
+// takes untrusted models with a memory budget (a service, a fuzzer) lowers it once at
+// start; every size check below and every Tensor::Allocate then uses the lower value.
+int64_t MaxTensorBytes();
+// Sets the limit for the whole process, clamped to [64, kMaxTensorBytes] (so any scalar
+// fits). Thread-safe, but tensors already allocated are not revisited: set it first.
+void SetMaxTensorBytes(int64_t bytes);
+
+// Product of dims, rejecting negative dims, overflow and sizes over MaxTensorBytes()
 // for element size `elem_size` (pass 1 to check counts only).
 StatusOr<int64_t> CheckedElementCount(const Dims& dims, size_t elem_size = 1);
 
