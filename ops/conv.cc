@@ -110,6 +110,11 @@ StatusOr<ConvGeometry> MakeGeometry(const PrepareContext& ctx, const Dims& x, co
     if (span < 0) return InvalidArgument("kernel extent ", extent, " exceeds padded input ", g.in[d]);
     g.out[d] = span / strides[i] + 1;
   }
+  // X may be declared at the size limit without data; bound the output before the
+  // paths below size their buffers and loops from it.
+  Dims y{g.batch, g.out_channels};
+  for (int d = 3 - r; d < 3; ++d) y.push_back(g.out[d]);
+  QRT_RETURN_IF_ERROR(CheckedElementCount(y).status());
   return g;
 }
 

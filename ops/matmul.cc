@@ -64,6 +64,10 @@ StatusOr<MatMulShape> MakeMatMulShape(const Dims& a_in, const Dims& b_in) {
   s.out = s.batch;
   if (!a_vec) s.out.push_back(s.m);
   if (!b_vec) s.out.push_back(s.n);
+  // Shapes are known without data (declared inputs), so A and B may each be at the size
+  // limit: bound the output before anything multiplies m * n * k. With A, B and the
+  // output each bounded, batch * m * n * k stays far inside int64.
+  QRT_RETURN_IF_ERROR(CheckedElementCount(s.out).status());
   return s;
 }
 
@@ -208,6 +212,8 @@ Status PrepareGemm(PrepareContext& ctx) {
   if ((trans_b ? b[1] : b[0]) != s.k) {
     return InvalidArgument("Gemm inner dims differ: ", DimsToString(a), " x ", DimsToString(b));
   }
+  // Bounds m * n before m * n * k is formed (see MakeMatMulShape).
+  QRT_RETURN_IF_ERROR(CheckedElementCount(Dims{s.m, s.n}, DataTypeSize(dt)).status());
   // a(i,p) = A[i][p] or A[p][i]; b(p,j) = B[p][j] or B[j][p].
   s.strides = GemmStrides{trans_a ? 1 : a[1], trans_a ? a[1] : 1, trans_b ? 1 : b[1], trans_b ? b[1] : 1};
   s.has_c = ctx.has_input(2);

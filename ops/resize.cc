@@ -64,6 +64,15 @@ double SourceCoordinate(Coord c, const AxisGeometry& g, int64_t o) {
   return 0;
 }
 
+// The source coordinate, made safe to convert to an integer: huge finite roi values
+// can still give inf - inf = NaN, and a NaN or an out-of-range double converted to
+// int64 is undefined behaviour. NaN lands outside the input (-1: the extrapolation
+// value in tf_crop_and_resize, clamped to the first element otherwise).
+double Coordinate(Coord coord, const AxisGeometry& g, int64_t o) {
+  const double xc = SourceCoordinate(coord, g, o);
+  return std::isnan(xc) ? -1.0 : std::clamp(xc, -1e15, 1e15);
+}
+
 int64_t RoundNearest(Round r, double x) {
   const double f = std::floor(x);
   const double frac = x - f;
@@ -281,6 +290,9 @@ Status PrepareResize(PrepareContext& ctx) {
   if (coord == Coord::kTfCropAndResize && roi.size() != 2 * na) {
     return InvalidArgument("tf_crop_and_resize needs roi with ", 2 * na, " entries, got ", roi.size());
   }
+  for (size_t i = 0; i < roi.size(); ++i) {
+    if (!std::isfinite(roi[i])) return InvalidArgument("roi[", i, "] = ", roi[i], " is not finite");
+  }
 
   std::vector<AxisGeometry> geo(static_cast<size_t>(rank));
   for (int64_t d = 0; d < rank; ++d) {
@@ -339,12 +351,12 @@ Status PrepareResize(PrepareContext& ctx) {
     for (size_t d = 0; d < size_t(rank); ++d) {
       const AxisGeometry& g = geo[d];
       for (int64_t o = 0; o < g.out; ++o) {
-        const double xc = SourceCoordinate(coord, g, o);
+        const double xc = Coordinate(coord, g, o);
         if (crop && (xc < 0 || xc > double(g.in - 1))) {
           s.map.tables[d].push_back(kIndexMapFill);
           continue;
         }
-        const int64_t i = std::clamp<int64_t>(RoundNearest(round, std::clamp(xc, -1e15, 1e15)), 0, g.in - 1);
+        const int64_t i = std::clamp<int64_t>(RoundNearest(round, xc), 0, g.in - 1);
         s.map.tables[d].push_back(i * strides[d]);
       }
     }
@@ -364,7 +376,7 @@ Status PrepareResize(PrepareContext& ctx) {
     AxisTaps& taps = s.axes[d];
     for (int64_t o = 0; o < g.out; ++o) {
       taps.start.push_back(int64_t(taps.offset.size()));
-      const double xc = std::clamp(SourceCoordinate(coord, g, o), -1e15, 1e15);
+      const double xc = Coordinate(coord, g, o);
       const bool outside = crop && (xc < 0 || xc > double(g.in - 1));
       taps.outside.push_back(outside);
       if (outside) continue;

@@ -4,6 +4,7 @@
 // (tools/sanitize.sh) to have these catch what ASan and UBSan caught.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,43 @@ TEST(FuzzRegression, NonUtf8NameIsAnErrorWhenWritingJson) {
   EXPECT_PRED2(Contains, json.status().message(), "fuzz.onnx");
   EXPECT_PRED2(Contains, json.status().message(), "not valid UTF-8");
   EXPECT_TRUE(GraphToOnnx(*g, nullptr).ok());  // ONNX holds any bytes
+}
+
+// run_model_fuzz: Resize (linear, tf_crop_and_resize) whose roi is a graph input; the
+// run fed a NaN roi, the source coordinate became NaN and was converted to int64
+// (UBSan: "-nan is outside the range of representable values of type 'long'").
+// A non-finite roi is now refused when the plan is made for it, naming the node.
+TEST(FuzzRegression, ResizeNanRoiIsRefusedNotConvertedToAnIndex) {
+  const std::string model = Hex(
+      "0807120c6261636b656e642d746573743a8c020a87010a01580a03726f690a000a0573697a657312"
+      "01592206526573697a652a370a1e636f6f7264696e6174655f7472616e73666f726d6174696f6e5f"
+      "6d6f6465221274665f63726f705f616e645f726573697a65a001032a1d0a136578747261706f6c61"
+      "74696f6e5f76616c75651500002041a001012a110a046d6f646522066c696e656172a00103121e74"
+      "6573745f726573697a655f74665f63726f705f61ee645f706573697a655a1b0a015812160a140801"
+      "12100a0208010a0208010a0208040a0208045a110a03726f69120a0a08080112040a0208085a130a"
+      "0573697a6573120a0a08080712040a020804621b0a015912160a14080112100a0208010a0208010a"
+      "0208030a02080342040a00100d");
+  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+    StatusOr<Graph> g = LoadOnnxBytes(model);
+    ASSERT_TRUE(g.ok()) << g.status().message();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::vector<float> x(16);
+    for (int i = 0; i < 16; ++i) x[size_t(i)] = float(i);
+    const std::vector<Tensor> feeds = {Tensor::FromVector<float>(x, {1, 1, 4, 4}),
+                                       Tensor::FromVector<float>({0, 0, nan, 0, 1, 1, 1, 1}, {8}),
+                                       Tensor::FromVector<int64_t>({1, 1, 3, 3}, {4})};
+    StatusOr<std::vector<Tensor>> out = testing::RunGraph(*g, feeds, "default", isa);
+    ASSERT_FALSE(out.ok());
+    EXPECT_PRED2(Contains, out.status().message(), "fuzz.onnx");
+    EXPECT_PRED2(Contains, out.status().message(), "Resize");
+    EXPECT_PRED2(Contains, out.status().message(), "roi[2] = nan is not finite");
+    // A finite roi still runs.
+    const std::vector<Tensor> good = {feeds[0], Tensor::FromVector<float>({0, 0, 0.25f, 0, 1, 1, 1, 1}, {8}),
+                                      feeds[2]};
+    out = testing::RunGraph(std::move(g).value(), good, "default", isa);
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_EQ((*out)[0].dims(), (Dims{1, 1, 3, 3}));
+  }
 }
 
 }  // namespace

@@ -83,6 +83,31 @@ TEST(OpValidation, ConcatShapesDiffer) {
                   {"does not match"});
 }
 
+// Declared input shapes need no data, so a tiny model can put every input at the size
+// limit. The ops bound their output before computing m * n * k (which overflowed int64
+// here before: UB, found by review) or sizing anything from it.
+TEST(OpValidation, ProductsOfInputsAtTheSizeLimit) {
+  const auto two_inputs = [](const std::string& a, const std::string& b, const std::string& node) {
+    return R"({"format": "qrt.graph", "version": 1,
+      "inputs": [{"name": "a", "dtype": "float32", "shape": )" + a + R"(},
+                 {"name": "b", "dtype": "float32", "shape": )" + b + R"(}],
+      "nodes": [)" + node + R"(], "outputs": [{"name": "y"}]})";
+  };
+  ExpectPlanError(two_inputs("[4294967296, 1]", "[1, 4294967296]",
+                             R"({"name": "n", "op": "MatMul", "inputs": ["a", "b"], "outputs": ["y"]})"),
+                  {"size limit"});
+  ExpectPlanError(two_inputs("[2, 2147483648, 1]", "[1, 1, 2147483648]",
+                             R"({"name": "n", "op": "MatMul", "inputs": ["a", "b"], "outputs": ["y"]})"),
+                  {"size limit"});
+  ExpectPlanError(two_inputs("[4294967296, 1]", "[4294967296, 1]",
+                             R"({"name": "n", "op": "Gemm", "inputs": ["a", "b"], "outputs": ["y"],
+                                 "attrs": {"transB": 1}})"),
+                  {"size limit"});
+  ExpectPlanError(two_inputs("[1, 1, 65536, 65536]", "[65536, 1, 1, 1]",
+                             R"({"name": "n", "op": "Conv", "inputs": ["a", "b"], "outputs": ["y"]})"),
+                  {"size limit"});
+}
+
 // ---- attribute and axis ranges -----------------------------------------------------------
 
 TEST(OpValidation, AxisOutOfRange) {
