@@ -30,6 +30,7 @@ Status PrepareReshape(PrepareContext& ctx) {
   if (ctx.opset() < 5) {
     QRT_ASSIGN_OR_RETURN(shape, ctx.attrs().GetInts("shape"));
   } else {
+    if (!ctx.has_input(1)) return InvalidArgument("Reshape at opset ", ctx.opset(), " needs the shape input");
     QRT_RETURN_IF_ERROR(ExpectDType(ctx, 1, {DataType::kInt64}));
     if (ctx.input(1).dims.size() != 1) return InvalidArgument("shape input must be 1-D");
     if (ctx.input(1).value == nullptr) return NeedsConstant(ctx, 1, "shape");

@@ -62,10 +62,16 @@ class PrepareContext {
   const PlanOptions& options() const { return options_; }
 
   int num_inputs() const { return int(inputs_.size()); }
-  bool has_input(int i) const { return i < num_inputs() && inputs_[i].dtype != DataType::kUndefined; }
-  const TensorInfo& input(int i) const { return inputs_[i]; }
+  bool has_input(int i) const { return i >= 0 && i < num_inputs() && inputs_[size_t(i)].dtype != DataType::kUndefined; }
+  // An index past the node's inputs reads as an omitted input (no dtype, no dims, no
+  // value), so an op that forgets has_input() fails its checks instead of reading out
+  // of bounds (a one-input Reshape at opset 5+ did: found by fuzzing).
+  const TensorInfo& input(int i) const {
+    static const TensorInfo kAbsent;
+    return i >= 0 && i < num_inputs() ? inputs_[size_t(i)] : kAbsent;
+  }
   int num_outputs() const { return int(outputs_.size()); }
-  bool has_output(int i) const { return i < num_outputs() && node_.outputs[i].valid(); }
+  bool has_output(int i) const { return i >= 0 && i < num_outputs() && node_.outputs[size_t(i)].valid(); }
 
   void SetOutput(int i, DataType dtype, Dims dims) {
     outputs_[i].dtype = dtype;

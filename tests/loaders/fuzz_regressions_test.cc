@@ -12,6 +12,7 @@
 #include "loaders/model_io.h"
 #include "loaders/onnx_loader.h"
 #include "runtime/model.h"
+#include "runtime/op_def.h"
 #include "runtime/session.h"
 #include "tests/test_util.h"
 
@@ -83,6 +84,37 @@ TEST(FuzzRegression, ResizeNanRoiIsRefusedNotConvertedToAnIndex) {
     out = testing::RunGraph(std::move(g).value(), good, "default", isa);
     ASSERT_TRUE(out.ok()) << out.status().message();
     EXPECT_EQ((*out)[0].dims(), (Dims{1, 1, 3, 3}));
+  }
+}
+
+// run_model_fuzz: a Reshape with only its data input at opset 12 (the shape became an
+// attribute in opset 5). prepare read input 1 of a one-input node: ASan
+// heap-buffer-overflow in ExpectDType. Now a clear error; and any index past a node's
+// inputs reads as an omitted input, for every op.
+TEST(FuzzRegression, ReshapeWithoutItsShapeInput) {
+  const std::string json = R"({"format": "qrt.graph", "initializers": [], "inputs": [{"dtype": "float32", "name": "x", "shape": [1, 3, 32, 32]}], "name": "test_maxpool_2d_same_upper", "nodes": [{"attrs": {"auto_pad": "SAME_UPPER", "kernel_shape": [1, 2]}, "domain": "", "inputs": ["x"], "name": "MaxPool_0", "op": "Reshape", "outputs": ["y"]}], "opsets": {"": 12}, "outputs": [{"dtype": "float32", "name": "y"}], "version": 1})";
+  StatusOr<Graph> g = LoadJsonText(json, "fuzz.json", "");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  StatusOr<std::shared_ptr<const CompiledModel>> m = Compile(std::move(g).value(), CompileOptions());
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_PRED2(Contains, m.status().message(), "fuzz.json: node 'MaxPool_0' (#0, Reshape)");
+  EXPECT_PRED2(Contains, m.status().message(), "Reshape at opset 12 needs the shape input");
+}
+
+TEST(FuzzRegression, InputsPastTheNodeReadAsOmitted) {
+  Node node;
+  node.outputs.resize(1);
+  TensorInfo x;
+  x.dtype = DataType::kFloat32;
+  x.dims = {2};
+  PrepareContext ctx(node, {x}, PlanOptions());
+  EXPECT_EQ(ctx.input(0).dtype, DataType::kFloat32);
+  for (int i : {1, 7, -1}) {
+    EXPECT_EQ(ctx.input(i).dtype, DataType::kUndefined);
+    EXPECT_TRUE(ctx.input(i).dims.empty());
+    EXPECT_EQ(ctx.input(i).value, nullptr);
+    EXPECT_FALSE(ctx.has_input(i));
   }
 }
 
