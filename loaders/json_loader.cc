@@ -416,7 +416,7 @@ StatusOr<Graph> LoadJsonText(const std::string& text, const std::string& source,
   json root;
   try {
     root = json::parse(text, limits);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for "1e999"
     return InvalidArgument(source, ": invalid JSON: ", e.what());
   } catch (const LimitExceeded& e) {
     return ResourceExhausted(source, ": ", e.what);

@@ -118,5 +118,20 @@ TEST(FuzzRegression, InputsPastTheNodeReadAsOmitted) {
   }
 }
 
+// run_model_fuzz: a number too large for a double ("6.8815212E4975586") makes nlohmann
+// throw out_of_range (406), not parse_error; only parse_error was caught, so the
+// exception reached std::terminate. Minimised from crash-5dae41ee (24 KB).
+TEST(FuzzRegression, JsonNumberOverflowIsAnError) {
+  for (const char* number : {"6.8815212E4975586", "-1e999", "1e400"}) {
+    const std::string json = std::string(R"({"format": "qrt.graph", "version": 1, "nodes": [
+        {"op": "LeakyRelu", "inputs": ["x"], "outputs": ["y"], "attrs": {"alpha": )") + number + "}}]}";
+    StatusOr<Graph> g = LoadJsonText(json, "fuzz.json", "");
+    ASSERT_FALSE(g.ok()) << number;
+    EXPECT_EQ(g.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_PRED2(Contains, g.status().message(), "fuzz.json: invalid JSON");
+    EXPECT_PRED2(Contains, g.status().message(), "number overflow");
+  }
+}
+
 }  // namespace
 }  // namespace qrt
