@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Fuzz qrt with libFuzzer (ASan + UBSan): builds build-fuzz if needed, seeds each
-# target's corpus from small model and tensor files, then runs the targets one after
-# another (one process: the machine's other core stays free).
+# Fuzz qrt with libFuzzer (ASan + UBSan): builds build-fuzz (the "fuzz" preset in
+# CMakePresets.json: clang, QRT_FUZZ=ON) if needed, seeds each target's corpus from
+# small model and tensor files, then runs the targets one after another (one process:
+# the machine's other core stays free).
 #   bash tools/fuzz.sh [SECONDS_PER_TARGET] [TARGET]     # defaults: 60, every target
 # Targets: onnx_loader json_loader npy tensor_proto run_model.
 # Corpora grow in build-fuzz/corpus/<target>; crashes land in build-fuzz/artifacts/<target>.
@@ -10,14 +11,13 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 SECS=${1:-60}
 ONLY=${2:-}
-BUILD=${BUILD:-build-fuzz}
+BUILD=build-fuzz
 ALL=(onnx_loader json_loader npy tensor_proto run_model)
 NODE_TESTS=/usr/share/libonnx-testdata/data/node
 SHARED=../shared/models
 
 if [[ ! -f "$BUILD/build.ninja" ]]; then
-  CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DQRT_FUZZ=ON -DQRT_BUILD_TESTS=OFF \
-    -DQRT_BUILD_BENCHMARKS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 1
+  cmake --preset fuzz >/dev/null || exit 1
 fi
 cmake --build "$BUILD" -j"${JOBS:-2}" --target qrt_fuzz_targets || exit 1
 BIN="$BUILD/tools/fuzz"
