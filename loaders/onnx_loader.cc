@@ -128,10 +128,14 @@ std::string DirOf(const std::string& path) {
 
 StatusOr<Graph> LoadOnnxBuffer(const void* data, size_t size, const std::string& source,
                                const std::string& model_dir) {
+  // Checked before the stream exists: its size is an int, which 2 GiB would wrap.
+  if (size >= size_t(kMaxModelBytes)) {
+    return ResourceExhausted(source, ": ", size, " bytes exceeds the 2 GiB protobuf limit");
+  }
   onnx::ModelProto model;
   google::protobuf::io::CodedInputStream in(static_cast<const uint8_t*>(data), int(size));
   in.SetTotalBytesLimit(int(kMaxModelBytes - 1));
-  if (size >= size_t(kMaxModelBytes) || !model.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
+  if (!model.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
     return InvalidArgument(source, ": not a valid ONNX model (protobuf parse failed; truncated or corrupt file?)");
   }
   if (!model.has_graph()) return InvalidArgument(source, ": the model has no graph");

@@ -4,6 +4,7 @@
 // the op validations done at plan time are in op_validation_test.cc.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "loaders/model_builder.h"
 #include "loaders/npy.h"
 #include "loaders/onnx_loader.h"
+#include "loaders/tensor_proto.h"
 #include "runtime/model.h"
 #include "tests/test_util.h"
 
@@ -182,6 +184,26 @@ TEST(TensorSizeLimit, SetMaxTensorBytesClamps) {
     ScopedTensorLimit limit(int64_t(1) << 50);
     EXPECT_EQ(MaxTensorBytes(), kMaxTensorBytes);
   }
+}
+
+// ---- file sizes ------------------------------------------------------------------------
+
+// A sparse file of 2 GiB + 1 byte: no disk space, but every reader must refuse it by its
+// size, before reading (a protobuf message cannot exceed 2 GiB; JSON is capped there too).
+TEST(FileSizeLimit, TwoGigabyteFilesAreRefusedUnread) {
+  testing::TempDir dir;
+  const auto sparse = [&](const std::string& name) {
+    const std::string path = dir.Write(name, "");
+    EXPECT_EQ(::truncate(path.c_str(), (off_t(1) << 31) + 1), 0);
+    return path;
+  };
+  ExpectError(LoadOnnxFile(sparse("big.onnx")).status(), StatusCode::kResourceExhausted, {"big.onnx", "2 GiB"});
+  ExpectError(LoadJsonFile(sparse("big.json")).status(), StatusCode::kResourceExhausted, {"big.json", "2 GiB"});
+  ExpectError(ReadTensorProtoFile(sparse("big.pb")).status(), StatusCode::kResourceExhausted, {"big.pb", "2 GiB"});
+  // An in-memory model says its size; the buffer behind it is never read.
+  const char byte = 0;
+  ExpectError(LoadOnnxBuffer(&byte, size_t(1) << 31, kOnnx, "").status(), StatusCode::kResourceExhausted,
+              {kOnnx, "2 GiB"});
 }
 
 // ---- rank ---------------------------------------------------------------------------
