@@ -31,7 +31,9 @@ T Apply(BinaryOp op, T a, T b) {
     }
     return T(0);
   } else {
-    using U = std::make_unsigned_t<T>;
+    // Wrap-around arithmetic in an unsigned type at least as wide as unsigned int: narrower
+    // ones promote to (signed) int, where 49325 * 49325 (uint16) would overflow.
+    using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
     switch (op) {
       case BinaryOp::kAdd: return T(U(a) + U(b));
       case BinaryOp::kSub: return T(U(a) - U(b));

@@ -133,5 +133,42 @@ TEST(FuzzRegression, JsonNumberOverflowIsAnError) {
   }
 }
 
+// run_model_fuzz (crash-b944df27, an ONNX Mul on uint16): 49325 * 49325 in uint16 promoted
+// to int and overflowed (UBSan: signed integer overflow in ops/binary.cc). Integer Add, Sub,
+// Mul and PRelu wrap modulo 2^bits, computed in unsigned arithmetic.
+TEST(FuzzRegression, NarrowIntegerMulWraps) {
+  const auto run = [](const char* dtype, const std::string& values) {
+    const std::string json = std::string(R"({"format": "qrt.graph", "version": 1, "opsets": {"": 14},
+        "inputs": [{"name": "x", "dtype": ")") + dtype + R"(", "shape": [3]}], "outputs": [{"name": "y"}],
+        "initializers": [{"name": "c", "dtype": ")" + dtype + R"(", "shape": [3], "data": )" + values + R"(}],
+        "nodes": [{"op": "Mul", "inputs": ["x", "c"], "outputs": ["y"]}]})";
+    StatusOr<Graph> g = LoadJsonText(json, "fuzz.json", "");
+    EXPECT_TRUE(g.ok()) << g.status().message();
+    return g;
+  };
+  {
+    StatusOr<Graph> g = run("uint16", "[49325, 65535, 2]");
+    auto m = Compile(std::move(g).value(), CompileOptions());
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    Session s(*m);
+    std::vector<Tensor> out;
+    ASSERT_TRUE(s.Run({Tensor::FromVector<uint16_t>({49325, 65535, 40000}, {3})}, &out).ok());
+    EXPECT_EQ(out[0].data<uint16_t>()[0], uint16_t((49325u * 49325u) & 0xFFFF));
+    EXPECT_EQ(out[0].data<uint16_t>()[1], uint16_t(1));       // (2^16 - 1)^2 = 1 mod 2^16
+    EXPECT_EQ(out[0].data<uint16_t>()[2], uint16_t(14464));   // 80000 mod 65536
+  }
+  {
+    StatusOr<Graph> g = run("int16", "[-32768, 32767, 300]");
+    auto m = Compile(std::move(g).value(), CompileOptions());
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    Session s(*m);
+    std::vector<Tensor> out;
+    ASSERT_TRUE(s.Run({Tensor::FromVector<int16_t>({-32768, 32767, 300}, {3})}, &out).ok());
+    EXPECT_EQ(out[0].data<int16_t>()[0], int16_t(0));      // 2^30 mod 2^16
+    EXPECT_EQ(out[0].data<int16_t>()[1], int16_t(1));      // (2^15 - 1)^2 = 2^30 - 2^16 + 1
+    EXPECT_EQ(out[0].data<int16_t>()[2], int16_t(24464));  // 90000 - 65536
+  }
+}
+
 }  // namespace
 }  // namespace qrt
