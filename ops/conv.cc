@@ -2,8 +2,10 @@
 // reference kernels (ops/kernels/conv_ref.h, the requantization in matmul_ref.h); the
 // fast paths below must reproduce them:
 //
-//   Conv (f32): oneDNN direct convolution when W (and B) are constants; equal to the
-//     reference up to float summation order. Otherwise, and for f64, the reference.
+//   Conv (f32): every sum in ONNX Runtime's MLAS order (conv_float.h): im2col or direct
+//     GEMM with the ordered GEMM of ops/kernels/sgemm.h, AVX2 or reference, bit-identical.
+//     oneDNN's f32 convolution is not used for Conv: its summation order differs, and in a
+//     QDQ graph a last-bit difference becomes a quantization step. f64: the reference.
 //   ConvInteger / QLinearConv: the int32 accumulators must be exact, so a fast path is
 //     taken only when it is proven exact at plan time from the constant weights:
 //     - kInt8: oneDNN u8 x s8 -> s32 (u8 input, constant input zero point). oneDNN on
@@ -33,7 +35,9 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
+#include "ops/kernels/conv_float.h"
 #include "ops/kernels/conv_ref.h"
 #include "ops/kernels/matmul_ref.h"
 #include "ops/kernels/requantize.h"
@@ -133,8 +137,9 @@ StatusOr<std::string> ForcedPath(const PrepareContext& ctx) {
 struct ConvState {
   ConvGeometry g;
   DataType dtype;
-  bool nhwc = false;  // qrt:NhwcConv: X and Y are N x H x W x C
-  std::shared_ptr<const onednn::Conv> onednn;
+  bool nhwc = false;      // qrt:NhwcConv: X and Y are N x H x W x C
+  ConvFloatKernels kernels;  // f32: the ordered GEMMs (reference or AVX2, bit-identical)
+  int64_t scratch_floats = 0;
 };
 
 // Moves the channel dim of an N x A x B x C (or N x C x A x B, `to_nchw` false) tensor.
@@ -151,28 +156,38 @@ void SwapChannels(const T* in, int64_t n, int64_t c, int64_t plane, bool to_nchw
 }
 
 template <class T>
-void RunConvRef(const ConvState& s, const RunArgs& args) {
+void ConvNchw(const ConvState& s, const T* x, const T* w, const T* b, T* y) {
+  if constexpr (std::is_same_v<T, float>) {
+    float* scratch = static_cast<float*>(
+        onednn::ThreadScratch(onednn::kOpSlot0, size_t(std::max<int64_t>(1, s.scratch_floats)) * sizeof(float)));
+    ConvFloatOrdered(s.g, x, w, b, y, s.kernels, scratch);
+  } else {
+    ref::ConvFloat(s.g, x, w, b, y);
+  }
+}
+
+template <class T>
+void RunConvTyped(const ConvState& s, const RunArgs& args) {
   const T* x = args.input(0)->data<T>();
   const T* w = args.input(1)->data<T>();
   const T* b = args.input(2) ? args.input(2)->data<T>() : nullptr;
   T* y = args.output(0)->data<T>();
   if (!s.nhwc) {
-    ref::ConvFloat(s.g, x, w, b, y);
+    ConvNchw(s, x, w, b, y);
     return;
   }
-  // The reference convolution on NCHW copies: the same numbers as Conv on NCHW data.
+  // The convolution of NCHW copies: the same numbers as Conv on NCHW data.
   const int64_t in_plane = s.g.in[1] * s.g.in[2], out_plane = s.g.out[1] * s.g.out[2];
   T* xt = static_cast<T*>(onednn::ThreadScratch(onednn::kOpSlot1, size_t(args.input(0)->numel()) * sizeof(T)));
   T* yt = static_cast<T*>(onednn::ThreadScratch(onednn::kOpSlot2, size_t(args.output(0)->numel()) * sizeof(T)));
   SwapChannels(x, s.g.batch, s.g.in_channels, in_plane, true, xt);
-  ref::ConvFloat(s.g, xt, w, b, yt);
+  ConvNchw(s, xt, w, b, yt);
   SwapChannels(yt, s.g.batch, s.g.out_channels, out_plane, false, y);
 }
 
 Status RunConv(const ConvState& s, const RunArgs& args) {
-  if (s.onednn) return s.onednn->Run(args.input(0)->raw(), args.output(0)->raw());
-  if (s.dtype == DataType::kFloat32) RunConvRef<float>(s, args);
-  else RunConvRef<double>(s, args);
+  if (s.dtype == DataType::kFloat32) RunConvTyped<float>(s, args);
+  else RunConvTyped<double>(s, args);
   return Status::Ok();
 }
 
@@ -196,14 +211,9 @@ Status PrepareConvLayout(PrepareContext& ctx, bool nhwc) {
     return InvalidArgument("B must be 1-D of size ", s.g.out_channels);
   }
   QRT_ASSIGN_OR_RETURN(std::string forced, ForcedPath(ctx));
-  const bool consts = ctx.input(1).value != nullptr && (!has_b || ctx.input(2).value != nullptr);
-  if (forced != "ref" && ctx.isa() != Isa::kScalar && dt == DataType::kFloat32 && consts &&
-      s.g.output_count() > 0) {
-    auto conv = onednn::Conv::Create(s.g, onednn::ConvKind::kF32, ctx.input(1).value->raw(),
-                                     has_b ? ctx.input(2).value->data<float>() : nullptr, 0, nhwc);
-    if (conv.ok()) s.onednn = *conv;
-  }
-  if (forced == "f32" && !s.onednn) return Unsupported("qrt_path f32 not available");
+  if (!forced.empty() && forced != "ref") return Unsupported("qrt_path ", forced, " for a float Conv");
+  s.kernels = SelectConvFloatKernels(forced == "ref" ? Isa::kScalar : ctx.isa());
+  s.scratch_floats = ConvFloatScratchFloats(s.g);
   Dims y_dims = OutputDims(s.g);
   if (nhwc) y_dims = {y_dims[0], y_dims[2], y_dims[3], y_dims[1]};
   ctx.SetOutput(0, dt, y_dims);

@@ -1,10 +1,10 @@
 // ONNX MatMul, Gemm, MatMulInteger and QLinearMatMul. The numerics are those of the
 // reference kernels (ops/kernels/matmul_ref.h); the fast paths reproduce them:
 //
-//   MatMul / Gemm (f32): oneDNN matmul (plain layouts, so B need not be constant); equal
-//     to the reference up to float summation order. f64, and plans compiled with
-//     Isa::kScalar, use the reference. Gemm: Y = (A' x B') * alpha, then + C * beta
-//     (skipped when beta == 0), f32 ops in the ONNX reference's order.
+//   MatMul / Gemm (f32): the ordered GEMM (ops/kernels/sgemm.h), every sum in ONNX Runtime's
+//     MLAS order, AVX2 or reference (Isa::kScalar), bit-identical. Gemm as ORT computes it:
+//     Y = C * beta first, then alpha * (A' x B') added by the GEMM. f64: the reference,
+//     Y = (A' x B') * alpha, then + C * beta (skipped when beta == 0).
 //   MatMulInteger / QLinearMatMul: oneDNN f32 matmul of (a - a_zp) and (b - b_zp) as
 //     floats when every partial sum is provably an integer within 2^24 (then exact in
 //     any order): max|a - a_zp| * max_j sum_k |b'(k,j)| <= 2^24, from the constant B and
@@ -21,6 +21,7 @@
 
 #include "ops/kernels/matmul_ref.h"
 #include "ops/kernels/requantize.h"
+#include "ops/kernels/sgemm.h"
 #include "ops/onednn/onednn_matmul.h"
 #include "ops/onednn/onednn_util.h"
 #include "ops/op_util.h"
@@ -90,13 +91,20 @@ void ForEachBatch(const MatMulShape& s, F f) {
   }
 }
 
+// ---- MatMul (float) ----------------------------------------------------------------
+
+bool SingleB(const MatMulShape& s) {
+  for (int64_t v : s.b_batch) {
+    if (v != 1) return false;
+  }
+  return true;
+}
+
 // oneDNN matmul for a MatMulShape: one 2-D product when B has no batch (A's batch dims
 // fold into M), else full-rank with size-1 batch dims broadcast.
 StatusOr<std::shared_ptr<const onednn::MatMul>> CreateOnednn(const MatMulShape& s) {
   if (s.batch_count == 0 || s.m * s.n * s.k == 0) return Unsupported("empty matmul");
-  bool b_single = true;
-  for (int64_t v : s.b_batch) b_single = b_single && v == 1;
-  if (b_single) {
+  if (SingleB(s)) {
     const int64_t rows = s.batch_count * s.m;
     return onednn::MatMul::Create({rows, s.k}, {}, {s.k, s.n}, {}, {rows, s.n}, 1.f);
   }
@@ -107,12 +115,10 @@ StatusOr<std::shared_ptr<const onednn::MatMul>> CreateOnednn(const MatMulShape& 
   return onednn::MatMul::Create(a, {}, b, {}, c, 1.f);
 }
 
-// ---- MatMul (float) ----------------------------------------------------------------
-
 struct MatMulState {
   MatMulShape shape;
   DataType dtype;
-  std::shared_ptr<const onednn::MatMul> onednn;
+  SgemmFn gemm = nullptr;  // f32: the ordered GEMM
 };
 
 template <class T>
@@ -123,12 +129,28 @@ void RunMatMulRef(const MatMulShape& s, const T* a, const T* b, T* y) {
   });
 }
 
+// As ONNX Runtime does: one product with A's batch folded into its rows when B has no batch,
+// else one per batch entry.
+void RunMatMulOrdered(const MatMulState& st, const float* a, const float* b, float* y) {
+  const MatMulShape& s = st.shape;
+  SgemmArgs g;
+  g.n = s.n, g.k = s.k, g.lda = s.k, g.ldb = s.n, g.ldc = s.n;
+  if (SingleB(s)) {
+    g.m = s.batch_count * s.m, g.a = a, g.b = b, g.c = y;
+    st.gemm(g);
+    return;
+  }
+  ForEachBatch(s, [&](int64_t o, int64_t ai, int64_t bi) {
+    g.m = s.m, g.a = a + ai * s.m * s.k, g.b = b + bi * s.k * s.n, g.c = y + o * s.m * s.n;
+    st.gemm(g);
+  });
+}
+
 Status RunMatMul(const MatMulState& s, const RunArgs& args) {
   const Tensor& a = *args.input(0);
   const Tensor& b = *args.input(1);
   Tensor& y = *args.output(0);
-  if (s.onednn) return s.onednn->Run(a.data<float>(), b.data<float>(), y.data<float>());
-  if (s.dtype == DataType::kFloat32) RunMatMulRef(s.shape, a.data<float>(), b.data<float>(), y.data<float>());
+  if (s.dtype == DataType::kFloat32) RunMatMulOrdered(s, a.data<float>(), b.data<float>(), y.data<float>());
   else RunMatMulRef(s.shape, a.data<double>(), b.data<double>(), y.data<double>());
   return Status::Ok();
 }
@@ -140,10 +162,7 @@ Status PrepareMatMul(PrepareContext& ctx) {
   MatMulState s;
   s.dtype = dt;
   QRT_ASSIGN_OR_RETURN(s.shape, MakeMatMulShape(ctx.input(0).dims, ctx.input(1).dims));
-  if (dt == DataType::kFloat32 && ctx.isa() != Isa::kScalar) {
-    auto mm = CreateOnednn(s.shape);
-    if (mm.ok()) s.onednn = *mm;
-  }
+  s.gemm = SelectSgemmKernel(ctx.isa());
   ctx.SetOutput(0, dt, s.shape.out);
   ctx.SetKernel<MatMulState, RunMatMul>(std::move(s));
   return Status::Ok();
@@ -153,41 +172,65 @@ Status PrepareMatMul(PrepareContext& ctx) {
 
 struct GemmState {
   int64_t m, n, k;
+  bool trans_a, trans_b;
   GemmStrides strides;
   DataType dtype;
   float alpha, beta;
   bool has_c;
   std::vector<int64_t> c_strides;  // C broadcast to [M, N]
-  std::shared_ptr<const onednn::MatMul> onednn;  // computes (A' x B') * alpha
+  SgemmFn gemm = nullptr;          // f32: the ordered GEMM
 };
 
-template <class T>
-void RunGemmTyped(const GemmState& s, const RunArgs& args) {
-  const T* a = args.input(0)->data<T>();
-  const T* b = args.input(1)->data<T>();
-  T* y = args.output(0)->data<T>();
-  const T alpha = T(s.alpha), beta = T(s.beta);
-  if (!s.onednn) {
-    ref::GemmFloat(s.m, s.n, s.k, a, b, s.strides, y);
-    for (int64_t i = 0; i < s.m * s.n; ++i) y[i] = y[i] * alpha;
-  }
+// f64: the reference, Y = (A' x B') * alpha, then + C * beta.
+void RunGemmDouble(const GemmState& s, const RunArgs& args) {
+  const double* a = args.input(0)->data<double>();
+  const double* b = args.input(1)->data<double>();
+  double* y = args.output(0)->data<double>();
+  ref::GemmFloat(s.m, s.n, s.k, a, b, s.strides, y);
+  for (int64_t i = 0; i < s.m * s.n; ++i) y[i] = y[i] * double(s.alpha);
   if (s.has_c && s.beta != 0.f) {
-    const T* c = args.input(2)->data<T>();
+    const double* c = args.input(2)->data<double>();
     for (int64_t i = 0; i < s.m; ++i) {
       for (int64_t j = 0; j < s.n; ++j) {
-        y[i * s.n + j] = y[i * s.n + j] + c[i * s.c_strides[0] + j * s.c_strides[1]] * beta;
+        y[i * s.n + j] = y[i * s.n + j] + c[i * s.c_strides[0] + j * s.c_strides[1]] * double(s.beta);
       }
     }
   }
 }
 
-Status RunGemm(const GemmState& s, const RunArgs& args) {
-  if (s.onednn) {
-    QRT_RETURN_IF_ERROR(
-        s.onednn->Run(args.input(0)->data<float>(), args.input(1)->data<float>(), args.output(0)->data<float>()));
+// f32 as ONNX Runtime computes it: Y = C * beta broadcast first (when C is given and beta is
+// not 0), then the ordered GEMM adds alpha * A' x B' to it.
+void RunGemmFloat(const GemmState& s, const RunArgs& args) {
+  const float* a = args.input(0)->data<float>();
+  float* y = args.output(0)->data<float>();
+  const bool with_c = s.has_c && s.beta != 0.f;
+  if (with_c) {
+    const float* c = args.input(2)->data<float>();
+    for (int64_t i = 0; i < s.m; ++i) {
+      for (int64_t j = 0; j < s.n; ++j) y[i * s.n + j] = c[i * s.c_strides[0] + j * s.c_strides[1]] * s.beta;
+    }
   }
-  if (s.dtype == DataType::kFloat32) RunGemmTyped<float>(s, args);
-  else RunGemmTyped<double>(s, args);
+  if (s.trans_a) {  // A' into row-major M x K
+    float* at = static_cast<float*>(onednn::ThreadScratch(onednn::kOpSlot0, size_t(s.m * s.k) * sizeof(float)));
+    for (int64_t i = 0; i < s.m; ++i) {
+      for (int64_t p = 0; p < s.k; ++p) at[i * s.k + p] = a[p * s.m + i];
+    }
+    a = at;
+  }
+  SgemmArgs g;
+  g.m = s.m, g.n = s.n, g.k = s.k;
+  g.a = a, g.lda = s.k;
+  g.b = args.input(1)->data<float>(), g.ldb = s.trans_b ? s.k : s.n, g.trans_b = s.trans_b;
+  g.c = y, g.ldc = s.n;
+  g.accumulate = with_c;
+  g.alpha = s.alpha;
+  g.one_row_kernels = !s.trans_a && s.alpha == 1.f;
+  s.gemm(g);
+}
+
+Status RunGemm(const GemmState& s, const RunArgs& args) {
+  if (s.dtype == DataType::kFloat32) RunGemmFloat(s, args);
+  else RunGemmDouble(s, args);
   return Status::Ok();
 }
 
@@ -204,6 +247,8 @@ Status PrepareGemm(PrepareContext& ctx) {
   QRT_ASSIGN_OR_RETURN(int64_t trans_b, ctx.attrs().GetInt("transB", 0));
   GemmState s;
   s.dtype = dt;
+  s.trans_a = trans_a != 0;
+  s.trans_b = trans_b != 0;
   QRT_ASSIGN_OR_RETURN(s.alpha, ctx.attrs().GetFloat("alpha", 1.f));
   QRT_ASSIGN_OR_RETURN(s.beta, ctx.attrs().GetFloat("beta", 1.f));
   s.m = trans_a ? a[1] : a[0];
@@ -225,11 +270,7 @@ Status PrepareGemm(PrepareContext& ctx) {
     }
     s.c_strides = BroadcastStrides(c, {s.m, s.n});
   }
-  if (dt == DataType::kFloat32 && ctx.isa() != Isa::kScalar && s.m * s.n * s.k > 0) {
-    auto mm = onednn::MatMul::Create({s.m, s.k}, {s.strides.a_rs, s.strides.a_cs}, {s.k, s.n},
-                                     {s.strides.b_rs, s.strides.b_cs}, {s.m, s.n}, s.alpha);
-    if (mm.ok()) s.onednn = *mm;
-  }
+  s.gemm = SelectSgemmKernel(ctx.isa());
   ctx.SetOutput(0, dt, {s.m, s.n});
   ctx.SetKernel<GemmState, RunGemm>(std::move(s));
   return Status::Ok();

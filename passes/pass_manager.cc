@@ -20,7 +20,7 @@ const std::vector<Pass>& AllPasses() {
       {"fuse-dq-mul-q", FuseDqMulQ, true},
       {"fuse-dq-add-q", FuseDqAddQ, true},
       // After the fusions, which match ONNX Conv and NCHW chains.
-      {"nhwc-layout", LayoutNhwc, true},
+      {"nhwc-layout", LayoutNhwc, false},
       {"eliminate-dead-nodes", EliminateDeadNodes, true},
   };
   return kPasses;

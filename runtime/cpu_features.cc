@@ -1,5 +1,7 @@
 #include "runtime/cpu_features.h"
 
+#include <cstdlib>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
@@ -22,6 +24,9 @@ CpuFeatures Detect() {
   if (__get_cpuid_max(0, nullptr) < 7) return f;
   __cpuid_count(7, 0, a, b, c, d);
   f.avx2 = (b >> 5) & 1;
+  const bool zmm_state = (xcr0_lo & 0xE0) == 0xE0;  // opmask, ZMM0-15 upper halves, ZMM16-31
+  const char* off = std::getenv("QRT_NO_AVX512");
+  f.avx512f = f.avx2 && ((b >> 16) & 1) && zmm_state && !(off != nullptr && off[0] == '1');
 #endif
   return f;
 }

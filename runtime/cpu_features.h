@@ -9,7 +9,10 @@ namespace qrt {
 enum class Isa { kScalar = 0, kAvx2 = 1 };
 
 struct CpuFeatures {
-  bool avx2 = false;  // AVX2 + FMA + OS support for YMM state
+  bool avx2 = false;     // AVX2 + FMA + OS support for YMM state
+  bool avx512f = false;  // AVX-512F + OS support for ZMM and mask state (kernels may use it
+                         // inside Isa::kAvx2 where it gives the same results); QRT_NO_AVX512=1
+                         // turns it off
 };
 
 // Detected once (CPUID + XGETBV) and cached.

@@ -1,6 +1,10 @@
 #include "ops/kernels/conv_ref.h"
 
 #include <type_traits>
+#include <vector>
+
+#include "ops/kernels/conv_float.h"
+#include "ops/kernels/sgemm.h"
 
 namespace qrt::ref {
 namespace {
@@ -43,8 +47,13 @@ inline void ForEachOutput(const ConvGeometry& g, F dot) {
 
 }  // namespace
 
-template <class T>
-void ConvFloat(const ConvGeometry& g, const T* x, const T* w, const T* b, T* y) {
+void ConvFloat(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y) {
+  std::vector<float> scratch(size_t(ConvFloatScratchFloats(g)));
+  ConvFloatOrdered(g, x, w, b, y, SelectConvFloatKernels(Isa::kScalar), scratch.data());
+}
+
+void ConvFloat(const ConvGeometry& g, const double* x, const double* w, const double* b, double* y) {
+  using T = double;
   using Acc = double;
   const int64_t c_per_group = g.in_channels / g.group;
   const int64_t plane = g.in_spatial();
@@ -83,8 +92,6 @@ void ConvInteger(const ConvGeometry& g, const Tx* x, int32_t x_zp, const Tw* w, 
   });
 }
 
-template void ConvFloat<float>(const ConvGeometry&, const float*, const float*, const float*, float*);
-template void ConvFloat<double>(const ConvGeometry&, const double*, const double*, const double*, double*);
 template void ConvInteger<uint8_t, uint8_t>(const ConvGeometry&, const uint8_t*, int32_t, const uint8_t*,
                                             const int32_t*, const int32_t*, int32_t*);
 template void ConvInteger<uint8_t, int8_t>(const ConvGeometry&, const uint8_t*, int32_t, const int8_t*,

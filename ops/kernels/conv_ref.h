@@ -8,8 +8,9 @@
 // the float domain; x == x_zero_point in the integer domain, i.e. (x - zp) == 0, as the
 // ONNX reference pads X - x_zero_point with zeros).
 //
-//   float:   y = b[m] + sum_{c,k} x[...] * w[m,c,k], summed in double (float inputs) in
-//            (c, kd, kh, kw) order and rounded to T once.
+//   float:   y = b[m] + sum_{c,k} x[...] * w[m,c,k], summed in the order of ONNX Runtime's
+//            MLAS (conv_float.h, sgemm.h) and the bias added last.
+//   double:  the same sum in double, in (c, kd, kh, kw) order, plus b[m].
 //   integer: acc = sum_{c,k} (x - x_zp) * (w - w_zp[m]) + bias[m]. ONNX calls the
 //            accumulator int32; qrt defines overflow as two's-complement wrap-around
 //            (arithmetic mod 2^32, what numpy's int32 does), computed in uint32, so no
@@ -50,9 +51,9 @@ struct ConvGeometry {
 
 namespace ref {
 
-// T = float or double. b may be nullptr.
-template <class T>
-void ConvFloat(const ConvGeometry& g, const T* x, const T* w, const T* b, T* y);
+// b may be nullptr.
+void ConvFloat(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y);
+void ConvFloat(const ConvGeometry& g, const double* x, const double* w, const double* b, double* y);
 
 // Tx, Tw = uint8_t or int8_t. w_zp has one entry per output channel (repeat a per-tensor
 // zero point); bias may be nullptr. Writes the int32 accumulators to y.

@@ -1,7 +1,7 @@
 // Conv, ConvInteger and QLinearConv: hand-checked goldens for the reference kernels,
 // then every fast path against the reference (plans with Isa::kScalar run only the
-// reference): oneDNN f32 within a float-summation tolerance, the integer paths
-// bit-exactly, and the small third-party models exactly.
+// reference): the float convolution and the integer paths bit-exactly, and the small
+// third-party models exactly.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -110,6 +110,11 @@ const ConvCase kCases[] = {
     {"same_lower_s2", 1, 5, 6, 1, {7, 8}, {4, 3}, {2, 2}, {}, {}, "SAME_LOWER"},
     {"valid_5x5", 2, 3, 4, 1, {11, 9}, {5, 5}, {1, 2}, {}, {}, "VALID"},
     {"long_reduction", 1, 64, 8, 1, {6, 6}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
+    // A kernel as large as its input: one output per channel (the transposed GEMM), with
+    // several output channels and depthwise (one row).
+    {"whole_input", 1, 8, 5, 1, {7, 7}, {7, 7}, {}, {}, {}, nullptr},
+    {"whole_input_depthwise", 1, 6, 6, 6, {7, 7}, {7, 7}, {}, {}, {}, nullptr},
+    {"depthwise_3x3", 1, 12, 12, 12, {9, 11}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
 };
 
 Attributes CaseAttrs(const ConvCase& c) {
@@ -135,21 +140,27 @@ Dims WDims(const ConvCase& c) {
 
 class ConvPaths : public ::testing::TestWithParam<ConvCase> {};
 
-// oneDNN f32 vs the reference (double accumulation): differences come only from f32
-// summation order, bounded by ~K * eps * sum|x*w|; data in [-1,1], K <= 600.
-TEST_P(ConvPaths, OnednnF32MatchesReference) {
+// Float Conv: the AVX2 plan bit-identical to the reference plan (both sum in ONNX Runtime's
+// order, conv_float.h), and both within float rounding of the sum taken in double.
+TEST_P(ConvPaths, FloatAvx2BitIdenticalToReference) {
   const ConvCase& c = GetParam();
   std::mt19937 rng(1234);
   Tensor x = RandomTensor(DataType::kFloat32, XDims(c), -1, 1, rng);
   Tensor w = RandomTensor(DataType::kFloat32, WDims(c), -1, 1, rng);
   Tensor b = RandomTensor(DataType::kFloat32, {c.m}, -1, 1, rng);
-  Attributes a = CaseAttrs(c);
+  const Attributes a = CaseAttrs(c);
   auto want = testing::linalg::RunNode("Conv", {Runtime(x), Const(w), Const(b)}, a, Isa::kScalar);
   ASSERT_TRUE(want.ok()) << want.status().message();
-  a.Set("qrt_path", std::string("f32"));  // fails unless oneDNN took it
   auto got = testing::linalg::RunNode("Conv", {Runtime(x), Const(w), Const(b)}, a, Isa::kAvx2);
   ASSERT_TRUE(got.ok()) << c.name << ": " << got.status().message();
-  EXPECT_EQ(testing::CompareTensors(*got, *want, 1e-4, 1e-5), "") << c.name;
+  EXPECT_EQ(testing::CompareBits(*got, *want), "") << c.name;
+  // The same convolution in f64 (summed in double): data in [-1, 1], K <= 600.
+  auto x64 = testing::linalg::ToDouble(x), w64 = testing::linalg::ToDouble(w), b64 = testing::linalg::ToDouble(b);
+  auto exact = testing::linalg::RunNode("Conv", {Runtime(x64), Const(w64), Const(b64)}, a, Isa::kScalar);
+  ASSERT_TRUE(exact.ok()) << exact.status().message();
+  for (int64_t i = 0; i < want->numel(); ++i) {
+    ASSERT_NEAR(want->data<float>()[i], exact->data<double>()[i], 1e-4) << c.name << " element " << i;
+  }
 }
 
 // QLinearConv: every combination of 8-bit types, per-tensor / per-channel weights, with

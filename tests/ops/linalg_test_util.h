@@ -91,6 +91,13 @@ inline Tensor RandomTensor(DataType dt, const Dims& dims, double lo, double hi, 
   return t;
 }
 
+// A float32 tensor widened to float64 (exactly).
+inline Tensor ToDouble(const Tensor& f) {
+  Tensor t = Tensor::Allocate(DataType::kFloat64, f.dims()).value();
+  for (int64_t i = 0; i < f.numel(); ++i) t.data<double>()[i] = double(f.data<float>()[i]);
+  return t;
+}
+
 template <class T>
 Tensor Scalar(T v) {
   return Tensor::FromVector<T>({v}, {});

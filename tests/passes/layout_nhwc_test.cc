@@ -161,7 +161,7 @@ TEST(LayoutNhwc, GraphOutputsKeepTheirLayout) {
     << R"({"op":"Add","inputs":["c2","c1"],"outputs":["y"]}]})";
   const Tensor x = RandomInput(DataType::kFloat32, {2, 3, 7, 5});
   const Compiled none = CompileJson(j.str(), "none", Isa::kAvx2);
-  const Compiled nhwc = CompileJson(j.str(), "default", Isa::kAvx2);
+  const Compiled nhwc = CompileJson(j.str(), "default,nhwc-layout", Isa::kAvx2);
   EXPECT_EQ(nhwc.ops.at("qrt:NhwcConv"), 2);
   Session a(none.model), b(nhwc.model);
   std::vector<Tensor> want, got;

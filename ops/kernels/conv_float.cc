@@ -1,0 +1,239 @@
+#include "ops/kernels/conv_float.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace qrt {
+namespace {
+
+// The patch matrix is built a slice of columns at a time, so its buffer stays bounded
+// however large the image; columns are independent, so slicing changes no sum.
+constexpr int64_t kMaxPatchFloats = int64_t(1) << 22;
+
+enum class Algorithm { kDirect, kDirectTransposed, kPaddedRows, kPatches };
+
+Algorithm Choose(const ConvGeometry& g) {
+  bool unit = true, ones = true, whole = true;
+  for (int d = 0; d < 3; ++d) {
+    unit = unit && g.stride[d] == 1 && g.dilation[d] == 1 && g.pad_begin[d] == 0 && g.pad_end[d] == 0;
+    ones = ones && g.kernel[d] == 1;
+    whole = whole && g.kernel[d] == g.in[d];
+  }
+  if (unit && ones) return Algorithm::kDirect;
+  if (unit && whole) return Algorithm::kDirectTransposed;
+  const bool one_per_group = g.out_channels == g.group;
+  const bool planar = g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1;
+  if (one_per_group && planar) return Algorithm::kPaddedRows;
+  return Algorithm::kPatches;
+}
+
+// ---- patches (im2col) -----------------------------------------------------------------
+
+// Whole output rows per slice when a row of patches fits the budget, else single columns.
+int64_t PatchColumns(const ConvGeometry& g) {
+  const int64_t k = std::max<int64_t>(1, g.reduction_size()), n = g.out_spatial(), width = g.out[2];
+  if (k * width <= kMaxPatchFloats) return std::min(n, kMaxPatchFloats / (k * width) * width);
+  return std::min(n, std::max<int64_t>(1, kMaxPatchFloats / k));
+}
+
+// Rows (c, kd, kh, kw) x columns [j0, j0 + cols) of the patch matrix of one group, one
+// element at a time (any slice).
+void PatchesByElement(const ConvGeometry& g, const float* x, int64_t j0, int64_t cols, float* out) {
+  const int64_t channels = g.in_channels / g.group, plane = g.in_spatial();
+  for (int64_t c = 0; c < channels; ++c) {
+    const float* xc = x + c * plane;
+    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+      for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+        for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+          int64_t ow = j0 % g.out[2], oh = (j0 / g.out[2]) % g.out[1], od = j0 / (g.out[2] * g.out[1]);
+          for (int64_t j = 0; j < cols; ++j) {
+            const int64_t id = od * g.stride[0] + kd * g.dilation[0] - g.pad_begin[0];
+            const int64_t ih = oh * g.stride[1] + kh * g.dilation[1] - g.pad_begin[1];
+            const int64_t iw = ow * g.stride[2] + kw * g.dilation[2] - g.pad_begin[2];
+            const bool inside = id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1] && iw >= 0 && iw < g.in[2];
+            *out++ = inside ? xc[(id * g.in[1] + ih) * g.in[2] + iw] : 0.f;
+            if (++ow == g.out[2]) {
+              ow = 0;
+              if (++oh == g.out[1]) oh = 0, ++od;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// The same for a slice of whole output rows [j0, j0 + cols): each patch row is a strided
+// copy of an input row with zeros at the edges.
+void PatchesByRow(const ConvGeometry& g, const float* x, int64_t j0, int64_t cols, float* out) {
+  const int64_t channels = g.in_channels / g.group, plane = g.in_spatial();
+  const int64_t width = g.out[2], row0 = j0 / width, rows = cols / width;
+  const int64_t sw = g.stride[2];
+  for (int64_t c = 0; c < channels; ++c) {
+    const float* xc = x + c * plane;
+    for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+      for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+        for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+          // Output columns [lo, hi) read inside the input row; the rest is padding.
+          const int64_t iw0 = kw * g.dilation[2] - g.pad_begin[2];
+          const int64_t lo = std::min(width, iw0 >= 0 ? 0 : (-iw0 + sw - 1) / sw);
+          const int64_t last = g.in[2] - 1 - iw0;  // largest ow * sw that stays inside
+          const int64_t hi = std::max(lo, std::min(width, last < 0 ? 0 : last / sw + 1));
+          for (int64_t r = row0; r < row0 + rows; ++r, out += width) {
+            const int64_t od = r / g.out[1], oh = r % g.out[1];
+            const int64_t id = od * g.stride[0] + kd * g.dilation[0] - g.pad_begin[0];
+            const int64_t ih = oh * g.stride[1] + kh * g.dilation[1] - g.pad_begin[1];
+            if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
+              std::fill(out, out + width, 0.f);
+              continue;
+            }
+            const float* src = xc + (id * g.in[1] + ih) * g.in[2] + iw0;
+            std::fill(out, out + lo, 0.f);
+            if (sw == 1) {
+              if (hi > lo) std::memcpy(out + lo, src + lo, size_t(hi - lo) * sizeof(float));
+            } else {
+              for (int64_t ow = lo; ow < hi; ++ow) out[ow] = src[ow * sw];
+            }
+            std::fill(out + hi, out + width, 0.f);
+          }
+        }
+      }
+    }
+  }
+}
+
+// ---- padded rows (one output channel per group, 2-D) --------------------------------
+
+// Each input channel of the group as a zero-padded plane, split by column phase modulo the
+// column stride, so that a kernel tap's inputs along an output row are contiguous.
+struct PaddedPlanes {
+  int64_t height = 0, phase_width = 0, phases = 1;
+  int64_t floats_per_channel() const { return phases * height * phase_width; }
+};
+
+PaddedPlanes PlanesOf(const ConvGeometry& g) {
+  PaddedPlanes p;
+  p.height = g.in[1] + g.pad_begin[1] + g.pad_end[1];
+  const int64_t width = g.in[2] + g.pad_begin[2] + g.pad_end[2];
+  p.phases = g.stride[2];
+  p.phase_width = (width + p.phases - 1) / p.phases;
+  return p;
+}
+
+void BuildPlanes(const ConvGeometry& g, const PaddedPlanes& p, const float* x, int64_t channels, float* out) {
+  std::fill(out, out + channels * p.floats_per_channel(), 0.f);
+  const int64_t width = g.in[2], left = g.pad_begin[2];
+  for (int64_t c = 0; c < channels; ++c) {
+    const float* xc = x + c * g.in[1] * width;
+    float* planes = out + c * p.floats_per_channel();
+    for (int64_t ih = 0; ih < g.in[1]; ++ih) {
+      const float* src = xc + ih * width;
+      const int64_t row = ih + g.pad_begin[1];
+      if (p.phases == 1) {
+        std::memcpy(planes + row * p.phase_width + left, src, size_t(width) * sizeof(float));
+        continue;
+      }
+      for (int64_t phase = 0; phase < p.phases; ++phase) {
+        // Padded columns col = iw + left with col % phases == phase, at col / phases.
+        float* dst = planes + (phase * p.height + row) * p.phase_width;
+        const int64_t first = ((phase - left) % p.phases + p.phases) % p.phases;  // first such iw
+        float* d = dst + (first + left) / p.phases;  // consecutive iw of this phase: consecutive slots
+        for (int64_t iw = first; iw < width; iw += p.phases) *d++ = src[iw];
+      }
+    }
+  }
+}
+
+void PaddedRows(const ConvGeometry& g, const float* xg, const float* wg, float* yg, SgemmOneRowFn one_row,
+                float* scratch) {
+  const PaddedPlanes p = PlanesOf(g);
+  const int64_t channels = g.in_channels / g.group, taps = g.kernel[1] * g.kernel[2];
+  BuildPlanes(g, p, xg, channels, scratch);
+  // Tap k's inputs for output row 0; row oh is oh * stride rows further.
+  thread_local std::vector<const float*> first, rows;
+  first.resize(size_t(channels * taps));
+  rows.resize(first.size());
+  size_t k = 0;
+  for (int64_t c = 0; c < channels; ++c) {
+    const float* planes = scratch + c * p.floats_per_channel();
+    for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+      for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+        const int64_t col = kw * g.dilation[2];  // + ow * stride: phase col % stride
+        first[k++] = planes + ((col % p.phases) * p.height + kh * g.dilation[1]) * p.phase_width + col / p.phases;
+      }
+    }
+  }
+  const int64_t row_step = g.stride[1] * p.phase_width;
+  for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+    for (size_t i = 0; i < rows.size(); ++i) rows[i] = first[i] + oh * row_step;
+    one_row(channels * taps, wg, rows.data(), g.out[2], yg + oh * g.out[2]);
+  }
+}
+
+}  // namespace
+
+ConvFloatKernels SelectConvFloatKernels(Isa isa) {
+  return ConvFloatKernels{SelectSgemmKernel(isa), SelectSgemmOneRowKernel(isa)};
+}
+
+int64_t ConvFloatScratchFloats(const ConvGeometry& g) {
+  switch (Choose(g)) {
+    case Algorithm::kPatches: return g.reduction_size() * PatchColumns(g);
+    case Algorithm::kPaddedRows: return g.in_channels / g.group * PlanesOf(g).floats_per_channel();
+    default: return 0;
+  }
+}
+
+void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y,
+                      const ConvFloatKernels& kernels, float* scratch) {
+  const Algorithm algorithm = Choose(g);
+  const int64_t m = g.out_channels / g.group, k = g.reduction_size(), n = g.out_spatial();
+  const int64_t in_group = g.in_channels / g.group * g.in_spatial();
+  const int64_t slice = algorithm == Algorithm::kPatches ? PatchColumns(g) : n;
+  const bool by_row = slice % g.out[2] == 0;
+  for (int64_t image = 0; image < g.batch; ++image) {
+    for (int64_t group = 0; group < g.group; ++group) {
+      const float* xg = x + (image * g.group + group) * in_group;
+      float* yg = y + (image * g.out_channels + group * m) * n;
+      SgemmArgs args;
+      args.m = m;
+      args.k = k;
+      args.a = w + group * m * k;
+      args.lda = k;
+      args.ldc = n;
+      args.rule_n = n;
+      switch (algorithm) {
+        case Algorithm::kDirect:
+          args.n = n, args.b = xg, args.ldb = n, args.c = yg;
+          kernels.gemm(args);
+          break;
+        case Algorithm::kDirectTransposed:
+          args.n = 1, args.b = xg, args.ldb = k, args.trans_b = true, args.c = yg;
+          kernels.gemm(args);
+          break;
+        case Algorithm::kPaddedRows:
+          PaddedRows(g, xg, args.a, yg, kernels.one_row, scratch);
+          break;
+        case Algorithm::kPatches:
+          for (int64_t j0 = 0; j0 < n; j0 += slice) {
+            const int64_t cols = std::min(slice, n - j0);
+            if (by_row) PatchesByRow(g, xg, j0, cols, scratch);
+            else PatchesByElement(g, xg, j0, cols, scratch);
+            args.n = cols, args.b = scratch, args.ldb = cols, args.c = yg + j0;
+            kernels.gemm(args);
+          }
+          break;
+      }
+      if (b != nullptr) {
+        for (int64_t i = 0; i < m; ++i) {
+          const float bias = b[group * m + i];
+          float* row = yg + i * n;
+          for (int64_t j = 0; j < n; ++j) row[j] = row[j] + bias;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace qrt

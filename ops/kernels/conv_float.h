@@ -1,0 +1,39 @@
+// Float (f32) convolution as ONNX Runtime's MLAS computes it on x86-64, so that a QDQ graph's
+// float convolutions round exactly as in the reference system (why: sgemm.h; the facts:
+// docs/float-order.md). Per batch image and group, with N = output positions and
+// K = C/group x kernel size in (c, kd, kh, kw) order:
+//   - 1x1 kernel, unit strides, no padding: Y_g = W_g x X_g, X's channel planes as a K x N
+//     matrix;
+//   - kernel as large as the input, unit strides and dilations, no padding (N == 1):
+//     Y_g = W_g x X_g^T, X's group block as one row of K;
+//   - otherwise the K x N patch matrix (zeros where the kernel is over padding), then
+//     Y_g = W_g x patches.
+// The products are an ordered GEMM (sgemm.h) with the n of the whole image; the bias is
+// added afterwards, y = y + b[m]. A 2-D convolution with one output channel per group
+// (depthwise) that would build patches takes the same products and order straight from a
+// zero-padded copy of its input rows (SgemmOneRow), without the patch matrix. The kernels
+// are the caller's choice (reference or AVX2, bit-identical), so this driver serves both.
+#pragma once
+
+#include <cstdint>
+
+#include "ops/kernels/conv_ref.h"
+#include "ops/kernels/sgemm.h"
+
+namespace qrt {
+
+struct ConvFloatKernels {
+  SgemmFn gemm = nullptr;
+  SgemmOneRowFn one_row = nullptr;
+};
+
+ConvFloatKernels SelectConvFloatKernels(Isa isa);
+
+// Floats of scratch ConvFloatOrdered needs (0 when it reads X directly).
+int64_t ConvFloatScratchFloats(const ConvGeometry& g);
+
+// x: N x C x spatial, w: M x C/group x kernel, b: M or nullptr, y: N x M x out spatial.
+void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y,
+                      const ConvFloatKernels& kernels, float* scratch);
+
+}  // namespace qrt

@@ -1,0 +1,238 @@
+// AVX2 ordered GEMM, bit-identical to ref::Sgemm (sgemm.h). Every output element sees the
+// same operations in the same order as in the reference; only which elements are computed
+// side by side changes. The files are built with -ffp-contract=off, so a multiply followed by
+// an add stays two roundings; _mm256_fmadd_ps is the one fused step of the m > 1 order.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "ops/kernels/sgemm.h"
+#include "ops/kernels/sgemm_blocked.h"
+
+namespace qrt {
+namespace avx2 {
+namespace {
+
+inline __m256i TailMask(int64_t count) {  // lanes [0, count) for count in [1, 8]
+  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(count)), lanes);
+}
+
+// `masked` is a constant wherever these are inlined (the tile loops are unrolled).
+inline __m256 Load(const float* p, __m256i mask, bool masked) {
+  return masked ? _mm256_maskload_ps(p, mask) : _mm256_loadu_ps(p);
+}
+
+inline void Store(float* p, __m256i mask, bool masked, __m256 v) {
+  if (masked) _mm256_maskstore_ps(p, mask, v);
+  else _mm256_storeu_ps(p, v);
+}
+
+// ---- m > 1: R rows x V vectors of C over one k block ---------------------------------
+
+template <int R, int V, bool kMasked>
+inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c, int64_t ldc,
+                 bool store, const float* alpha, __m256i mask) {
+  __m256 acc[R][V];
+  for (int r = 0; r < R; ++r) {
+    for (int v = 0; v < V; ++v) acc[r][v] = _mm256_setzero_ps();
+  }
+  for (int64_t p = 0; p < kb; ++p) {
+    const float* bp = b + p * ldb;
+    __m256 bv[V];
+    for (int v = 0; v < V; ++v) bv[v] = Load(bp + 8 * v, mask, kMasked && v == V - 1);
+    for (int r = 0; r < R; ++r) {
+      const __m256 av = _mm256_broadcast_ss(a + r * lda + p);
+      for (int v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    for (int v = 0; v < V; ++v) {
+      float* cp = c + r * ldc + 8 * v;
+      const bool masked = kMasked && v == V - 1;
+      __m256 out = acc[r][v];
+      if (alpha != nullptr) out = _mm256_mul_ps(out, _mm256_broadcast_ss(alpha));
+      if (!store) out = _mm256_add_ps(out, Load(cp, mask, masked));
+      Store(cp, mask, masked, out);
+    }
+  }
+}
+
+template <int R>
+void RowsOfTiles(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c, int64_t ldc,
+                 int64_t cols, bool store, const float* alpha) {
+  const __m256i none = _mm256_setzero_si256();
+  int64_t j = 0;
+  for (; j + 24 <= cols; j += 24) Tile<R, 3, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, none);
+  if (cols - j >= 16) Tile<R, 2, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, none), j += 16;
+  if (cols - j >= 8) Tile<R, 1, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, none), j += 8;
+  if (cols > j) Tile<R, 1, true>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, TailMask(cols - j));
+}
+
+void Avx2RowTiles(int rows, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c,
+                  int64_t ldc, int64_t cols, bool store, const float* alpha) {
+  switch (rows) {
+    case 4: RowsOfTiles<4>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha); break;
+    case 3: RowsOfTiles<3>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha); break;
+    case 2: RowsOfTiles<2>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha); break;
+    default: RowsOfTiles<1>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha); break;
+  }
+}
+
+// Columns per pass over a row block: a k block of B this wide stays in L2.
+constexpr int64_t kColumnsPerPass = 240;
+
+void Blocked(const SgemmArgs& g, const float* b, int64_t ldb, sgemm_detail::RowTilesFn tiles, int tile_rows) {
+  if (g.k == 0) {
+    if (!g.accumulate) {
+      for (int64_t i = 0; i < g.m; ++i) std::fill(g.c + i * g.ldc, g.c + i * g.ldc + g.n, 0.f);
+    }
+    return;
+  }
+  const int64_t block = SgemmStrideK(g.rule_n > 0 ? g.rule_n : g.n, g.k);
+  const float* alpha = g.alpha != 1.f ? &g.alpha : nullptr;
+  for (int64_t p0 = 0; p0 < g.k; p0 += block) {
+    const int64_t kb = std::min(block, g.k - p0);
+    const bool store = p0 == 0 && !g.accumulate;
+    for (int64_t j0 = 0; j0 < g.n; j0 += kColumnsPerPass) {
+      const int64_t cols = std::min(kColumnsPerPass, g.n - j0);
+      // The k block x cols panel of B, packed contiguously when several row blocks reuse it
+      // (B's rows may be a whole image apart: strided reads would miss the TLB).
+      const float* bj = b + p0 * ldb + j0;
+      int64_t ldp = ldb;
+      if (g.m > tile_rows && ldb != cols) {
+        thread_local std::vector<float> panel;
+        panel.resize(size_t(kb * cols));
+        for (int64_t p = 0; p < kb; ++p) std::copy(bj + p * ldb, bj + p * ldb + cols, panel.data() + p * cols);
+        bj = panel.data();
+        ldp = cols;
+      }
+      for (int64_t i0 = 0; i0 < g.m; i0 += tile_rows) {
+        const int rows = int(std::min<int64_t>(tile_rows, g.m - i0));
+        tiles(rows, g.a + i0 * g.lda + p0, g.lda, bj, ldp, kb, g.c + i0 * g.ldc + j0, g.ldc, cols, store, alpha);
+      }
+    }
+  }
+}
+
+// ---- m == 1, B not transposed: groups of 4, 2, 1 products ------------------------------
+
+template <int V, bool kMasked>
+void GroupsTile(const SgemmArgs& g, int64_t j, __m256i mask) {
+  __m256 c[V];
+  bool store = !g.accumulate;
+  for (int v = 0; v < V; ++v) c[v] = store ? _mm256_setzero_ps() : Load(g.c + j + 8 * v, mask, kMasked && v == V - 1);
+  for (int64_t p = 0; p < g.k;) {
+    const int64_t left = g.k - p;
+    const int64_t size = left >= 4 ? 4 : left >= 2 ? 2 : 1;
+    __m256 t[V];
+    for (int64_t q = 0; q < size; ++q) {
+      const __m256 a = _mm256_broadcast_ss(g.a + p + q);
+      const float* b = g.b + (p + q) * g.ldb + j;
+      for (int v = 0; v < V; ++v) {
+        const __m256 prod = _mm256_mul_ps(a, Load(b + 8 * v, mask, kMasked && v == V - 1));
+        t[v] = q == 0 ? prod : _mm256_add_ps(t[v], prod);
+      }
+    }
+    for (int v = 0; v < V; ++v) c[v] = store ? t[v] : _mm256_add_ps(t[v], c[v]);
+    store = false;
+    p += size;
+  }
+  for (int v = 0; v < V; ++v) Store(g.c + j + 8 * v, mask, kMasked && v == V - 1, c[v]);
+}
+
+void RowGroups(const SgemmArgs& g) {
+  const __m256i none = _mm256_setzero_si256();
+  int64_t j = 0;
+  for (; j + 32 <= g.n; j += 32) GroupsTile<4, false>(g, j, none);
+  for (; j + 8 <= g.n; j += 8) GroupsTile<1, false>(g, j, none);
+  if (g.n > j) GroupsTile<1, true>(g, j, TailMask(g.n - j));
+}
+
+// ---- m == 1, B transposed: eight lane sums and a fixed tree ----------------------------
+
+void RowLanes(const SgemmArgs& g) {
+  const int64_t full = g.k / 8 * 8;
+  const __m256i tail = TailMask(std::max<int64_t>(1, g.k - full));
+  for (int64_t j = 0; j < g.n; ++j) {
+    const float* b = g.b + j * g.ldb;
+    __m256 lanes = _mm256_setzero_ps();
+    for (int64_t p = 0; p < full; p += 8) {
+      lanes = _mm256_add_ps(lanes, _mm256_mul_ps(_mm256_loadu_ps(g.a + p), _mm256_loadu_ps(b + p)));
+    }
+    // Lanes past k add 0 * 0 = +0, which leaves a lane unchanged (a lane sum starting from +0
+    // is never -0).
+    if (full < g.k) {
+      lanes = _mm256_add_ps(lanes, _mm256_mul_ps(_mm256_maskload_ps(g.a + full, tail), _mm256_maskload_ps(b + full, tail)));
+    }
+    __m256 h = _mm256_hadd_ps(lanes, lanes);  // per 128-bit half: s0+s1, s2+s3
+    h = _mm256_hadd_ps(h, h);                 // (s0+s1)+(s2+s3) and (s4+s5)+(s6+s7)
+    const float dot = _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
+    g.c[j] = g.accumulate ? dot + g.c[j] : dot;
+  }
+}
+
+template <int V, bool kMasked>
+inline void OneRowTile(int64_t k, const float* a, const float* const* rows, int64_t j, float* c, __m256i mask) {
+  __m256 sum[V];
+  for (int64_t p = 0; p < k;) {
+    const int64_t left = k - p;
+    const int64_t size = left >= 4 ? 4 : left >= 2 ? 2 : 1;
+    __m256 t[V];
+    for (int64_t q = 0; q < size; ++q) {
+      const __m256 av = _mm256_broadcast_ss(a + p + q);
+      const float* b = rows[p + q] + j;
+      for (int v = 0; v < V; ++v) {
+        const __m256 prod = _mm256_mul_ps(av, Load(b + 8 * v, mask, kMasked && v == V - 1));
+        t[v] = q == 0 ? prod : _mm256_add_ps(t[v], prod);
+      }
+    }
+    for (int v = 0; v < V; ++v) sum[v] = p == 0 ? t[v] : _mm256_add_ps(t[v], sum[v]);
+    p += size;
+  }
+  if (k == 0) {
+    for (int v = 0; v < V; ++v) sum[v] = _mm256_setzero_ps();
+  }
+  for (int v = 0; v < V; ++v) Store(c + j + 8 * v, mask, kMasked && v == V - 1, sum[v]);
+}
+
+}  // namespace
+
+void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n, float* c) {
+  const __m256i none = _mm256_setzero_si256();
+  int64_t j = 0;
+  for (; j + 32 <= n; j += 32) OneRowTile<4, false>(k, a, rows, j, c, none);
+  for (; j + 8 <= n; j += 8) OneRowTile<1, false>(k, a, rows, j, c, none);
+  if (n > j) OneRowTile<1, true>(k, a, rows, j, c, TailMask(n - j));
+}
+
+void Sgemm(const SgemmArgs& g) { sgemm_detail::SgemmWith(g, Avx2RowTiles, 4); }
+
+}  // namespace avx2
+
+namespace sgemm_detail {
+
+void SgemmWith(const SgemmArgs& g, RowTilesFn tiles, int tile_rows) {
+  if (g.m <= 0 || g.n <= 0) return;
+  if (g.m == 1 && g.one_row_kernels) {
+    if (g.trans_b) avx2::RowLanes(g);
+    else avx2::RowGroups(g);
+    return;
+  }
+  if (!g.trans_b) {
+    avx2::Blocked(g, g.b, g.ldb, tiles, tile_rows);
+    return;
+  }
+  // m > 1 with B transposed (rare: Gemm with transB and several rows, a convolution whose
+  // kernel covers its input): transpose B once; the order of the sums does not change.
+  thread_local std::vector<float> bt;
+  bt.resize(size_t(g.k * g.n));
+  for (int64_t j = 0; j < g.n; ++j) {
+    for (int64_t p = 0; p < g.k; ++p) bt[size_t(p * g.n + j)] = g.b[j * g.ldb + p];
+  }
+  avx2::Blocked(g, bt.data(), g.n, tiles, tile_rows);
+}
+
+}  // namespace sgemm_detail
+}  // namespace qrt

@@ -1,0 +1,248 @@
+// The ordered GEMM (ops/kernels/sgemm.h): hand-checked values that pin each summation order,
+// the k-block rule, and the AVX2 kernel bit-identical to the reference on random shapes.
+#include "ops/kernels/sgemm.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "tests/kernels/kernel_test_util.h"
+
+namespace qrt {
+namespace {
+
+using ::qrt::testing::FirstDiff;
+using ::qrt::testing::TestSeed;
+
+constexpr float kBig = 16777216.f;  // 2^24: kBig + 1 rounds back to kBig (tie to even)
+
+std::vector<float> Gemm(SgemmFn f, int64_t m, int64_t n, int64_t k, const std::vector<float>& a,
+                       const std::vector<float>& b, bool trans_b, bool accumulate, std::vector<float> c) {
+  SgemmArgs g;
+  g.m = m, g.n = n, g.k = k;
+  g.a = a.data(), g.lda = k;
+  g.b = b.data(), g.ldb = trans_b ? k : n, g.trans_b = trans_b;
+  c.push_back(-7.f);  // guard
+  g.c = c.data(), g.ldc = n;
+  g.accumulate = accumulate;
+  f(g);
+  EXPECT_EQ(c.back(), -7.f) << "wrote past the end";
+  c.pop_back();
+  return c;
+}
+
+std::vector<SgemmFn> Kernels() {
+  std::vector<SgemmFn> f{ref::Sgemm};
+  if (::qrt::testing::HaveAvx2()) f.push_back(avx2::Sgemm);
+  if (DetectCpuFeatures().avx512f) f.push_back(avx512::Sgemm);
+  return f;
+}
+
+TEST(SgemmStrideK, Rule) {
+  EXPECT_EQ(SgemmStrideK(3136, 144), 128);  // n >= k, k > 64: stays 128
+  EXPECT_EQ(SgemmStrideK(12544, 27), 32);   // halved while half of it is >= k
+  EXPECT_EQ(SgemmStrideK(49, 1152), 256);   // n < k: n stride 128 -> 64 (>= 49), k block doubles once
+  EXPECT_EQ(SgemmStrideK(1, 49), 1024);     // n stride down to 16: three doublings
+  EXPECT_EQ(SgemmStrideK(100, 1152), 128);  // half the n stride (64) < 100: no change
+}
+
+// m == 1, B not transposed: groups of four products summed left to right, each group added
+// to C. Products 2^24, 1, 1, -2^24 | 1: ((2^24 + 1) + 1) - 2^24 = 0 (each +1 is lost to the
+// tie-to-even), then c = 1 + 0 = 1.
+TEST(Sgemm, OneRowGroupsOfFour) {
+  const std::vector<float> a{kBig, 1, 1, -kBig, 1};
+  const std::vector<float> b{1, 1, 1, 1, 1};          // k x n with n = 1
+  const std::vector<float> a2{1, kBig, 1, 1, -kBig};  // group 1 = 2^24, then -2^24 + 2^24 = 0
+  // k = 7 is 4 + 2 + 1: 0 | 2^24, 1 | 1 gives 2^24 (a pairwise (1 + 1) + 2^24 would not).
+  const std::vector<float> a3{0, 0, 0, 0, kBig, 1, 1};
+  const std::vector<float> b7(7, 1.f);
+  for (SgemmFn f : Kernels()) {
+    EXPECT_EQ(Gemm(f, 1, 1, 5, a, b, false, false, {0.f}), std::vector<float>{1.f});
+    EXPECT_EQ(Gemm(f, 1, 1, 5, a, b, false, true, {3.f}), std::vector<float>{4.f});  // 0 + 3, then 1 + 3
+    EXPECT_EQ(Gemm(f, 1, 1, 5, a2, b, false, false, {0.f}), std::vector<float>{0.f});
+    EXPECT_EQ(Gemm(f, 1, 1, 7, a3, b7, false, false, {0.f}), std::vector<float>{kBig});
+  }
+}
+
+// m == 1, B transposed: lane l sums products l, l + 8, ...; then ((s0+s1)+(s2+s3)) +
+// ((s4+s5)+(s6+s7)). Products 2^24, 1, 1, -2^24, 1 in lanes 0..4: (2^24 + 1) -> 2^24,
+// (1 - 2^24) exactly, their sum 1; then + (1 + 0) + 0: total 2 (left to right gives 1).
+TEST(Sgemm, OneRowTransposedLanes) {
+  const std::vector<float> a{kBig, 1, 1, -kBig, 1};
+  const std::vector<float> b{1, 1, 1, 1, 1};  // n x k with n = 1
+  // k = 9: lane 0 = 1 + 1 (products 0 and 8), lane 1 = 2^24, lane 2 = -2^24:
+  // (2 + 2^24) + (-2^24 + 0) = 2; left to right would give 1.
+  std::vector<float> a9(9, 0.f);
+  a9[0] = 1, a9[1] = kBig, a9[2] = -kBig, a9[8] = 1;
+  const std::vector<float> b9(9, 1.f);
+  for (SgemmFn f : Kernels()) {
+    EXPECT_EQ(Gemm(f, 1, 1, 5, a, b, true, false, {0.f}), std::vector<float>{2.f});
+    EXPECT_EQ(Gemm(f, 1, 1, 5, a, b, true, true, {0.5f}), std::vector<float>{2.5f});
+    EXPECT_EQ(Gemm(f, 1, 1, 9, a9, b9, true, false, {0.f}), std::vector<float>{2.f});
+  }
+}
+
+// m > 1: fused multiply-adds. x = 1 + 2^-12: x * x = 1 + 2^-11 + 2^-24 is not a float (the
+// 2^-24 is half an ulp: a separate multiply rounds it away), fma(x, x, -1) keeps it.
+TEST(Sgemm, RowsUseFusedMultiplyAdd) {
+  const float x = 1.f + std::ldexp(1.f, -12);
+  const std::vector<float> a{-1, x, 0, 0};  // 2 x 2, row 0 = [-1, x]
+  const std::vector<float> b{1, x};          // 2 x 1
+  const float expected = std::ldexp(1.f, -11) + std::ldexp(1.f, -24);
+  for (SgemmFn f : Kernels()) {
+    const auto c = Gemm(f, 2, 1, 2, a, b, false, false, {9.f, 9.f});
+    EXPECT_EQ(c[0], expected);
+    EXPECT_EQ(c[1], 0.f);
+  }
+}
+
+// m > 1, k blocks: n = 200 >= k = 130 gives blocks of 128, so products 128 and 129 form a
+// second block whose sum (2) is added to the first (2^24): 2^24 + 2. One running sum would
+// lose both ones: 2^24.
+TEST(Sgemm, KBlocksAddedToC) {
+  const int64_t m = 2, n = 200, k = 130;
+  std::vector<float> a(size_t(m * k), 0.f), b(size_t(k * n), 1.f);
+  a[0] = kBig, a[128] = 1, a[129] = 1;
+  for (SgemmFn f : Kernels()) {
+    auto c = Gemm(f, m, n, k, a, b, false, false, std::vector<float>(size_t(m * n), 9.f));
+    EXPECT_EQ(c[0], kBig + 2);
+    EXPECT_EQ(c[n - 1], kBig + 2);
+    EXPECT_EQ(c[n], 0.f);
+    // Accumulating, block 1 is added to C first: (1 + 2^24) -> 2^24, then + 2.
+    c = Gemm(f, m, n, k, a, b, false, true, std::vector<float>(size_t(m * n), 1.f));
+    EXPECT_EQ(c[0], kBig + 2);
+    EXPECT_EQ(c[n], 1.f);
+  }
+}
+
+TEST(Sgemm, EmptyReduction) {
+  for (SgemmFn f : Kernels()) {
+    for (bool trans : {false, true}) {
+      EXPECT_EQ(Gemm(f, 1, 3, 0, {}, {}, trans, false, {4, 4, 4}), (std::vector<float>{0, 0, 0}));
+      EXPECT_EQ(Gemm(f, 1, 3, 0, {}, {}, trans, true, {4, 4, 4}), (std::vector<float>{4, 4, 4}));
+    }
+    EXPECT_EQ(Gemm(f, 2, 2, 0, {}, {}, false, false, {4, 4, 4, 4}), (std::vector<float>{0, 0, 0, 0}));
+  }
+}
+
+// The AVX2 (and AVX-512) kernels against the reference: every shape class (row and column tails, several
+// k blocks, one row, transposed B), accumulate on and off, random values with cancellation.
+TEST(Sgemm, Avx2MatchesReference) {
+  QRT_REQUIRE_AVX2();
+  std::mt19937 rng(TestSeed());
+  std::normal_distribution<float> dist(0.f, 1.f);
+  const int64_t shapes[][3] = {{1, 1, 1},    {1, 37, 9},   {1, 300, 49},  {1, 5, 1280},  {2, 7, 3},
+                               {3, 24, 27},  {4, 25, 130}, {5, 49, 1152}, {7, 241, 64},  {16, 3136, 16},
+                               {9, 1, 600},  {6, 17, 1025}, {13, 97, 40},  {12, 64, 300}, {8, 500, 33}};
+  for (const auto& s : shapes) {
+    const int64_t m = s[0], n = s[1], k = s[2];
+    for (bool trans : {false, true}) {
+      for (bool acc : {false, true}) {
+        std::vector<float> a(size_t(m * k)), b(size_t(k * n)), c(size_t(m * n));
+        for (float& v : a) v = dist(rng);
+        for (float& v : b) v = dist(rng) * 1000.f;
+        for (float& v : c) v = dist(rng);
+        const auto want = Gemm(ref::Sgemm, m, n, k, a, b, trans, acc, c);
+        for (SgemmFn f : Kernels()) {
+          const auto got = Gemm(f, m, n, k, a, b, trans, acc, c);
+          EXPECT_EQ(FirstDiff(want.data(), got.data(), want.size() * 4, true), -1)
+              << "m " << m << " n " << n << " k " << k << " trans " << trans << " acc " << acc << " seed " << TestSeed();
+        }
+      }
+    }
+  }
+}
+
+// Infinities and NaN pass through both kernels the same way.
+TEST(Sgemm, SpecialValuesMatch) {
+  QRT_REQUIRE_AVX2();
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
+  const std::vector<float> a{1, inf, -inf, 0, nan, 2, -0.f, 3, 1, 1, 1, 1};
+  const std::vector<float> b{1, 2, 3, 4, 5, 6, 0, -1, 2, inf, 1, 1};
+  for (int64_t m : {1, 2, 3}) {
+    const int64_t k = 4, n = 1;
+    std::vector<float> av(a.begin(), a.begin() + m * k), bv(b.begin(), b.begin() + k * n);
+    for (bool trans : {false, true}) {
+      const auto want = Gemm(ref::Sgemm, m, n, k, av, bv, trans, false, std::vector<float>(size_t(m * n)));
+      const auto got = Gemm(avx2::Sgemm, m, n, k, av, bv, trans, false, std::vector<float>(size_t(m * n)));
+      EXPECT_EQ(FirstDiff(want.data(), got.data(), want.size() * 4, true), -1) << "m " << m << " trans " << trans;
+    }
+  }
+}
+
+// one_row_kernels off (Gemm with transA or alpha != 1): a single row takes the m > 1 order,
+// fused multiply-adds; x = 1 + 2^-12 as in RowsUseFusedMultiplyAdd. alpha scales each block.
+TEST(Sgemm, GeneralOrderForOneRowAndAlpha) {
+  const float x = 1.f + std::ldexp(1.f, -12);
+  const std::vector<float> a{-1, x}, b{1, x};
+  for (SgemmFn f : Kernels()) {
+    float c = 0.f;
+    SgemmArgs g;
+    g.m = 1, g.n = 1, g.k = 2, g.a = a.data(), g.lda = 2, g.b = b.data(), g.ldb = 1, g.c = &c, g.ldc = 1;
+    f(g);
+    EXPECT_EQ(c, std::ldexp(1.f, -11));  // one-row groups: x * x rounded first
+    g.one_row_kernels = false;
+    f(g);
+    EXPECT_EQ(c, std::ldexp(1.f, -11) + std::ldexp(1.f, -24));  // fused
+    g.alpha = 2.f;
+    f(g);
+    EXPECT_EQ(c, std::ldexp(1.f, -10) + std::ldexp(1.f, -23));
+  }
+  // Random shapes: every kernel bit-identical to the reference with alpha and accumulate.
+  std::mt19937 rng(TestSeed());
+  std::normal_distribution<float> dist(0.f, 1.f);
+  for (int64_t m : {1, 3, 7}) {
+    const int64_t n = 45, k = 300;
+    std::vector<float> av(size_t(m * k)), bv(size_t(k * n)), c0(size_t(m * n));
+    for (float& v : av) v = dist(rng);
+    for (float& v : bv) v = dist(rng);
+    for (float& v : c0) v = dist(rng);
+    for (bool acc : {false, true}) {
+      auto run = [&](SgemmFn f) {
+        std::vector<float> c = c0;
+        SgemmArgs g;
+        g.m = m, g.n = n, g.k = k, g.a = av.data(), g.lda = k, g.b = bv.data(), g.ldb = n, g.c = c.data(), g.ldc = n;
+        g.accumulate = acc, g.one_row_kernels = false, g.alpha = 0.37f;
+        f(g);
+        return c;
+      };
+      const auto want = run(ref::Sgemm);
+      for (SgemmFn f : Kernels()) {
+        const auto got = run(f);
+        EXPECT_EQ(FirstDiff(want.data(), got.data(), want.size() * 4, true), -1) << "m " << m << " acc " << acc;
+      }
+    }
+  }
+}
+
+// SgemmOneRow (rows given by pointer) is the m == 1 group order: equal to Sgemm on the same
+// matrix, for the reference and the AVX2 kernel.
+TEST(SgemmOneRow, SameAsOneRowGemm) {
+  std::mt19937 rng(TestSeed());
+  std::normal_distribution<float> dist(0.f, 1.f);
+  for (int64_t k : {1, 2, 3, 9, 27, 49}) {
+    for (int64_t n : {1, 7, 8, 31, 33, 100}) {
+      std::vector<float> a(static_cast<size_t>(k)), b(static_cast<size_t>(k * n));
+      for (float& v : a) v = dist(rng);
+      for (float& v : b) v = dist(rng) * 100.f;
+      const auto want = Gemm(ref::Sgemm, 1, n, k, a, b, false, false, std::vector<float>(size_t(n)));
+      std::vector<const float*> rows(static_cast<size_t>(k));
+      for (int64_t p = 0; p < k; ++p) rows[size_t(p)] = b.data() + p * n;
+      std::vector<SgemmOneRowFn> fns{ref::SgemmOneRow};
+      if (::qrt::testing::HaveAvx2()) fns.push_back(avx2::SgemmOneRow);
+      for (SgemmOneRowFn f : fns) {
+        std::vector<float> got(size_t(n) + 1, -7.f);
+        f(k, a.data(), rows.data(), n, got.data());
+        EXPECT_EQ(got.back(), -7.f) << "wrote past the end";
+        got.pop_back();
+        EXPECT_EQ(FirstDiff(want.data(), got.data(), want.size() * 4, true), -1) << "k " << k << " n " << n;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace qrt
