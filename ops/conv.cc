@@ -139,6 +139,7 @@ struct ConvState {
   DataType dtype;
   bool nhwc = false;      // qrt:NhwcConv: X and Y are N x H x W x C
   ConvFloatKernels kernels;  // f32: the ordered GEMMs (reference or AVX2, bit-identical)
+  int threads = 1;
   int64_t scratch_floats = 0;
 };
 
@@ -160,7 +161,7 @@ void ConvNchw(const ConvState& s, const T* x, const T* w, const T* b, T* y) {
   if constexpr (std::is_same_v<T, float>) {
     float* scratch = static_cast<float*>(
         onednn::ThreadScratch(onednn::kOpSlot0, size_t(std::max<int64_t>(1, s.scratch_floats)) * sizeof(float)));
-    ConvFloatOrdered(s.g, x, w, b, y, s.kernels, scratch);
+    ConvFloatOrdered(s.g, x, w, b, y, s.kernels, scratch, s.threads);
   } else {
     ref::ConvFloat(s.g, x, w, b, y);
   }
@@ -214,6 +215,7 @@ Status PrepareConvLayout(PrepareContext& ctx, bool nhwc) {
   if (!forced.empty() && forced != "ref") return Unsupported("qrt_path ", forced, " for a float Conv");
   s.kernels = SelectConvFloatKernels(forced == "ref" ? Isa::kScalar : ctx.isa());
   s.scratch_floats = ConvFloatScratchFloats(s.g);
+  s.threads = ctx.threads();
   Dims y_dims = OutputDims(s.g);
   if (nhwc) y_dims = {y_dims[0], y_dims[2], y_dims[3], y_dims[1]};
   ctx.SetOutput(0, dt, y_dims);

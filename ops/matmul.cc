@@ -119,6 +119,7 @@ struct MatMulState {
   MatMulShape shape;
   DataType dtype;
   SgemmFn gemm = nullptr;  // f32: the ordered GEMM
+  int threads = 1;
 };
 
 template <class T>
@@ -135,6 +136,7 @@ void RunMatMulOrdered(const MatMulState& st, const float* a, const float* b, flo
   const MatMulShape& s = st.shape;
   SgemmArgs g;
   g.n = s.n, g.k = s.k, g.lda = s.k, g.ldb = s.n, g.ldc = s.n;
+  g.threads = st.threads;
   if (SingleB(s)) {
     g.m = s.batch_count * s.m, g.a = a, g.b = b, g.c = y;
     st.gemm(g);
@@ -163,6 +165,7 @@ Status PrepareMatMul(PrepareContext& ctx) {
   s.dtype = dt;
   QRT_ASSIGN_OR_RETURN(s.shape, MakeMatMulShape(ctx.input(0).dims, ctx.input(1).dims));
   s.gemm = SelectSgemmKernel(ctx.isa());
+  s.threads = ctx.threads();
   ctx.SetOutput(0, dt, s.shape.out);
   ctx.SetKernel<MatMulState, RunMatMul>(std::move(s));
   return Status::Ok();
@@ -179,6 +182,7 @@ struct GemmState {
   bool has_c;
   std::vector<int64_t> c_strides;  // C broadcast to [M, N]
   SgemmFn gemm = nullptr;          // f32: the ordered GEMM
+  int threads = 1;
 };
 
 // f64: the reference, Y = (A' x B') * alpha, then + C * beta.
@@ -225,6 +229,7 @@ void RunGemmFloat(const GemmState& s, const RunArgs& args) {
   g.accumulate = with_c;
   g.alpha = s.alpha;
   g.one_row_kernels = !s.trans_a && s.alpha == 1.f;
+  g.threads = s.threads;
   s.gemm(g);
 }
 
@@ -271,6 +276,7 @@ Status PrepareGemm(PrepareContext& ctx) {
     s.c_strides = BroadcastStrides(c, {s.m, s.n});
   }
   s.gemm = SelectSgemmKernel(ctx.isa());
+  s.threads = ctx.threads();
   ctx.SetOutput(0, dt, {s.m, s.n});
   ctx.SetKernel<GemmState, RunGemm>(std::move(s));
   return Status::Ok();

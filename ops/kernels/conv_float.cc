@@ -1,5 +1,7 @@
 #include "ops/kernels/conv_float.h"
 
+#include "runtime/parallel.h"
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -145,8 +147,8 @@ void BuildPlanes(const ConvGeometry& g, const PaddedPlanes& p, const float* x, i
   }
 }
 
-void PaddedRows(const ConvGeometry& g, const float* xg, const float* wg, float* yg, SgemmOneRowFn one_row,
-                float* scratch) {
+void PaddedRows(const ConvGeometry& g, const float* xg, const float* wg, const float* bias, float* yg,
+                SgemmOneRowFn one_row, float* scratch) {
   const PaddedPlanes p = PlanesOf(g);
   const int64_t channels = g.in_channels / g.group, taps = g.kernel[1] * g.kernel[2];
   BuildPlanes(g, p, xg, channels, scratch);
@@ -167,7 +169,7 @@ void PaddedRows(const ConvGeometry& g, const float* xg, const float* wg, float* 
   const int64_t row_step = g.stride[1] * p.phase_width;
   for (int64_t oh = 0; oh < g.out[1]; ++oh) {
     for (size_t i = 0; i < rows.size(); ++i) rows[i] = first[i] + oh * row_step;
-    one_row(channels * taps, wg, rows.data(), g.out[2], yg + oh * g.out[2]);
+    one_row(channels * taps, wg, rows.data(), g.out[2], bias, yg + oh * g.out[2]);
   }
 }
 
@@ -180,16 +182,31 @@ ConvFloatKernels SelectConvFloatKernels(Isa isa) {
 int64_t ConvFloatScratchFloats(const ConvGeometry& g) {
   switch (Choose(g)) {
     case Algorithm::kPatches: return g.reduction_size() * PatchColumns(g);
-    case Algorithm::kPaddedRows: return g.in_channels / g.group * PlanesOf(g).floats_per_channel();
     default: return 0;
   }
 }
 
 void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y,
-                      const ConvFloatKernels& kernels, float* scratch) {
+                      const ConvFloatKernels& kernels, float* scratch, int threads) {
   const Algorithm algorithm = Choose(g);
   const int64_t m = g.out_channels / g.group, k = g.reduction_size(), n = g.out_spatial();
   const int64_t in_group = g.in_channels / g.group * g.in_spatial();
+  if (algorithm == Algorithm::kPaddedRows) {
+    // Groups are independent: split them across threads, each with its own padded planes.
+    const int64_t planes = g.in_channels / g.group * PlanesOf(g).floats_per_channel();
+    const int64_t min_groups = std::max<int64_t>(1, (int64_t(1) << 18) / std::max<int64_t>(1, k * n));
+    for (int64_t image = 0; image < g.batch; ++image) {
+      ParallelFor(threads, g.group, 1, min_groups, [&](int64_t first, int64_t last) {
+        thread_local std::vector<float> buffer;
+        buffer.resize(size_t(planes));
+        for (int64_t group = first; group < last; ++group) {
+          PaddedRows(g, x + (image * g.group + group) * in_group, w + group * k, b != nullptr ? b + group : nullptr,
+                     y + (image * g.out_channels + group) * n, kernels.one_row, buffer.data());
+        }
+      });
+    }
+    return;
+  }
   const int64_t slice = algorithm == Algorithm::kPatches ? PatchColumns(g) : n;
   const bool by_row = slice % g.out[2] == 0;
   for (int64_t image = 0; image < g.batch; ++image) {
@@ -203,6 +220,8 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
       args.lda = k;
       args.ldc = n;
       args.rule_n = n;
+      args.bias = b != nullptr ? b + group * m : nullptr;  // added after the sums
+      args.threads = threads;
       switch (algorithm) {
         case Algorithm::kDirect:
           args.n = n, args.b = xg, args.ldb = n, args.c = yg;
@@ -211,9 +230,6 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
         case Algorithm::kDirectTransposed:
           args.n = 1, args.b = xg, args.ldb = k, args.trans_b = true, args.c = yg;
           kernels.gemm(args);
-          break;
-        case Algorithm::kPaddedRows:
-          PaddedRows(g, xg, args.a, yg, kernels.one_row, scratch);
           break;
         case Algorithm::kPatches:
           for (int64_t j0 = 0; j0 < n; j0 += slice) {
@@ -224,13 +240,7 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
             kernels.gemm(args);
           }
           break;
-      }
-      if (b != nullptr) {
-        for (int64_t i = 0; i < m; ++i) {
-          const float bias = b[group * m + i];
-          float* row = yg + i * n;
-          for (int64_t j = 0; j < n; ++j) row[j] = row[j] + bias;
-        }
+        case Algorithm::kPaddedRows: break;  // above
       }
     }
   }

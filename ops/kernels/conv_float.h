@@ -9,7 +9,7 @@
 //   - otherwise the K x N patch matrix (zeros where the kernel is over padding), then
 //     Y_g = W_g x patches.
 // The products are an ordered GEMM (sgemm.h) with the n of the whole image; the bias is
-// added afterwards, y = y + b[m]. A 2-D convolution with one output channel per group
+// added once the sum is complete, y = y + b[m] (inside the GEMM's last store). A 2-D convolution with one output channel per group
 // (depthwise) that would build patches takes the same products and order straight from a
 // zero-padded copy of its input rows (SgemmOneRow), without the patch matrix. The kernels
 // are the caller's choice (reference or AVX2, bit-identical), so this driver serves both.
@@ -33,7 +33,8 @@ ConvFloatKernels SelectConvFloatKernels(Isa isa);
 int64_t ConvFloatScratchFloats(const ConvGeometry& g);
 
 // x: N x C x spatial, w: M x C/group x kernel, b: M or nullptr, y: N x M x out spatial.
+// threads: intra-op threads (independent outputs are split; results do not depend on it).
 void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y,
-                      const ConvFloatKernels& kernels, float* scratch);
+                      const ConvFloatKernels& kernels, float* scratch, int threads = 1);
 
 }  // namespace qrt

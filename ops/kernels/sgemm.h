@@ -44,15 +44,23 @@ struct SgemmArgs {
   // single row follows the m > 1 order. alpha scales each k block's sum before it is added.
   bool one_row_kernels = true;
   float alpha = 1.f;
+  // Optional, one per row of C: added once the whole sum is in C, c = c + bias[i] (a
+  // convolution's bias, which ONNX Runtime adds after its GEMM).
+  const float* bias = nullptr;
+  // Threads for the m > 1 order, which splits C's columns (elements are independent, so the
+  // result does not depend on it).
+  int threads = 1;
 };
 
 using SgemmFn = void (*)(const SgemmArgs& args);
 
 // The m == 1, untransposed order with B's k rows given by pointer (row p at rows[p], n
-// floats), not accumulating: c[j] = sum over p of a[p] * rows[p][j] in groups of 4, 2, 1.
+// floats), not accumulating: c[j] = sum over p of a[p] * rows[p][j] in groups of 4, 2, 1,
+// then + *bias when bias is not null.
 // Convolutions with one output channel per group (depthwise) feed it rows of their padded
 // input directly instead of building the patch matrix.
-using SgemmOneRowFn = void (*)(int64_t k, const float* a, const float* const* rows, int64_t n, float* c);
+using SgemmOneRowFn = void (*)(int64_t k, const float* a, const float* const* rows, int64_t n, const float* bias,
+                              float* c);
 
 // The k block of the m > 1 order. From 128 (and an n stride of 128): when n >= k, halved
 // while half of it is still >= k; when n < k, doubled while the n stride is above 16 and
@@ -61,11 +69,11 @@ int64_t SgemmStrideK(int64_t n, int64_t k);
 
 namespace ref {
 void Sgemm(const SgemmArgs& args);
-void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n, float* c);
+void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n, const float* bias, float* c);
 }  // namespace ref
 namespace avx2 {
 void Sgemm(const SgemmArgs& args);  // bit-identical to ref::Sgemm
-void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n, float* c);
+void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n, const float* bias, float* c);
 }  // namespace avx2
 namespace avx512 {
 void Sgemm(const SgemmArgs& args);  // AVX-512F tiles for m > 1; bit-identical to ref::Sgemm

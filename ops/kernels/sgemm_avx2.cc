@@ -9,6 +9,7 @@
 
 #include "ops/kernels/sgemm.h"
 #include "ops/kernels/sgemm_blocked.h"
+#include "runtime/parallel.h"
 
 namespace qrt {
 namespace avx2 {
@@ -33,7 +34,7 @@ inline void Store(float* p, __m256i mask, bool masked, __m256 v) {
 
 template <int R, int V, bool kMasked>
 inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c, int64_t ldc,
-                 bool store, const float* alpha, __m256i mask) {
+                 bool store, const float* alpha, const float* bias, __m256i mask) {
   __m256 acc[R][V];
   for (int r = 0; r < R; ++r) {
     for (int v = 0; v < V; ++v) acc[r][v] = _mm256_setzero_ps();
@@ -54,6 +55,7 @@ inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64
       __m256 out = acc[r][v];
       if (alpha != nullptr) out = _mm256_mul_ps(out, _mm256_broadcast_ss(alpha));
       if (!store) out = _mm256_add_ps(out, Load(cp, mask, masked));
+      if (bias != nullptr) out = _mm256_add_ps(out, _mm256_broadcast_ss(bias + r));
       Store(cp, mask, masked, out);
     }
   }
@@ -61,22 +63,22 @@ inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64
 
 template <int R>
 void RowsOfTiles(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c, int64_t ldc,
-                 int64_t cols, bool store, const float* alpha) {
+                 int64_t cols, bool store, const float* alpha, const float* bias) {
   const __m256i none = _mm256_setzero_si256();
   int64_t j = 0;
-  for (; j + 24 <= cols; j += 24) Tile<R, 3, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, none);
-  if (cols - j >= 16) Tile<R, 2, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, none), j += 16;
-  if (cols - j >= 8) Tile<R, 1, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, none), j += 8;
-  if (cols > j) Tile<R, 1, true>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, TailMask(cols - j));
+  for (; j + 24 <= cols; j += 24) Tile<R, 3, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, none);
+  if (cols - j >= 16) Tile<R, 2, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, none), j += 16;
+  if (cols - j >= 8) Tile<R, 1, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, none), j += 8;
+  if (cols > j) Tile<R, 1, true>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, TailMask(cols - j));
 }
 
 void Avx2RowTiles(int rows, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c,
-                  int64_t ldc, int64_t cols, bool store, const float* alpha) {
+                  int64_t ldc, int64_t cols, bool store, const float* alpha, const float* bias) {
   switch (rows) {
-    case 4: RowsOfTiles<4>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha); break;
-    case 3: RowsOfTiles<3>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha); break;
-    case 2: RowsOfTiles<2>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha); break;
-    default: RowsOfTiles<1>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha); break;
+    case 4: RowsOfTiles<4>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha, bias); break;
+    case 3: RowsOfTiles<3>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha, bias); break;
+    case 2: RowsOfTiles<2>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha, bias); break;
+    default: RowsOfTiles<1>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha, bias); break;
   }
 }
 
@@ -85,8 +87,12 @@ constexpr int64_t kColumnsPerPass = 240;
 
 void Blocked(const SgemmArgs& g, const float* b, int64_t ldb, sgemm_detail::RowTilesFn tiles, int tile_rows) {
   if (g.k == 0) {
-    if (!g.accumulate) {
-      for (int64_t i = 0; i < g.m; ++i) std::fill(g.c + i * g.ldc, g.c + i * g.ldc + g.n, 0.f);
+    for (int64_t i = 0; i < g.m; ++i) {
+      float* row = g.c + i * g.ldc;
+      if (!g.accumulate) std::fill(row, row + g.n, 0.f);
+      if (g.bias != nullptr) {
+        for (int64_t j = 0; j < g.n; ++j) row[j] = row[j] + g.bias[i];
+      }
     }
     return;
   }
@@ -95,24 +101,31 @@ void Blocked(const SgemmArgs& g, const float* b, int64_t ldb, sgemm_detail::RowT
   for (int64_t p0 = 0; p0 < g.k; p0 += block) {
     const int64_t kb = std::min(block, g.k - p0);
     const bool store = p0 == 0 && !g.accumulate;
-    for (int64_t j0 = 0; j0 < g.n; j0 += kColumnsPerPass) {
-      const int64_t cols = std::min(kColumnsPerPass, g.n - j0);
-      // The k block x cols panel of B, packed contiguously when several row blocks reuse it
-      // (B's rows may be a whole image apart: strided reads would miss the TLB).
-      const float* bj = b + p0 * ldb + j0;
-      int64_t ldp = ldb;
-      if (g.m > tile_rows && ldb != cols) {
-        thread_local std::vector<float> panel;
-        panel.resize(size_t(kb * cols));
-        for (int64_t p = 0; p < kb; ++p) std::copy(bj + p * ldb, bj + p * ldb + cols, panel.data() + p * cols);
-        bj = panel.data();
-        ldp = cols;
+    const int64_t passes = (g.n + kColumnsPerPass - 1) / kColumnsPerPass;
+    // Enough work per thread: at least ~1M multiply-adds.
+    const int64_t min_passes = std::max<int64_t>(1, (int64_t(1) << 20) / std::max<int64_t>(1, g.m * kb * kColumnsPerPass));
+    ParallelFor(g.threads, passes, 1, min_passes, [&](int64_t first, int64_t last) {
+      for (int64_t j0 = first * kColumnsPerPass; j0 < std::min(g.n, last * kColumnsPerPass); j0 += kColumnsPerPass) {
+        const int64_t cols = std::min(kColumnsPerPass, g.n - j0);
+        // The k block x cols panel of B, packed contiguously when several row blocks reuse it
+        // (B's rows may be a whole image apart: strided reads would miss the TLB).
+        const float* bj = b + p0 * ldb + j0;
+        int64_t ldp = ldb;
+        if (g.m > tile_rows && ldb != cols) {
+          thread_local std::vector<float> panel;
+          panel.resize(size_t(kb * cols));
+          for (int64_t p = 0; p < kb; ++p) std::copy(bj + p * ldb, bj + p * ldb + cols, panel.data() + p * cols);
+          bj = panel.data();
+          ldp = cols;
+        }
+        for (int64_t i0 = 0; i0 < g.m; i0 += tile_rows) {
+          const int rows = int(std::min<int64_t>(tile_rows, g.m - i0));
+          const float* bias = g.bias != nullptr && p0 + kb == g.k ? g.bias + i0 : nullptr;
+          tiles(rows, g.a + i0 * g.lda + p0, g.lda, bj, ldp, kb, g.c + i0 * g.ldc + j0, g.ldc, cols, store, alpha,
+                bias);
+        }
       }
-      for (int64_t i0 = 0; i0 < g.m; i0 += tile_rows) {
-        const int rows = int(std::min<int64_t>(tile_rows, g.m - i0));
-        tiles(rows, g.a + i0 * g.lda + p0, g.lda, bj, ldp, kb, g.c + i0 * g.ldc + j0, g.ldc, cols, store, alpha);
-      }
-    }
+    });
   }
 }
 
@@ -138,6 +151,9 @@ void GroupsTile(const SgemmArgs& g, int64_t j, __m256i mask) {
     for (int v = 0; v < V; ++v) c[v] = store ? t[v] : _mm256_add_ps(t[v], c[v]);
     store = false;
     p += size;
+  }
+  if (g.bias != nullptr) {
+    for (int v = 0; v < V; ++v) c[v] = _mm256_add_ps(c[v], _mm256_broadcast_ss(g.bias));
   }
   for (int v = 0; v < V; ++v) Store(g.c + j + 8 * v, mask, kMasked && v == V - 1, c[v]);
 }
@@ -170,11 +186,13 @@ void RowLanes(const SgemmArgs& g) {
     h = _mm256_hadd_ps(h, h);                 // (s0+s1)+(s2+s3) and (s4+s5)+(s6+s7)
     const float dot = _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
     g.c[j] = g.accumulate ? dot + g.c[j] : dot;
+    if (g.bias != nullptr) g.c[j] = g.c[j] + g.bias[0];
   }
 }
 
 template <int V, bool kMasked>
-inline void OneRowTile(int64_t k, const float* a, const float* const* rows, int64_t j, float* c, __m256i mask) {
+inline void OneRowTile(int64_t k, const float* a, const float* const* rows, int64_t j, const float* bias, float* c,
+                       __m256i mask) {
   __m256 sum[V];
   for (int64_t p = 0; p < k;) {
     const int64_t left = k - p;
@@ -194,17 +212,20 @@ inline void OneRowTile(int64_t k, const float* a, const float* const* rows, int6
   if (k == 0) {
     for (int v = 0; v < V; ++v) sum[v] = _mm256_setzero_ps();
   }
+  if (bias != nullptr) {
+    for (int v = 0; v < V; ++v) sum[v] = _mm256_add_ps(sum[v], _mm256_broadcast_ss(bias));
+  }
   for (int v = 0; v < V; ++v) Store(c + j + 8 * v, mask, kMasked && v == V - 1, sum[v]);
 }
 
 }  // namespace
 
-void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n, float* c) {
+void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n, const float* bias, float* c) {
   const __m256i none = _mm256_setzero_si256();
   int64_t j = 0;
-  for (; j + 32 <= n; j += 32) OneRowTile<4, false>(k, a, rows, j, c, none);
-  for (; j + 8 <= n; j += 8) OneRowTile<1, false>(k, a, rows, j, c, none);
-  if (n > j) OneRowTile<1, true>(k, a, rows, j, c, TailMask(n - j));
+  for (; j + 32 <= n; j += 32) OneRowTile<4, false>(k, a, rows, j, bias, c, none);
+  for (; j + 8 <= n; j += 8) OneRowTile<1, false>(k, a, rows, j, bias, c, none);
+  if (n > j) OneRowTile<1, true>(k, a, rows, j, bias, c, TailMask(n - j));
 }
 
 void Sgemm(const SgemmArgs& g) { sgemm_detail::SgemmWith(g, Avx2RowTiles, 4); }

@@ -23,7 +23,7 @@ inline void Store(float* p, __mmask16 mask, bool masked, __m512 v) {
 
 template <int R, int V, bool kMasked>
 inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c, int64_t ldc,
-                 bool store, const float* alpha, __mmask16 mask) {
+                 bool store, const float* alpha, const float* bias, __mmask16 mask) {
   __m512 acc[R][V];
   for (int r = 0; r < R; ++r) {
     for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
@@ -44,6 +44,7 @@ inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64
       __m512 out = acc[r][v];
       if (alpha != nullptr) out = _mm512_mul_ps(out, _mm512_set1_ps(*alpha));
       if (!store) out = _mm512_add_ps(out, Load(cp, mask, masked));
+      if (bias != nullptr) out = _mm512_add_ps(out, _mm512_set1_ps(bias[r]));
       Store(cp, mask, masked, out);
     }
   }
@@ -51,26 +52,26 @@ inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64
 
 template <int R>
 void RowsOfTiles(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c, int64_t ldc,
-                 int64_t cols, bool store, const float* alpha) {
+                 int64_t cols, bool store, const float* alpha, const float* bias) {
   int64_t j = 0;
-  for (; j + 64 <= cols; j += 64) Tile<R, 4, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, 0);
-  if (cols - j >= 32) Tile<R, 2, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, 0), j += 32;
-  if (cols - j >= 16) Tile<R, 1, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, 0), j += 16;
+  for (; j + 64 <= cols; j += 64) Tile<R, 4, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, 0);
+  if (cols - j >= 32) Tile<R, 2, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, 0), j += 32;
+  if (cols - j >= 16) Tile<R, 1, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, 0), j += 16;
   if (cols > j) {
     const __mmask16 mask = __mmask16((1u << (cols - j)) - 1);
-    Tile<R, 1, true>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, mask);
+    Tile<R, 1, true>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, mask);
   }
 }
 
 void RowTiles(int rows, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c,
-              int64_t ldc, int64_t cols, bool store, const float* alpha) {
+              int64_t ldc, int64_t cols, bool store, const float* alpha, const float* bias) {
   switch (rows) {
-    case 6: RowsOfTiles<6>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha); break;
-    case 5: RowsOfTiles<5>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha); break;
-    case 4: RowsOfTiles<4>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha); break;
-    case 3: RowsOfTiles<3>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha); break;
-    case 2: RowsOfTiles<2>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha); break;
-    default: RowsOfTiles<1>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha); break;
+    case 6: RowsOfTiles<6>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha, bias); break;
+    case 5: RowsOfTiles<5>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha, bias); break;
+    case 4: RowsOfTiles<4>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha, bias); break;
+    case 3: RowsOfTiles<3>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha, bias); break;
+    case 2: RowsOfTiles<2>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha, bias); break;
+    default: RowsOfTiles<1>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha, bias); break;
   }
 }
 

@@ -10,9 +10,10 @@
 
 namespace qrt::sgemm_detail {
 
-// C[rows x cols] (+)= alpha * A[rows x kb] x B[kb x cols]; store: C = result, else C += it.
+// C[rows x cols] (+)= alpha * A[rows x kb] x B[kb x cols]; store: C = result, else C += it;
+// then, when bias is not null (the last k block), C += bias[row].
 using RowTilesFn = void (*)(int rows, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb,
-                            float* c, int64_t ldc, int64_t cols, bool store, const float* alpha);
+                            float* c, int64_t ldc, int64_t cols, bool store, const float* alpha, const float* bias);
 
 // The whole ordered GEMM (sgemm.h), with `tiles` for the m > 1 order (tile_rows rows at a
 // time) and the AVX2 one-row kernels. Defined in sgemm_avx2.cc.

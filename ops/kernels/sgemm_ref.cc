@@ -51,6 +51,7 @@ void RowGroups(const SgemmArgs& g) {
       p += size;
     }
     if (store) c = 0.f;  // k == 0
+    if (g.bias != nullptr) c = c + g.bias[0];
   }
 }
 
@@ -62,12 +63,13 @@ void RowLanes(const SgemmArgs& g) {
     for (int64_t p = 0; p < g.k; ++p) lane[p % 8] = lane[p % 8] + g.a[p] * b[p];
     const float dot = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
     g.c[j] = g.accumulate ? dot + g.c[j] : dot;
+    if (g.bias != nullptr) g.c[j] = g.c[j] + g.bias[0];
   }
 }
 
 }  // namespace
 
-void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n, float* c) {
+void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n, const float* bias, float* c) {
   for (int64_t j = 0; j < n; ++j) {
     float sum = 0.f;
     for (int64_t p = 0; p < k;) {
@@ -78,7 +80,7 @@ void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n,
       sum = p == 0 ? t : t + sum;
       p += size;
     }
-    c[j] = sum;
+    c[j] = bias != nullptr ? sum + *bias : sum;
   }
 }
 
@@ -99,6 +101,7 @@ void Sgemm(const SgemmArgs& g) {
         if (g.alpha != 1.f) acc = acc * g.alpha;
         c = (p == 0 && !g.accumulate) ? acc : acc + c;
       }
+      if (g.bias != nullptr) c = c + g.bias[i];
     }
   }
 }

@@ -235,12 +235,41 @@ TEST(SgemmOneRow, SameAsOneRowGemm) {
       if (::qrt::testing::HaveAvx2()) fns.push_back(avx2::SgemmOneRow);
       for (SgemmOneRowFn f : fns) {
         std::vector<float> got(size_t(n) + 1, -7.f);
-        f(k, a.data(), rows.data(), n, got.data());
+        f(k, a.data(), rows.data(), n, nullptr, got.data());
         EXPECT_EQ(got.back(), -7.f) << "wrote past the end";
         got.pop_back();
         EXPECT_EQ(FirstDiff(want.data(), got.data(), want.size() * 4, true), -1) << "k " << k << " n " << n;
       }
     }
+  }
+}
+
+// The bias is added once the sum is complete: products 1, 1 and bias 2^24 give 2^24 + 2
+// (a bias added first would absorb each 1), in all three orders and in SgemmOneRow.
+TEST(Sgemm, BiasAddedLast) {
+  const std::vector<float> ones{1, 1, 1, 1};  // A: 2 x 2 (or 1 x 2), B: 2 x 2
+  const float bias[2] = {kBig, kBig};
+  const float want = kBig + 2;
+  for (SgemmFn f : Kernels()) {
+    for (int64_t m : {1, 2}) {
+      for (bool trans : {false, true}) {
+        std::vector<float> c(4, 9.f);
+        SgemmArgs g;
+        g.m = m, g.n = 2, g.k = 2, g.a = ones.data(), g.lda = 2, g.b = ones.data(), g.ldb = 2, g.trans_b = trans;
+        g.c = c.data(), g.ldc = 2, g.bias = bias;
+        f(g);
+        for (int64_t i = 0; i < m * 2; ++i) EXPECT_EQ(c[size_t(i)], want) << "m " << m << " trans " << trans;
+      }
+    }
+  }
+  const float* rows[2] = {ones.data(), ones.data()};
+  std::vector<SgemmOneRowFn> fns{ref::SgemmOneRow};
+  if (::qrt::testing::HaveAvx2()) fns.push_back(avx2::SgemmOneRow);
+  for (SgemmOneRowFn f : fns) {
+    float c[2] = {0, 0};
+    f(2, ones.data(), rows, 2, bias, c);
+    EXPECT_EQ(c[0], want);
+    EXPECT_EQ(c[1], want);
   }
 }
 
