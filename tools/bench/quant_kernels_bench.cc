@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ops/kernels/fake_quantize.h"
+#include "ops/kernels/quantize_linear.h"
 #include "ops/kernels/quantize_v2.h"
 #include "ops/kernels/quantized_binary.h"
 #include "ops/kernels/uniform_dequantize.h"
@@ -103,6 +104,24 @@ void BM_QuantizeV2(benchmark::State& state, Isa isa, DataType t, QuantizeV2Mode 
   Loop(state, n, 5, [&] {
     (void)RunQuantizeV2(*plan, x.data(), mn.data(), mx.data(), y.data(), omin.data(), omax.data());
   });
+}
+
+// ---- QuantizeLinear / DequantizeLinear (8-bit, per tensor) -----------------------------------------
+
+void BM_QuantizeLinear(benchmark::State& state, Isa isa, DataType t) {
+  const int64_t n = state.range(0);
+  QuantizeF32Fn fn = SelectQuantizeF32(t, isa);
+  std::vector<float> x = RandomFloats(size_t(n), 7);
+  std::vector<uint8_t> y(static_cast<size_t>(n));
+  Loop(state, n, 5.0, [&] { fn(n, x.data(), 0.0235f, t == DataType::kUInt8 ? 128 : 0, y.data()); });
+}
+
+void BM_DequantizeLinear(benchmark::State& state, Isa isa, DataType t) {
+  const int64_t n = state.range(0);
+  DequantizeToF32Fn fn = SelectDequantizeToF32(t, isa);
+  std::vector<uint8_t> x = RandomBytes(size_t(n), 8);
+  std::vector<float> y(static_cast<size_t>(n));
+  Loop(state, n, 5.0, [&] { fn(n, x.data(), 0.0235f, t == DataType::kUInt8 ? 128 : 0, y.data()); });
 }
 
 // ---- UniformDequantize -----------------------------------------------------------------------------
@@ -203,6 +222,9 @@ void Register() {
       reg("UniformDequantize_i8", [isa](benchmark::State& s) { BM_UniformDequantize(s, isa, DataType::kInt8, false); });
       reg("UniformDequantize_u8_peraxis_last", [isa](benchmark::State& s) { BM_UniformDequantize(s, isa, DataType::kUInt8, true); });
       reg("UniformDequantize_i32", [isa](benchmark::State& s) { BM_UniformDequantize(s, isa, DataType::kInt32, false); });
+      reg("QuantizeLinear_f32_to_s8", [isa](benchmark::State& s) { BM_QuantizeLinear(s, isa, DataType::kInt8); });
+      reg("QuantizeLinear_f32_to_u8", [isa](benchmark::State& s) { BM_QuantizeLinear(s, isa, DataType::kUInt8); });
+      reg("DequantizeLinear_s8_to_f32", [isa](benchmark::State& s) { BM_DequantizeLinear(s, isa, DataType::kInt8); });
       reg("FakeQuantize_f32_scalar", [isa](benchmark::State& s) { BM_FakeQuantize(s, isa, false); });
       reg("FakeQuantize_f32_perchannel", [isa](benchmark::State& s) { BM_FakeQuantize(s, isa, true); });
     }
