@@ -124,18 +124,31 @@ PaddedPlanes PlanesOf(const ConvGeometry& g) {
 }
 
 void BuildPlanes(const ConvGeometry& g, const PaddedPlanes& p, const float* x, int64_t channels, float* out) {
-  std::fill(out, out + channels * p.floats_per_channel(), 0.f);
   const int64_t width = g.in[2], left = g.pad_begin[2];
+  if (p.phases == 1) {  // one plane per channel: zero only the border around the copied rows
+    const int64_t top = g.pad_begin[1], bottom = g.pad_end[1], right = p.phase_width - left - width;
+    for (int64_t c = 0; c < channels; ++c) {
+      const float* xc = x + c * g.in[1] * width;
+      float* plane = out + c * p.floats_per_channel();
+      std::fill(plane, plane + top * p.phase_width, 0.f);
+      for (int64_t ih = 0; ih < g.in[1]; ++ih) {
+        float* row = plane + (ih + top) * p.phase_width;
+        std::fill(row, row + left, 0.f);
+        std::memcpy(row + left, xc + ih * width, size_t(width) * sizeof(float));
+        std::fill(row + left + width, row + left + width + right, 0.f);
+      }
+      float* end = plane + (top + g.in[1]) * p.phase_width;
+      std::fill(end, end + bottom * p.phase_width, 0.f);
+    }
+    return;
+  }
+  std::fill(out, out + channels * p.floats_per_channel(), 0.f);
   for (int64_t c = 0; c < channels; ++c) {
     const float* xc = x + c * g.in[1] * width;
     float* planes = out + c * p.floats_per_channel();
     for (int64_t ih = 0; ih < g.in[1]; ++ih) {
       const float* src = xc + ih * width;
       const int64_t row = ih + g.pad_begin[1];
-      if (p.phases == 1) {
-        std::memcpy(planes + row * p.phase_width + left, src, size_t(width) * sizeof(float));
-        continue;
-      }
       for (int64_t phase = 0; phase < p.phases; ++phase) {
         // Padded columns col = iw + left with col % phases == phase, at col / phases.
         float* dst = planes + (phase * p.height + row) * p.phase_width;

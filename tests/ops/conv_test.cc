@@ -7,7 +7,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <random>
+#include <vector>
 
+#include "ops/kernels/sgemm.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
 #include "tests/ops/linalg_test_util.h"
@@ -232,6 +235,72 @@ TEST_P(ConvPaths, ConvIntegerBitExact) {
   auto got = testing::linalg::RunNode("ConvInteger", in, CaseAttrs(c), Isa::kAvx2);
   ASSERT_TRUE(got.ok()) << got.status().message();
   EXPECT_EQ(testing::CompareBits(*got, *want), "") << c.name;
+}
+
+// The float convolution's definition, built independently of ops/kernels/conv_float.cc: the
+// patch matrix (im2col, zeros over padding) of each image and group, then the ordered GEMM
+// (sgemm.h) with the bias added last. Every geometry, including the ones that conv_float.cc
+// computes from padded rows (depthwise) or straight from X, must give the same bits.
+TEST_P(ConvPaths, FloatEqualsPatchesThenOrderedGemm) {
+  const ConvCase& c = GetParam();
+  std::mt19937 rng(77);
+  Tensor x = RandomTensor(DataType::kFloat32, XDims(c), -1, 1, rng);
+  Tensor w = RandomTensor(DataType::kFloat32, WDims(c), -1, 1, rng);
+  Tensor b = RandomTensor(DataType::kFloat32, {c.m}, -1, 1, rng);
+  auto got = testing::linalg::RunNode("Conv", {Runtime(x), Const(w), Const(b)}, CaseAttrs(c), Isa::kAvx2);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  // Geometry from the output shape and the attributes (explicit pads; auto_pad cases skip).
+  if (c.auto_pad != nullptr) GTEST_SKIP() << "auto_pad: pads derived by the op";
+  const int r = int(c.in.size());
+  const Dims& yd = got->dims();
+  const int64_t cg = c.c / c.group, mg = c.m / c.group;
+  int64_t ks = 1, in_sp = 1, out_sp = 1;
+  for (int d = 0; d < r; ++d) ks *= c.kernel[size_t(d)], in_sp *= c.in[size_t(d)], out_sp *= yd[size_t(2 + d)];
+  const int64_t k = cg * ks;
+  // A kernel covering the whole input (unit strides and dilations, no pads) is ORT's
+  // transposed direct GEMM, which has its own one-row order.
+  bool whole = true;
+  for (int d = 0; d < r; ++d) {
+    whole = whole && c.kernel[size_t(d)] == c.in[size_t(d)] && (c.strides.empty() || c.strides[size_t(d)] == 1) &&
+            (c.dilations.empty() || c.dilations[size_t(d)] == 1);
+  }
+  for (int64_t p : c.pads) whole = whole && p == 0;
+  std::vector<float> want(size_t(got->numel()));
+  for (int64_t n = 0; n < c.n; ++n) {
+    for (int64_t grp = 0; grp < c.group; ++grp) {
+      std::vector<float> patches(size_t(k * out_sp), 0.f);
+      for (int64_t ci = 0; ci < cg; ++ci) {
+        for (int64_t t = 0; t < ks; ++t) {
+          for (int64_t o = 0; o < out_sp; ++o) {
+            int64_t in_index = 0, rem_t = t, rem_o = o, inside = 1;
+            int64_t tdiv = ks, odiv = out_sp, idiv = in_sp;
+            for (int d = 0; d < r; ++d) {
+              tdiv /= c.kernel[size_t(d)], odiv /= yd[size_t(2 + d)], idiv /= c.in[size_t(d)];
+              const int64_t kt = rem_t / tdiv, ot = rem_o / odiv;
+              rem_t %= tdiv, rem_o %= odiv;
+              const int64_t stride = c.strides.empty() ? 1 : c.strides[size_t(d)];
+              const int64_t dil = c.dilations.empty() ? 1 : c.dilations[size_t(d)];
+              const int64_t pad = c.pads.empty() ? 0 : c.pads[size_t(d)];
+              const int64_t pos = ot * stride + kt * dil - pad;
+              if (pos < 0 || pos >= c.in[size_t(d)]) inside = 0;
+              in_index += pos * idiv;
+            }
+            const float* xc = x.data<float>() + ((n * c.c) + grp * cg + ci) * in_sp;
+            patches[size_t((ci * ks + t) * out_sp + o)] = inside ? xc[in_index] : 0.f;
+          }
+        }
+      }
+      SgemmArgs g;
+      g.m = mg, g.n = out_sp, g.k = k;
+      g.a = w.data<float>() + grp * mg * k, g.lda = k;
+      g.b = patches.data(), g.ldb = out_sp;
+      if (whole) g.trans_b = true, g.ldb = k;  // N == 1: the patch column is X's row (ORT's direct GEMM)
+      g.c = want.data() + (n * c.m + grp * mg) * out_sp, g.ldc = out_sp;
+      g.bias = b.data<float>() + grp * mg;
+      ref::Sgemm(g);
+    }
+  }
+  EXPECT_EQ(testing::CompareBits(*got, Tensor::FromVector<float>(want, yd)), "") << c.name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Geometries, ConvPaths, ::testing::ValuesIn(kCases),
