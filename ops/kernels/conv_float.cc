@@ -13,7 +13,7 @@ namespace {
 // however large the image; columns are independent, so slicing changes no sum.
 constexpr int64_t kMaxPatchFloats = int64_t(1) << 22;
 
-enum class Algorithm { kDirect, kDirectTransposed, kPaddedRows, kPatches };
+enum class Algorithm { kDirect, kDirectTransposed, kPaddedRows, kNarrowGroups, kPatches };
 
 Algorithm Choose(const ConvGeometry& g) {
   bool unit = true, ones = true, whole = true;
@@ -26,7 +26,9 @@ Algorithm Choose(const ConvGeometry& g) {
   if (unit && whole) return Algorithm::kDirectTransposed;
   const bool one_per_group = g.out_channels == g.group;
   const bool planar = g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1;
-  if (one_per_group && planar) return Algorithm::kPaddedRows;
+  if (one_per_group && planar && g.out[2] >= 8) return Algorithm::kPaddedRows;
+  // Rows narrower than a vector (many tiny groups): products gathered per output, no GEMM call.
+  if (one_per_group && g.out[2] < 8) return Algorithm::kNarrowGroups;
   return Algorithm::kPatches;
 }
 
@@ -92,9 +94,9 @@ void PatchesByRow(const ConvGeometry& g, const float* x, int64_t j0, int64_t col
             }
             const float* src = xc + (id * g.in[1] + ih) * g.in[2] + iw0;
             std::fill(out, out + lo, 0.f);
-            if (sw == 1) {
-              if (hi > lo) std::memcpy(out + lo, src + lo, size_t(hi - lo) * sizeof(float));
-            } else {
+            if (sw == 1 && hi - lo >= 16) {
+              std::memcpy(out + lo, src + lo, size_t(hi - lo) * sizeof(float));
+            } else {  // strided, or too short to pay for a call
               for (int64_t ow = lo; ow < hi; ++ow) out[ow] = src[ow * sw];
             }
             std::fill(out + hi, out + width, 0.f);
@@ -186,6 +188,58 @@ void PaddedRows(const ConvGeometry& g, const float* xg, const float* wg, const f
   }
 }
 
+// ---- narrow rows (one output channel per group, rows under 8 wide) ----------------------
+
+// One image, every group (one output channel each): for each output position, the input
+// offsets of its K taps in (c, kd, kh, kw) order (-1 over padding) are found once and used for
+// all groups; each output sums its products in the m == 1 group order of sgemm.h (groups of
+// 4, 2, 1; each group sum added), then + bias.
+void NarrowGroups(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y) {
+  const int64_t channels = g.in_channels / g.group, plane = g.in_spatial(), k = g.reduction_size();
+  const int64_t n = g.out_spatial(), in_group = channels * plane;
+  thread_local std::vector<int64_t> offsets;
+  offsets.resize(size_t(k));
+  int64_t o = 0;
+  for (int64_t od = 0; od < g.out[0]; ++od) {
+    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+      for (int64_t ow = 0; ow < g.out[2]; ++ow, ++o) {
+        size_t t = 0;
+        for (int64_t c = 0; c < channels; ++c) {
+          for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+            const int64_t id = od * g.stride[0] + kd * g.dilation[0] - g.pad_begin[0];
+            for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+              const int64_t ih = oh * g.stride[1] + kh * g.dilation[1] - g.pad_begin[1];
+              for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+                const int64_t iw = ow * g.stride[2] + kw * g.dilation[2] - g.pad_begin[2];
+                const bool inside = id >= 0 && id < g.in[0] && ih >= 0 && ih < g.in[1] && iw >= 0 && iw < g.in[2];
+                offsets[t++] = inside ? c * plane + (id * g.in[1] + ih) * g.in[2] + iw : -1;
+              }
+            }
+          }
+        }
+        for (int64_t group = 0; group < g.group; ++group) {
+          const float* xg = x + group * in_group;
+          const float* wg = w + group * k;
+          float sum = 0.f;
+          for (int64_t p = 0; p < k;) {
+            const int64_t left = k - p;
+            const int64_t size = left >= 4 ? 4 : left >= 2 ? 2 : 1;
+            float group_sum = 0.f;
+            for (int64_t q = 0; q < size; ++q) {
+              const int64_t at = offsets[size_t(p + q)];
+              const float product = wg[p + q] * (at >= 0 ? xg[at] : 0.f);
+              group_sum = q == 0 ? product : group_sum + product;
+            }
+            sum = p == 0 ? group_sum : group_sum + sum;
+            p += size;
+          }
+          y[group * n + o] = b != nullptr ? sum + b[group] : sum;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 ConvFloatKernels SelectConvFloatKernels(Isa isa) {
@@ -217,6 +271,12 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
                      y + (image * g.out_channels + group) * n, kernels.one_row, buffer.data());
         }
       });
+    }
+    return;
+  }
+  if (algorithm == Algorithm::kNarrowGroups) {
+    for (int64_t image = 0; image < g.batch; ++image) {
+      NarrowGroups(g, x + image * g.in_channels * g.in_spatial(), w, b, y + image * g.out_channels * n);
     }
     return;
   }
@@ -253,6 +313,7 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
             kernels.gemm(args);
           }
           break;
+        case Algorithm::kNarrowGroups:
         case Algorithm::kPaddedRows: break;  // above
       }
     }

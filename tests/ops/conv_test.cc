@@ -118,6 +118,13 @@ const ConvCase kCases[] = {
     {"whole_input", 1, 8, 5, 1, {7, 7}, {7, 7}, {}, {}, {}, nullptr},
     {"whole_input_depthwise", 1, 6, 6, 6, {7, 7}, {7, 7}, {}, {}, {}, nullptr},
     {"depthwise_3x3", 1, 12, 12, 12, {9, 11}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
+    // One output channel per group: padded rows (1-D, two input channels per group, stride 2
+    // with dilation) and narrow rows (3-D, and 2-D under 8 wide with several images).
+    {"depthwise_1d", 1, 6, 6, 6, {17}, {3}, {2}, {}, {1, 1}, nullptr},
+    {"two_channel_groups", 1, 8, 4, 4, {9, 12}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
+    {"depthwise_s2_dilated", 1, 5, 5, 5, {20, 23}, {3, 3}, {2, 2}, {2, 3}, {2, 1, 0, 3}, nullptr},
+    {"depthwise_3d_narrow", 1, 4, 4, 4, {4, 5, 6}, {3, 3, 3}, {}, {}, {1, 1, 1, 1, 1, 1}, nullptr},
+    {"depthwise_narrow_batch", 3, 16, 16, 16, {6, 3}, {3, 1}, {}, {}, {}, nullptr},
 };
 
 Attributes CaseAttrs(const ConvCase& c) {
