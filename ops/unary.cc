@@ -2,12 +2,15 @@
 // HardSigmoid, Clip. float32 and float64 compute in their own type; float16 and
 // bfloat16 compute in float32 and round once. Relu, Neg, Abs and Clip also take
 // integer tensors. Each function below is the reference: one libm call or one
-// comparison, in the order the ONNX definition writes it.
+// comparison, in the order the ONNX definition writes it, except float Sigmoid and Tanh,
+// which are ONNX Runtime's rational approximations (ops/kernels/sigmoid_tanh.h) so that QDQ
+// graphs round as in the reference system.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
+#include "ops/kernels/sigmoid_tanh.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
@@ -21,6 +24,7 @@ struct UnaryState {
   DataType dtype;
   double alpha = 0, beta = 0;  // LeakyRelu alpha; HardSigmoid alpha, beta
   double lo = 0, hi = 0;       // Clip bounds, in the element type's range
+  FloatMapFn map = nullptr;    // float32 Sigmoid / Tanh: ORT's approximation (sigmoid_tanh.h)
 };
 
 template <class T>
@@ -28,13 +32,25 @@ T ApplyFloat(const UnaryState& s, T x) {
   switch (s.op) {
     case UnaryOp::kRelu: return x < T(0) ? T(0) : x;  // keeps NaN
     case UnaryOp::kSigmoid:
-      // 1/(1+e^-x) overflows e^-x for very negative x; the symmetric form avoids it.
-      if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
-      else {
+      if constexpr (std::is_same_v<T, float>) {
+        float y;
+        ref::Sigmoid(1, &x, &y);
+        return y;
+      } else if (x >= T(0)) {
+        // 1/(1+e^-x) overflows e^-x for very negative x; the symmetric form avoids it.
+        return T(1) / (T(1) + std::exp(-x));
+      } else {
         T e = std::exp(x);
         return e / (T(1) + e);
       }
-    case UnaryOp::kTanh: return std::tanh(x);
+    case UnaryOp::kTanh:
+      if constexpr (std::is_same_v<T, float>) {
+        float y;
+        ref::Tanh(1, &x, &y);
+        return y;
+      } else {
+        return std::tanh(x);
+      }
     case UnaryOp::kExp: return std::exp(x);
     case UnaryOp::kNeg: return -x;
     case UnaryOp::kAbs: return std::fabs(x);
@@ -76,6 +92,10 @@ Status RunUnary(const UnaryState& s, const RunArgs& args) {
     case DataType::kFloat32: {
       const float* px = x.data<float>();
       float* py = y.data<float>();
+      if (s.map != nullptr) {
+        s.map(n, px, py);
+        break;
+      }
       for (int64_t i = 0; i < n; ++i) py[i] = ApplyFloat<float>(s, px[i]);
       break;
     }
@@ -160,6 +180,8 @@ Status PrepareUnary(PrepareContext& ctx) {
     QRT_ASSIGN_OR_RETURN(float a, ctx.attrs().GetFloat("alpha", 0.01f));
     s.alpha = a;
   }
+  if (s.dtype == DataType::kFloat32 && kOp == UnaryOp::kSigmoid) s.map = SelectSigmoid(ctx.isa());
+  if (s.dtype == DataType::kFloat32 && kOp == UnaryOp::kTanh) s.map = SelectTanh(ctx.isa());
   if (kOp == UnaryOp::kHardSigmoid) {
     QRT_ASSIGN_OR_RETURN(float a, ctx.attrs().GetFloat("alpha", 0.2f));
     QRT_ASSIGN_OR_RETURN(float b, ctx.attrs().GetFloat("beta", 0.5f));
