@@ -1,7 +1,8 @@
 // Softmax and ReduceMean.
-//   Softmax:    y_i = exp(x_i - max_j x_j) / sum_j exp(x_j - max_j x_j) over the softmax
-//               axis; exp and the difference in the element's float type, the sum in
-//               double, one division rounded to the element type. Before opset 13 the
+//   Softmax:    float32: ONNX Runtime's row computation (ops/kernels/softmax.h: its exp
+//               approximation, lane sums, a multiply by 1/sum), bit for bit. Other float
+//               types: y_i = exp(x_i - max_j x_j) / sum_j exp(x_j - max_j x_j), exp and the
+//               difference in the element's type, the sum in double, one division. Before opset 13 the
 //               input is coerced to 2-D [prod(dims[:axis]), prod(dims[axis:])] and each
 //               row is one softmax; from 13 on the softmax runs along the single axis.
 //   ReduceMean: sum of the reduced elements in input order (double for floats, int64 for
@@ -10,7 +11,9 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
+#include "ops/kernels/softmax.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
@@ -22,7 +25,27 @@ namespace {
 struct SoftmaxState {
   DataType dtype;
   int64_t outer = 1, n = 1, inner = 1;
+  SoftmaxRowFn row = nullptr;  // float32: ORT's row kernel (ops/kernels/softmax.h)
 };
+
+// float32: each row (strided rows through a contiguous copy, as ORT transposes them).
+void SoftmaxFloatRows(const SoftmaxState& s, const float* x, float* y) {
+  if (s.inner == 1) {
+    for (int64_t o = 0; o < s.outer; ++o) s.row(s.n, x + o * s.n, y + o * s.n);
+    return;
+  }
+  thread_local std::vector<float> in, out;
+  in.resize(size_t(s.n));
+  out.resize(size_t(s.n));
+  for (int64_t o = 0; o < s.outer; ++o) {
+    for (int64_t k = 0; k < s.inner; ++k) {
+      const int64_t base = o * s.n * s.inner + k;
+      for (int64_t i = 0; i < s.n; ++i) in[size_t(i)] = x[base + i * s.inner];
+      s.row(s.n, in.data(), out.data());
+      for (int64_t i = 0; i < s.n; ++i) y[base + i * s.inner] = out[size_t(i)];
+    }
+  }
+}
 
 template <class T, class Load, class Store>
 void SoftmaxRows(const SoftmaxState& s, Load load, Store store) {
@@ -47,7 +70,9 @@ void SoftmaxRows(const SoftmaxState& s, Load load, Store store) {
 Status RunSoftmax(const SoftmaxState& s, const RunArgs& args) {
   const void* x = args.input(0)->raw();
   void* y = args.output(0)->raw();
-  if (s.dtype == DataType::kFloat64) {
+  if (s.row != nullptr) {
+    SoftmaxFloatRows(s, static_cast<const float*>(x), static_cast<float*>(y));
+  } else if (s.dtype == DataType::kFloat64) {
     const double* px = static_cast<const double*>(x);
     double* py = static_cast<double*>(y);
     SoftmaxRows<double>(s, [&](int64_t i) { return px[i]; }, [&](int64_t i, double v) { py[i] = v; });
@@ -75,6 +100,7 @@ Status PrepareSoftmax(PrepareContext& ctx) {
     else if (d == axis || coerce_2d) s.n *= v;
     else s.inner *= v;
   }
+  if (s.dtype == DataType::kFloat32) s.row = SelectSoftmaxRow(ctx.isa());
   ctx.SetOutput(0, x.dtype, x.dims);
   ctx.SetKernel<SoftmaxState, RunSoftmax>(std::move(s));
   return Status::Ok();
