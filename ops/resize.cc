@@ -267,6 +267,8 @@ Status PrepareResize(PrepareContext& ctx) {
   const size_t na = axes.size();
 
   std::vector<double> roi, scales, sizes;
+  const int scales_input = opset < 11 ? 1 : 2;
+  if (ctx.has_input(scales_input)) QRT_RETURN_IF_ERROR(ExpectDType(ctx, scales_input, {DataType::kFloat32}));
   if (opset < 11) {
     QRT_ASSIGN_OR_RETURN(scales, ReadKnown(ctx, 1, "scales"));
     if (scales.empty()) return InvalidArgument("Resize needs scales");
@@ -366,6 +368,19 @@ Status PrepareResize(PrepareContext& ctx) {
     return Status::Ok();
   }
 
+  // Linear and cubic visit every combination of their per-axis taps (2 or 4 per resized axis):
+  // bound the work as the sizes are bounded, so a model cannot ask for days of arithmetic.
+  {
+    double work = double(ElementCount(out));
+    for (int64_t d = 0; d < rank; ++d) {
+      if (geo[size_t(d)].in != geo[size_t(d)].out || geo[size_t(d)].scale != 1) work *= mode == Mode::kLinear ? 2 : 4;
+    }
+    constexpr double kMaxWork = double(int64_t(1) << 32);
+    if (work > kMaxWork) {
+      return ResourceExhausted("Resize ", mode_name, " to ", DimsToString(out), " needs ", work,
+                               " weighted taps, over the limit of 2^32");
+    }
+  }
   InterpState s;
   s.dtype = x.dtype;
   s.out_dims = out;

@@ -170,5 +170,34 @@ TEST(FuzzRegression, NarrowIntegerMulWraps) {
   }
 }
 
+// run_model_fuzz (timeout-d62cc0a0): Resize cubic on a 1x1x91x4 input with uint8 scales up to
+// 255 on every axis ran for minutes: cubic visits 4 taps per resized axis, 256 per output in
+// 4-D, over a 64 MB output. Scales must be float32 (ONNX), and linear/cubic work (outputs x
+// taps) is bounded at 2^32 like sizes are.
+TEST(FuzzRegression, ResizeScalesDtypeAndWorkAreBounded) {
+  const auto compile = [](const char* scales_dtype, const std::string& scales) {
+    const std::string json = std::string(R"({"format": "qrt.graph", "version": 1, "opsets": {"": 13},
+        "inputs": [{"name": "x", "dtype": "float32", "shape": [1, 1, 91, 4]}], "outputs": [{"name": "y"}],
+        "initializers": [{"name": "scales", "dtype": ")") + scales_dtype + R"(", "shape": [4], "data": )" + scales + R"(}],
+        "nodes": [{"name": "up", "op": "Resize", "inputs": ["x", "", "scales"], "outputs": ["y"], "attrs": {"mode": "cubic"}}]})";
+    StatusOr<Graph> g = LoadJsonText(json, "fuzz.json", "");
+    EXPECT_TRUE(g.ok()) << g.status().message();
+    return Compile(std::move(g).value(), CompileOptions());
+  };
+  auto bad_dtype = compile("uint8", "[3, 200, 51, 90]");
+  ASSERT_FALSE(bad_dtype.ok());
+  EXPECT_EQ(bad_dtype.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_PRED2(Contains, bad_dtype.status().message(), "node 'up'");
+  EXPECT_PRED2(Contains, bad_dtype.status().message(), "uint8");
+  // 3 x 20 x 910 x 360 outputs (79 MB) x 4^4 taps: over 2^32.
+  auto too_much = compile("float32", "[3, 20, 10, 90]");
+  ASSERT_FALSE(too_much.ok());
+  EXPECT_EQ(too_much.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_PRED2(Contains, too_much.status().message(), "weighted taps");
+  // The same upsampling on the two spatial axes only is fine: 16 taps per output.
+  auto fine = compile("float32", "[1, 1, 2, 2]");
+  EXPECT_TRUE(fine.ok()) << fine.status().message();
+}
+
 }  // namespace
 }  // namespace qrt
