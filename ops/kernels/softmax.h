@@ -36,6 +36,9 @@ inline constexpr float kLog2Low = -1.42860677e-6f;
 inline constexpr float kPoly[7] = {0x1.694000p-10f, 0x1.125edcp-7f, 0x1.555b5ap-5f, 0x1.555450p-3f,
                                    0x1.fffff6p-2f,  1.f,            1.f};
 inline constexpr int32_t kExponentOne = 0x3F800000;
+
+// The row's maximum; false (and y all NaN) when the row holds NaN. Shared by both kernels.
+bool RowMaximum(int64_t n, const float* x, float* y, float* maximum);
 }  // namespace softmax_exp
 
 }  // namespace qrt

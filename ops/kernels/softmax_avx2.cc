@@ -29,14 +29,8 @@ inline __m256 Exp(__m256 v) {
 }  // namespace
 
 void SoftmaxRow(int64_t n, const float* x, float* y) {
-  float m = -std::numeric_limits<float>::infinity();
-  for (int64_t i = 0; i < n; ++i) {
-    if (std::isnan(x[i])) {
-      for (int64_t j = 0; j < n; ++j) y[j] = std::numeric_limits<float>::quiet_NaN();
-      return;
-    }
-    m = std::max(m, x[i]);
-  }
+  float m;
+  if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
   const __m256 neg_max = _mm256_set1_ps(-m);
   __m256 lanes = _mm256_setzero_ps();
   int64_t i = 0;

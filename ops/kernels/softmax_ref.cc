@@ -1,4 +1,5 @@
 // Reference softmax row (softmax.h): the specification, one element at a time.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -32,14 +33,8 @@ float Exp(float v) {
 }  // namespace
 
 void SoftmaxRow(int64_t n, const float* x, float* y) {
-  float m = -std::numeric_limits<float>::infinity();
-  for (int64_t i = 0; i < n; ++i) {
-    if (std::isnan(x[i])) {
-      for (int64_t j = 0; j < n; ++j) y[j] = std::numeric_limits<float>::quiet_NaN();
-      return;
-    }
-    m = std::max(m, x[i]);
-  }
+  float m;
+  if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
   const float neg_max = -m;
   float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   for (int64_t i = 0; i < n; ++i) {
@@ -53,6 +48,19 @@ void SoftmaxRow(int64_t n, const float* x, float* y) {
 }
 
 }  // namespace ref
+
+bool softmax_exp::RowMaximum(int64_t n, const float* x, float* y, float* maximum) {
+  float m = -std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < n; ++i) {
+    if (std::isnan(x[i])) {
+      for (int64_t j = 0; j < n; ++j) y[j] = std::numeric_limits<float>::quiet_NaN();
+      return false;
+    }
+    m = std::max(m, x[i]);
+  }
+  *maximum = m;
+  return true;
+}
 
 SoftmaxRowFn SelectSoftmaxRow(Isa isa) { return isa == Isa::kAvx2 ? avx2::SoftmaxRow : ref::SoftmaxRow; }
 
