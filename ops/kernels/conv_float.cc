@@ -1,10 +1,10 @@
 #include "ops/kernels/conv_float.h"
 
-#include "runtime/parallel.h"
-
 #include <algorithm>
 #include <cstring>
 #include <vector>
+
+#include "runtime/parallel.h"
 
 namespace qrt {
 namespace {
@@ -14,6 +14,31 @@ namespace {
 constexpr int64_t kMaxPatchFloats = int64_t(1) << 22;
 
 enum class Algorithm { kDirect, kDirectTransposed, kPaddedRows, kNarrowGroups, kPatches };
+
+// Each input channel of the group as a zero-padded plane, split by column phase modulo the
+// column stride, so that a kernel tap's inputs along an output row are contiguous.
+struct PaddedPlanes {
+  int64_t height = 0, phase_width = 0, phases = 1;
+  int64_t floats_per_channel() const { return phases * height * phase_width; }
+};
+
+PaddedPlanes PlanesOf(const ConvGeometry& g) {
+  PaddedPlanes p;
+  p.height = g.in[1] + g.pad_begin[1] + g.pad_end[1];
+  const int64_t width = g.in[2] + g.pad_begin[2] + g.pad_end[2];
+  p.phases = g.stride[2];
+  p.phase_width = (width + p.phases - 1) / p.phases;
+  return p;
+}
+
+// The padded copy is worth making when it is about the size of the data it serves; absurd
+// pads (a hostile model may ask for 2^24 on each side) would make it enormous.
+bool PaddedPlanesFit(const ConvGeometry& g) {
+  const PaddedPlanes p = PlanesOf(g);
+  const double copy = double(g.in_channels / g.group) * double(p.phases) * double(p.height) * double(p.phase_width);
+  const double data = double(g.in_channels / g.group) * double(g.in_spatial()) + double(g.out_spatial());
+  return copy <= 4 * data + 4096;
+}
 
 Algorithm Choose(const ConvGeometry& g) {
   bool unit = true, ones = true, whole = true;
@@ -26,9 +51,10 @@ Algorithm Choose(const ConvGeometry& g) {
   if (unit && whole) return Algorithm::kDirectTransposed;
   const bool one_per_group = g.out_channels == g.group;
   const bool planar = g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1;
-  if (one_per_group && planar && g.out[2] >= 8) return Algorithm::kPaddedRows;
-  // Rows narrower than a vector (many tiny groups): products gathered per output, no GEMM call.
-  if (one_per_group && g.out[2] < 8) return Algorithm::kNarrowGroups;
+  if (one_per_group && planar && g.out[2] >= 8 && PaddedPlanesFit(g)) return Algorithm::kPaddedRows;
+  // Rows narrower than a vector (many tiny groups), or padding too large to copy: products
+  // gathered per output, no GEMM call, no buffer beyond one output's tap offsets.
+  if (one_per_group) return Algorithm::kNarrowGroups;
   return Algorithm::kPatches;
 }
 
@@ -109,22 +135,6 @@ void PatchesByRow(const ConvGeometry& g, const float* x, int64_t j0, int64_t col
 
 // ---- padded rows (one output channel per group, 2-D) --------------------------------
 
-// Each input channel of the group as a zero-padded plane, split by column phase modulo the
-// column stride, so that a kernel tap's inputs along an output row are contiguous.
-struct PaddedPlanes {
-  int64_t height = 0, phase_width = 0, phases = 1;
-  int64_t floats_per_channel() const { return phases * height * phase_width; }
-};
-
-PaddedPlanes PlanesOf(const ConvGeometry& g) {
-  PaddedPlanes p;
-  p.height = g.in[1] + g.pad_begin[1] + g.pad_end[1];
-  const int64_t width = g.in[2] + g.pad_begin[2] + g.pad_end[2];
-  p.phases = g.stride[2];
-  p.phase_width = (width + p.phases - 1) / p.phases;
-  return p;
-}
-
 void BuildPlanes(const ConvGeometry& g, const PaddedPlanes& p, const float* x, int64_t channels, float* out) {
   const int64_t width = g.in[2], left = g.pad_begin[2];
   if (p.phases == 1) {  // one plane per channel: zero only the border around the copied rows
@@ -188,7 +198,7 @@ void PaddedRows(const ConvGeometry& g, const float* xg, const float* wg, const f
   }
 }
 
-// ---- narrow rows (one output channel per group, rows under 8 wide) ----------------------
+// ---- narrow rows (one output channel per group: rows under 8 wide, or huge padding) -----
 
 // One image, every group (one output channel each): for each output position, the input
 // offsets of its K taps in (c, kd, kh, kw) order (-1 over padding) are found once and used for

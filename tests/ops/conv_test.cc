@@ -310,6 +310,31 @@ TEST_P(ConvPaths, FloatEqualsPatchesThenOrderedGemm) {
   EXPECT_EQ(testing::CompareBits(*got, Tensor::FromVector<float>(want, yd)), "") << c.name;
 }
 
+// A depthwise convolution with 2^24 rows of padding above and below and a stride that skips
+// them: 3 x 16 outputs. The padded copy of its input would be 2^25 rows (2 GiB); the kernel
+// must not make it, and the outputs are the bias (in the padding) and x * w + b.
+TEST(ConvHostile, HugePaddingNeedsNoHugeBuffer) {
+  std::vector<float> xv(64);
+  for (int i = 0; i < 64; ++i) xv[size_t(i)] = float(i) * 0.25f;
+  Tensor x = Tensor::FromVector<float>(xv, {1, 1, 4, 16});
+  Tensor w = Tensor::FromVector<float>({2.f}, {1, 1, 1, 1});
+  Tensor b = Tensor::FromVector<float>({0.5f}, {1});
+  Attributes a;
+  const int64_t pad = int64_t(1) << 24;
+  a.Set("pads", std::vector<int64_t>{pad, 0, pad, 0});
+  a.Set("strides", std::vector<int64_t>{pad, 1});
+  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+    auto y = testing::linalg::RunNode("Conv", {Runtime(x), Const(w), Const(b)}, a, isa);
+    ASSERT_TRUE(y.ok()) << y.status().message();
+    ASSERT_EQ(y->dims(), (Dims{1, 1, 3, 16}));
+    for (int j = 0; j < 16; ++j) {
+      EXPECT_EQ(y->data<float>()[j], 0.5f);                                 // row -2^24: padding
+      EXPECT_EQ(y->data<float>()[16 + j], xv[size_t(j)] * 2.f + 0.5f);      // row 0
+      EXPECT_EQ(y->data<float>()[32 + j], 0.5f);                            // row 2^24: padding
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Geometries, ConvPaths, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<ConvCase>& i) { return std::string(i.param.name); });
 
