@@ -1,6 +1,8 @@
 // oneDNN convolution behind a thin wrapper: the primitive and its reordered weights are
-// built once (Create, at plan time) and only executed in Run. Tested against
-// ref::ConvFloat / ref::ConvInteger (tests/ops/conv_test.cc).
+// built once (Create, at plan time) and only executed in Run. Used by the integer
+// convolutions (ConvInteger, QLinearConv) where it is provably exact; tested against
+// ref::ConvInteger (tests/ops/conv_test.cc). Float Conv does not use it: oneDNN's summation
+// order is not ONNX Runtime's (ops/kernels/conv_float.h).
 #pragma once
 
 #include <cstdint>
@@ -13,9 +15,9 @@
 namespace qrt::onednn {
 
 enum class ConvKind : uint8_t {
-  // f32 x f32 -> f32, direct algorithm (never Winograd). Equal to ref::ConvFloat up to
-  // the order of the float summation (oneDNN's blocking decides it), i.e. not bitwise.
-  // On integer-valued data whose partial sums stay within 2^24 it is exact.
+  // f32 x f32 -> f32, direct algorithm (never Winograd); the order of the float summation
+  // is oneDNN's. Used on integer-valued data whose partial sums stay within 2^24, where
+  // every order gives the exact result.
   kF32,
   // u8 x s8 -> s32 with a common source zero point, no scales. oneDNN converts the
   // accumulator through f32 and adds pairs of u8*s8 products in saturating s16 on AVX2
