@@ -150,6 +150,12 @@ StatusOr<Graph> ModelBuilder::Finish() {
       return Err(spec, i, InvalidArgument("has ", n_out, " outputs; ", spec.op_type, " gives ", def->min_outputs,
                                           def->min_outputs == def->max_outputs ? "" : StrCat(" to ", def->max_outputs)));
     }
+    // Only optional outputs may be omitted (an empty name); kernels write every required one.
+    for (int o = 0; o < def->min_outputs; ++o) {
+      if (spec.outputs[size_t(o)].empty()) {
+        return Err(spec, i, InvalidArgument("output ", o, " of ", spec.op_type, " is required but has no name"));
+      }
+    }
     for (const std::string& out : spec.outputs) {
       if (out.empty()) continue;
       if (Status s = CheckValueCount(); !s.ok()) return Err(spec, i, s);

@@ -199,5 +199,20 @@ TEST(FuzzRegression, ResizeScalesDtypeAndWorkAreBounded) {
   EXPECT_TRUE(fine.ok()) << fine.status().message();
 }
 
+// run_model_fuzz (crash-128f6774): a Cast whose only output is omitted ("") in a graph with
+// no outputs ran with --passes none and wrote through a null output (UBSan: reference
+// binding to null). A required output must have a name; the error names the node.
+TEST(FuzzRegression, RequiredOutputWithoutAName) {
+  const std::string json = R"({"format": "qrt.graph", "version": 1, "opsets": {"": 13},
+      "inputs": [{"name": "input", "dtype": "float64", "shape": [6, 264]}], "outputs": [],
+      "nodes": [{"name": "Cast_0", "op": "Cast", "inputs": ["input"], "outputs": [""], "attrs": {"to": 5}}]})";
+  StatusOr<Graph> g = LoadJsonText(json, "fuzz.json", "");
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_PRED2(Contains, g.status().message(), "fuzz.json");
+  EXPECT_PRED2(Contains, g.status().message(), "Cast_0");
+  EXPECT_PRED2(Contains, g.status().message(), "output 0 of Cast is required but has no name");
+}
+
 }  // namespace
 }  // namespace qrt
