@@ -46,7 +46,7 @@ Conv::~Conv() = default;
 const std::string& Conv::impl() const { return impl_->impl; }
 
 StatusOr<std::shared_ptr<const Conv>> Conv::Create(const ConvGeometry& g, ConvKind kind, const void* weights,
-                                                   const float* bias, int32_t src_zero_point, bool channels_last) {
+                                                   const float* bias, int32_t src_zero_point) {
   const bool f32 = kind == ConvKind::kF32;
   const int r = g.spatial_rank;
   for (int d = 0; d < 3; ++d) {
@@ -71,7 +71,7 @@ StatusOr<std::shared_ptr<const Conv>> Conv::Create(const ConvGeometry& g, ConvKi
     memory::dims dil;
     for (int64_t v : SpatialOf(g, g.dilation)) dil.push_back(v - 1);  // oneDNN counts gaps
 
-    const tag user_tag = channels_last ? ChannelsLastTag(r) : PlainTag(r);
+    const tag user_tag = PlainTag(r);
     impl->user_src = memory::desc(src_dims, src_dt, user_tag);
     impl->user_dst = memory::desc(dst_dims, dst_dt, user_tag);
     // f32: let oneDNN pick its blocked layout (nChw8c) and reorder at the edges; int8:

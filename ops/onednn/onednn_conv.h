@@ -31,16 +31,11 @@ class Conv {
   // weights: M x C/group x kernel, f32 (kF32) or s8 (kU8S8S32), copied; bias: f32 or
   // nullptr (kF32 only). Unsupported if oneDNN rejects the descriptor or offers only a
   // reference implementation.
-  // channels_last: x and y are N x spatial x C (NHWC) instead of N x C x spatial. The
-  // primitive is the same either way (oneDNN picks its layout), so results are identical;
-  // channels-last only saves the reorders when oneDNN's own layout is channels-last.
   static StatusOr<std::shared_ptr<const Conv>> Create(const ConvGeometry& g, ConvKind kind, const void* weights,
-                                                      const float* bias, int32_t src_zero_point,
-                                                      bool channels_last = false);
+                                                      const float* bias, int32_t src_zero_point);
   ~Conv();
 
-  // x: N x C x spatial (f32 or u8, plain), y: N x M x out (f32 or s32, plain); or both
-  // channels-last, as created.
+  // x: N x C x spatial (f32 or u8, plain), y: N x M x out (f32 or s32, plain).
   Status Run(const void* x, void* y) const;
   // oneDNN's implementation name, e.g. "jit:avx2".
   const std::string& impl() const;
