@@ -27,6 +27,7 @@ CpuFeatures Detect() {
   const bool zmm_state = (xcr0_lo & 0xE0) == 0xE0;  // opmask, ZMM0-15 upper halves, ZMM16-31
   const char* off = std::getenv("QRT_NO_AVX512");
   f.avx512f = f.avx2 && ((b >> 16) & 1) && zmm_state && !(off != nullptr && off[0] == '1');
+  f.avx512bw_vbmi = f.avx512f && ((b >> 30) & 1) && ((c >> 1) & 1);
 #endif
   return f;
 }

@@ -13,6 +13,7 @@ struct CpuFeatures {
   bool avx512f = false;  // AVX-512F + OS support for ZMM and mask state (kernels may use it
                          // inside Isa::kAvx2 where it gives the same results); QRT_NO_AVX512=1
                          // turns it off
+  bool avx512bw_vbmi = false;  // avx512f plus AVX512BW and AVX512_VBMI (byte/word ops, VPERMB)
 };
 
 // Detected once (CPUID + XGETBV) and cached.

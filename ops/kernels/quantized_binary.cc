@@ -198,6 +198,9 @@ StatusOr<Requantize> ParseRequantize(std::string_view name) {
 QuantizedBinaryFn SelectQuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, DataType a, DataType b,
                                               DataType c, Isa isa) {
   if (isa == Isa::kAvx2) {
+    if (DetectCpuFeatures().avx512bw_vbmi) {
+      if (QuantizedBinaryFn f = avx512::QuantizedBinaryKernel(op, rule, a, b, c)) return f;
+    }
     if (QuantizedBinaryFn f = avx2::QuantizedBinaryKernel(op, rule, a, b, c)) return f;
   }
   return ref::QuantizedBinaryKernel(op, rule, a, b, c);

@@ -106,8 +106,14 @@ namespace avx2 {
 QuantizedBinaryFn QuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, DataType a, DataType b,
                                         DataType c);
 }  // namespace avx2
+namespace avx512 {
+// AVX-512 (F, BW, VBMI) run kernel (8-bit A, B and C), bit-identical to the reference; else nullptr.
+QuantizedBinaryFn QuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, DataType a, DataType b,
+                                        DataType c);
+}  // namespace avx512
 
-// The kernel for `isa` (the reference when no AVX2 kernel exists or isa is kScalar).
+// The kernel for `isa` (the reference when no SIMD kernel exists or isa is kScalar). Isa::kAvx2
+// picks the AVX-512 kernel where the CPU has AVX-512 F, BW and VBMI (same results, faster).
 QuantizedBinaryFn SelectQuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, DataType a, DataType b,
                                               DataType c, Isa isa);
 

@@ -22,7 +22,7 @@
 
 #include <cstdint>
 
-#include "ops/kernels/quantized_binary.h"
+#include "ops/kernels/quantized_binary_blocks.h"
 
 namespace qrt {
 namespace avx2 {
@@ -65,8 +65,11 @@ class Kernel {
     if (!BInc) b_const_ = OperandB(_mm256_set1_epi32(static_cast<const TB*>(b)[0]));
   }
 
+  static constexpr int64_t kBlock = 32;
+
   // 32 outputs from a (32 elements if AInc, else its first) and b likewise.
-  __m256i Block(const TA* a, const TB* b) const {
+  template <bool kStream>
+  void Block(const TA* a, const TB* b, uint8_t* c) const {
     __m256i q[4];
     for (int j = 0; j < 4; ++j) {
       const __m256 ta = AInc ? OperandA(Load8(a + 8 * j)) : a_const_;
@@ -80,22 +83,16 @@ class Kernel {
       lo16 = _mm256_adds_epi16(lo16, zc16_);
       hi16 = _mm256_adds_epi16(hi16, zc16_);
     }
-    const __m256i r = kSignedC ? _mm256_packs_epi16(lo16, hi16) : _mm256_packus_epi16(lo16, hi16);
-    return _mm256_permutevar8x32_epi32(r, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    __m256i r = kSignedC ? _mm256_packs_epi16(lo16, hi16) : _mm256_packus_epi16(lo16, hi16);
+    r = _mm256_permutevar8x32_epi32(r, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    if (kStream) {
+      _mm256_stream_si256(reinterpret_cast<__m256i*>(c), r);
+    } else {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(c), r);
+    }
   }
 
-  // Copies len (< 32) elements into zero-padded blocks, runs Block, copies len outputs back.
-  void Partial(const TA* a, const TB* b, uint8_t* c, int64_t len) const {
-    alignas(32) TA ba[32] = {0};
-    alignas(32) TB bb[32] = {0};
-    alignas(32) uint8_t bc[32];
-    for (int64_t j = 0; j < len; ++j) {
-      if (AInc) ba[j] = a[j];
-      if (BInc) bb[j] = b[j];
-    }
-    _mm256_store_si256(reinterpret_cast<__m256i*>(bc), Block(AInc ? ba : a, BInc ? bb : b));
-    for (int64_t j = 0; j < len; ++j) c[j] = bc[j];
-  }
+  static void Fence() { _mm_sfence(); }
 
  private:
   static constexpr bool kSignedC = static_cast<TC>(-1) < 0;
@@ -129,98 +126,11 @@ class Kernel {
   __m256 a_const_ = _mm256_setzero_ps(), b_const_ = _mm256_setzero_ps();
 };
 
-template <class TA, class TB, class TC, Op O, Rule R, bool AInc, bool BInc, bool Bounded>
-void RunInc(int64_t n, const void* av, const void* bv, void* cv, const QuantizedBinaryParams& p) {
-  const TA* a = static_cast<const TA*>(av);
-  const TB* b = static_cast<const TB*>(bv);
-  uint8_t* c = static_cast<uint8_t*>(cv);
-  const Kernel<TA, TB, TC, O, R, AInc, BInc, Bounded> k(av, bv, p);
-  int64_t i = 0;
-  if (p.stream_output && n >= 256) {
-    // Align c to 32 bytes, then write full blocks with non-temporal stores.
-    const int64_t head = static_cast<int64_t>((32 - (reinterpret_cast<uintptr_t>(c) & 31)) & 31);
-    if (head) k.Partial(a, b, c, head);
-    i = head;
-    for (; i + 32 <= n; i += 32) {
-      _mm256_stream_si256(reinterpret_cast<__m256i*>(c + i), k.Block(a + (AInc ? i : 0), b + (BInc ? i : 0)));
-    }
-    _mm_sfence();
-  } else {
-    for (; i + 32 <= n; i += 32) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + i), k.Block(a + (AInc ? i : 0), b + (BInc ? i : 0)));
-    }
-  }
-  if (i < n) {
-    k.Partial(a + (AInc ? i : 0), b + (BInc ? i : 0), c + i, n - i);
-  }
-}
-
-template <class TA, class TB, class TC, Op O, Rule R, bool Bounded>
-void RunBounded(int64_t n, const void* a, int64_t a_inc, const void* b, int64_t b_inc, void* c,
-                const QuantizedBinaryParams& p) {
-  if (a_inc && b_inc) {
-    RunInc<TA, TB, TC, O, R, true, true, Bounded>(n, a, b, c, p);
-  } else if (a_inc) {
-    RunInc<TA, TB, TC, O, R, true, false, Bounded>(n, a, b, c, p);
-  } else if (b_inc) {
-    RunInc<TA, TB, TC, O, R, false, true, Bounded>(n, a, b, c, p);
-  } else {
-    RunInc<TA, TB, TC, O, R, false, false, Bounded>(n, a, b, c, p);
-  }
-}
-
-template <class TA, class TB, class TC, Op O, Rule R>
-void Run(int64_t n, const void* a, int64_t a_inc, const void* b, int64_t b_inc, void* c,
-         const QuantizedBinaryParams& p) {
-  if (p.bounded) {
-    RunBounded<TA, TB, TC, O, R, true>(n, a, a_inc, b, b_inc, c, p);
-  } else {
-    RunBounded<TA, TB, TC, O, R, false>(n, a, a_inc, b, b_inc, c, p);
-  }
-}
-
-template <class TA, class TB, class TC, Op O>
-QuantizedBinaryFn ForRule(Rule rule) {
-  switch (rule) {
-    case Rule::kReciprocal: return Run<TA, TB, TC, O, Rule::kReciprocal>;
-    case Rule::kDivide: return Run<TA, TB, TC, O, Rule::kDivide>;
-    case Rule::kCombined: return Run<TA, TB, TC, O, Rule::kCombined>;
-  }
-  return nullptr;
-}
-
-template <class TA, class TB, class TC>
-QuantizedBinaryFn ForOp(Op op, Rule rule) {
-  return op == Op::kMul ? ForRule<TA, TB, TC, Op::kMul>(rule) : ForRule<TA, TB, TC, Op::kAdd>(rule);
-}
-
-template <class TA, class TB>
-QuantizedBinaryFn ForC(Op op, Rule rule, DataType c) {
-  switch (c) {
-    case DataType::kUInt8: return ForOp<TA, TB, uint8_t>(op, rule);
-    case DataType::kInt8: return ForOp<TA, TB, int8_t>(op, rule);
-    default: return nullptr;
-  }
-}
-
-template <class TA>
-QuantizedBinaryFn ForB(Op op, Rule rule, DataType b, DataType c) {
-  switch (b) {
-    case DataType::kUInt8: return ForC<TA, uint8_t>(op, rule, c);
-    case DataType::kInt8: return ForC<TA, int8_t>(op, rule, c);
-    default: return nullptr;
-  }
-}
-
 }  // namespace
 
 QuantizedBinaryFn QuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, DataType a, DataType b,
                                         DataType c) {
-  switch (a) {
-    case DataType::kUInt8: return ForB<uint8_t>(op, rule, b, c);
-    case DataType::kInt8: return ForB<int8_t>(op, rule, b, c);
-    default: return nullptr;
-  }
+  return quantized_binary_blocks::Pick<Kernel>(op, rule, a, b, c);
 }
 
 }  // namespace avx2

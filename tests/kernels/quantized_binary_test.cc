@@ -53,7 +53,22 @@ struct Result {
   std::vector<double> values;
 };
 
-StatusOr<Result> RunCase(Op op, const Case& c, Isa isa = Isa::kScalar, bool in_place = false, int threads = 1) {
+// A SIMD kernel family, run in place of the one Isa::kAvx2 would pick, so that every family this
+// CPU can run is checked against the reference.
+struct Simd {
+  const char* name;
+  QuantizedBinaryFn (*pick)(Op, Rule, DataType, DataType, DataType);
+};
+
+std::vector<Simd> SimdKernels() {
+  std::vector<Simd> v;
+  if (DetectCpuFeatures().avx2) v.push_back({"avx2", avx2::QuantizedBinaryKernel});
+  if (DetectCpuFeatures().avx512bw_vbmi) v.push_back({"avx512", avx512::QuantizedBinaryKernel});
+  return v;
+}
+
+StatusOr<Result> RunCase(Op op, const Case& c, Isa isa = Isa::kScalar, bool in_place = false, int threads = 1,
+                         const Simd* simd = nullptr) {
   QuantizedBinaryDescs d;
   d.a = {c.a_dt, c.a_dims};
   d.a_scale = {kF32, c.sa_dims};
@@ -66,6 +81,11 @@ StatusOr<Result> RunCase(Op op, const Case& c, Isa isa = Isa::kScalar, bool in_p
   QRT_ASSIGN_OR_RETURN(QuantizedBinaryPlan plan,
                        op == Op::kMul ? PrepareQuantizedMul(c.attrs, d, isa) : PrepareQuantizedAdd(c.attrs, d, isa));
   plan.threads = threads;
+  if (simd != nullptr) {
+    plan.kernel = simd->pick(op, c.attrs.requantize, c.a_dt, c.b_dt, plan.c_dtype);
+    EXPECT_NE(plan.kernel, nullptr) << simd->name;
+    if (plan.kernel == nullptr) return Internal("no ", simd->name, " kernel");
+  }
   std::vector<uint8_t> a = Pack(c.a_dt, c.a), b = Pack(c.b_dt, c.b), za = Pack(c.a_dt, c.za), zb = Pack(c.b_dt, c.zb);
   std::vector<uint8_t> zc = Pack(c.c_dt, {c.zc});
   const size_t n = static_cast<size_t>(ElementCount(plan.out_dims));
@@ -498,21 +518,23 @@ TEST(QuantizedBinaryAvx2, MatchesReferenceBitExact) {
               c.sc = scales[rng() % 9] * (op == Op::kMul ? 0.5f : 1.0f);
               c.attrs.requantize = rule;
               auto r = RunCase(op, c, Isa::kScalar);
-              auto v = RunCase(op, c, Isa::kAvx2);
               QRT_ASSERT_OK(r.status());
-              QRT_ASSERT_OK(v.status());
-              const int64_t d = FirstDiff(r->bytes.data(), v->bytes.data(), r->bytes.size(), false);
-              ASSERT_EQ(d, -1) << "seed " << seed << " " << DataTypeName(ta) << "x" << DataTypeName(tb) << "->"
-                               << DataTypeName(tc) << " op " << int(op) << " rule " << int(rule) << " shape "
-                               << sh.name << " " << DimsToString(sh.a) << "x" << DimsToString(sh.b) << " sa "
-                               << c.sa[0] << " sb " << c.sb[0] << " sc " << c.sc << " za " << c.za[0] << " zb "
-                               << c.zb[0] << " zc " << c.zc << " at " << d << " ref " << r->values[d] << " avx2 "
-                               << v->values[d];
-              if (ta == tc && sh.a == r->dims) {  // in place over A
-                auto w = RunCase(op, c, Isa::kAvx2, true);
-                QRT_ASSERT_OK(w.status());
-                ASSERT_EQ(FirstDiff(r->bytes.data(), w->bytes.data(), r->bytes.size(), false), -1)
-                    << "in place, seed " << seed << " shape " << sh.name;
+              for (const Simd& simd : SimdKernels()) {
+                auto v = RunCase(op, c, Isa::kAvx2, false, 1, &simd);
+                QRT_ASSERT_OK(v.status());
+                const int64_t d = FirstDiff(r->bytes.data(), v->bytes.data(), r->bytes.size(), false);
+                ASSERT_EQ(d, -1) << simd.name << " seed " << seed << " " << DataTypeName(ta) << "x"
+                                 << DataTypeName(tb) << "->" << DataTypeName(tc) << " op " << int(op) << " rule "
+                                 << int(rule) << " shape " << sh.name << " " << DimsToString(sh.a) << "x"
+                                 << DimsToString(sh.b) << " sa " << c.sa[0] << " sb " << c.sb[0] << " sc " << c.sc
+                                 << " za " << c.za[0] << " zb " << c.zb[0] << " zc " << c.zc << " at " << d
+                                 << " ref " << r->values[d] << " simd " << v->values[d];
+                if (ta == tc && sh.a == r->dims) {  // in place over A
+                  auto w = RunCase(op, c, Isa::kAvx2, true, 1, &simd);
+                  QRT_ASSERT_OK(w.status());
+                  ASSERT_EQ(FirstDiff(r->bytes.data(), w->bytes.data(), r->bytes.size(), false), -1)
+                      << simd.name << " in place, seed " << seed << " shape " << sh.name;
+                }
               }
             }
           }
@@ -542,8 +564,10 @@ TEST(QuantizedBinaryAvx2, StreamingPathMatchesReference) {
     c.zc = 7;
     c.attrs.requantize = rule;
     const auto r = RunCase(Op::kMul, c, Isa::kScalar).value();
-    const auto v = RunCase(Op::kMul, c, Isa::kAvx2).value();
-    ASSERT_EQ(FirstDiff(r.bytes.data(), v.bytes.data(), r.bytes.size(), false), -1) << int(rule);
+    for (const Simd& simd : SimdKernels()) {
+      const auto v = RunCase(Op::kMul, c, Isa::kAvx2, false, 1, &simd).value();
+      ASSERT_EQ(FirstDiff(r.bytes.data(), v.bytes.data(), r.bytes.size(), false), -1) << int(rule) << simd.name;
+    }
   }
 }
 
@@ -574,8 +598,10 @@ TEST(QuantizedBinaryAvx2, PerAxisMatchesReference) {
       c.attrs.requantize = rule;
       c.attrs.a_axis = axis;
       const auto r = RunCase(Op::kMul, c, Isa::kScalar).value();
-      const auto v = RunCase(Op::kMul, c, Isa::kAvx2).value();
-      ASSERT_EQ(FirstDiff(r.bytes.data(), v.bytes.data(), r.bytes.size(), false), -1) << axis;
+      for (const Simd& simd : SimdKernels()) {
+        const auto v = RunCase(Op::kMul, c, Isa::kAvx2, false, 1, &simd).value();
+        ASSERT_EQ(FirstDiff(r.bytes.data(), v.bytes.data(), r.bytes.size(), false), -1) << axis << simd.name;
+      }
     }
   }
 }

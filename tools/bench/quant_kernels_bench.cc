@@ -148,8 +148,11 @@ void BM_UniformDequantize(benchmark::State& state, Isa isa, DataType t, bool per
 
 enum class Bcast { kSame, kScalarB, kPerChannel };
 
-void BM_QuantizedBinary(benchmark::State& state, Isa isa, QuantizedBinaryOp op, Requantize rule, Bcast bc,
-                        int threads = 1) {
+// A SIMD kernel family run in place of the one `isa` picks (nullptr: the picked one).
+using PickQuantizedBinary = QuantizedBinaryFn (*)(QuantizedBinaryOp, Requantize, DataType, DataType, DataType);
+
+void BM_QuantizedBinary(benchmark::State& state, Isa isa, PickQuantizedBinary pick, QuantizedBinaryOp op,
+                        Requantize rule, Bcast bc, int threads = 1) {
   const int64_t n = state.range(0);
   const int64_t c = 64;
   QuantizedBinaryDescs d;
@@ -168,6 +171,7 @@ void BM_QuantizedBinary(benchmark::State& state, Isa isa, QuantizedBinaryOp op, 
   auto plan = op == QuantizedBinaryOp::kMul ? PrepareQuantizedMul(attrs, d, isa) : PrepareQuantizedAdd(attrs, d, isa);
   if (!plan.ok()) return Check(plan.status(), state);
   plan->threads = threads;  // split across threads as --threads does (ParallelFor)
+  if (pick != nullptr) plan->kernel = pick(op, rule, DataType::kUInt8, DataType::kUInt8, DataType::kUInt8);
   const int64_t nb = ElementCount(bd);
   std::vector<uint8_t> a = RandomBytes(n, 5), b = RandomBytes(nb, 6), out(n);
   const float sa = 0.02f, sb = 0.03f, sc = op == QuantizedBinaryOp::kMul ? 0.2f : 0.04f;
@@ -194,6 +198,35 @@ void Register() {
       benchmark::RegisterBenchmark("memcpy", BM_Memcpy)->Arg(static_cast<int64_t>(n * bpe))->UseRealTime();
     }
   }
+  // QuantizedMul / QuantizedAdd: the reference and every SIMD family this CPU runs.
+  struct Family {
+    const char* tag;
+    Isa isa;
+    PickQuantizedBinary pick;
+  };
+  std::vector<Family> families = {{"ref", Isa::kScalar, nullptr}};
+  if (DetectCpuFeatures().avx2) families.push_back({"avx2", Isa::kAvx2, avx2::QuantizedBinaryKernel});
+  if (DetectCpuFeatures().avx512bw_vbmi) families.push_back({"avx512", Isa::kAvx2, avx512::QuantizedBinaryKernel});
+  for (const Family& f : families) {
+    for (int64_t n : sizes) {
+      auto reg = [&](const std::string& name, QuantizedBinaryOp op, Requantize rule, Bcast bc, int threads = 1) {
+        benchmark::RegisterBenchmark((name + "/" + f.tag).c_str(), [=](benchmark::State& s) {
+          BM_QuantizedBinary(s, f.isa, f.pick, op, rule, bc, threads);
+        })->Arg(n)->UseRealTime();
+      };
+      using QB = QuantizedBinaryOp;
+      using RQ = Requantize;
+      reg("QuantizedMul_u8_reciprocal_same", QB::kMul, RQ::kReciprocal, Bcast::kSame);
+      if (f.isa == Isa::kAvx2) reg("QuantizedMul_u8_reciprocal_same_2threads", QB::kMul, RQ::kReciprocal, Bcast::kSame, 2);
+      reg("QuantizedMul_u8_divide_same", QB::kMul, RQ::kDivide, Bcast::kSame);
+      reg("QuantizedMul_u8_combined_same", QB::kMul, RQ::kCombined, Bcast::kSame);
+      reg("QuantizedMul_u8_reciprocal_scalarB", QB::kMul, RQ::kReciprocal, Bcast::kScalarB);
+      reg("QuantizedMul_u8_reciprocal_perchannel", QB::kMul, RQ::kReciprocal, Bcast::kPerChannel);
+      reg("QuantizedAdd_u8_reciprocal_same", QB::kAdd, RQ::kReciprocal, Bcast::kSame);
+      reg("QuantizedAdd_u8_divide_same", QB::kAdd, RQ::kDivide, Bcast::kSame);
+      reg("QuantizedAdd_u8_combined_same", QB::kAdd, RQ::kCombined, Bcast::kSame);
+    }
+  }
   for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
     const std::string t = IsaTag(isa);
     for (int64_t n : sizes) {
@@ -202,19 +235,6 @@ void Register() {
       };
       using QB = QuantizedBinaryOp;
       using RQ = Requantize;
-      reg("QuantizedMul_u8_reciprocal_same", [isa](benchmark::State& s) { BM_QuantizedBinary(s, isa, QB::kMul, RQ::kReciprocal, Bcast::kSame); });
-      if (isa == Isa::kAvx2) {
-        reg("QuantizedMul_u8_reciprocal_same_2threads", [isa](benchmark::State& s) {
-          BM_QuantizedBinary(s, isa, QB::kMul, RQ::kReciprocal, Bcast::kSame, 2);
-        });
-      }
-      reg("QuantizedMul_u8_divide_same", [isa](benchmark::State& s) { BM_QuantizedBinary(s, isa, QB::kMul, RQ::kDivide, Bcast::kSame); });
-      reg("QuantizedMul_u8_combined_same", [isa](benchmark::State& s) { BM_QuantizedBinary(s, isa, QB::kMul, RQ::kCombined, Bcast::kSame); });
-      reg("QuantizedMul_u8_reciprocal_scalarB", [isa](benchmark::State& s) { BM_QuantizedBinary(s, isa, QB::kMul, RQ::kReciprocal, Bcast::kScalarB); });
-      reg("QuantizedMul_u8_reciprocal_perchannel", [isa](benchmark::State& s) { BM_QuantizedBinary(s, isa, QB::kMul, RQ::kReciprocal, Bcast::kPerChannel); });
-      reg("QuantizedAdd_u8_reciprocal_same", [isa](benchmark::State& s) { BM_QuantizedBinary(s, isa, QB::kAdd, RQ::kReciprocal, Bcast::kSame); });
-      reg("QuantizedAdd_u8_divide_same", [isa](benchmark::State& s) { BM_QuantizedBinary(s, isa, QB::kAdd, RQ::kDivide, Bcast::kSame); });
-      reg("QuantizedAdd_u8_combined_same", [isa](benchmark::State& s) { BM_QuantizedBinary(s, isa, QB::kAdd, RQ::kCombined, Bcast::kSame); });
       reg("QuantizeV2_u8_min_combined", [isa](benchmark::State& s) { BM_QuantizeV2(s, isa, DataType::kUInt8, QuantizeV2Mode::kMinCombined, false); });
       reg("QuantizeV2_u8_min_first", [isa](benchmark::State& s) { BM_QuantizeV2(s, isa, DataType::kUInt8, QuantizeV2Mode::kMinFirst, false); });
       reg("QuantizeV2_i8_scaled", [isa](benchmark::State& s) { BM_QuantizeV2(s, isa, DataType::kInt8, QuantizeV2Mode::kScaled, false); });
