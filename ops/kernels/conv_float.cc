@@ -13,7 +13,7 @@ namespace {
 // however large the image; columns are independent, so slicing changes no sum.
 constexpr int64_t kMaxPatchFloats = int64_t(1) << 22;
 
-enum class Algorithm { kDirect, kDirectTransposed, kPaddedRows, kNarrowGroups, kPatches };
+enum class Algorithm { kDirect, kDirectTransposed, kPaddedRows, kGatheredGroups, kPatches };
 
 // Each input channel of the group as a zero-padded plane, split by column phase modulo the
 // column stride, so that a kernel tap's inputs along an output row are contiguous.
@@ -51,10 +51,10 @@ Algorithm Choose(const ConvGeometry& g) {
   if (unit && whole) return Algorithm::kDirectTransposed;
   const bool one_per_group = g.out_channels == g.group;
   const bool planar = g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1;
-  if (one_per_group && planar && g.out[2] >= 8 && PaddedPlanesFit(g)) return Algorithm::kPaddedRows;
-  // Rows narrower than a vector (many tiny groups), or padding too large to copy: products
-  // gathered per output, no GEMM call, no buffer beyond one output's tap offsets.
-  if (one_per_group) return Algorithm::kNarrowGroups;
+  if (one_per_group && planar && PaddedPlanesFit(g)) return Algorithm::kPaddedRows;
+  // 3-D, or padding too large to copy: products gathered per output, no GEMM call, no buffer
+  // beyond one output's tap offsets.
+  if (one_per_group) return Algorithm::kGatheredGroups;
   return Algorithm::kPatches;
 }
 
@@ -161,6 +161,17 @@ void BuildPlanes(const ConvGeometry& g, const PaddedPlanes& p, const float* x, i
     for (int64_t ih = 0; ih < g.in[1]; ++ih) {
       const float* src = xc + ih * width;
       const int64_t row = ih + g.pad_begin[1];
+      if (p.phases == 2) {  // stride 2, the common case: one pass that splits even and odd columns
+        float* even = planes + ((left % 2) * p.height + row) * p.phase_width + left / 2;
+        float* odd = planes + (((left + 1) % 2) * p.height + row) * p.phase_width + (left + 1) / 2;
+        const int64_t pairs = width / 2;
+        for (int64_t i = 0; i < pairs; ++i) {
+          even[i] = src[2 * i];
+          odd[i] = src[2 * i + 1];
+        }
+        if (width % 2) even[pairs] = src[width - 1];
+        continue;
+      }
       for (int64_t phase = 0; phase < p.phases; ++phase) {
         // Padded columns col = iw + left with col % phases == phase, at col / phases.
         float* dst = planes + (phase * p.height + row) * p.phase_width;
@@ -172,8 +183,17 @@ void BuildPlanes(const ConvGeometry& g, const PaddedPlanes& p, const float* x, i
   }
 }
 
+// Output rows narrower than this are computed together (below).
+constexpr int64_t kFlatRowsBelow = 16;
+
+// Floats of the flat output buffer PaddedRows needs (0: none).
+int64_t FlatOutputFloats(const ConvGeometry& g) {
+  if (g.out[2] >= kFlatRowsBelow || g.out[2] <= 0 || g.out[1] <= 0) return 0;
+  return (g.out[1] - 1) * g.stride[1] * PlanesOf(g).phase_width + g.out[2];
+}
+
 void PaddedRows(const ConvGeometry& g, const float* xg, const float* wg, const float* bias, float* yg,
-                SgemmOneRowFn one_row, float* scratch) {
+                SgemmOneRowFn one_row, float* scratch, float* flat) {
   const PaddedPlanes p = PlanesOf(g);
   const int64_t channels = g.in_channels / g.group, taps = g.kernel[1] * g.kernel[2];
   BuildPlanes(g, p, xg, channels, scratch);
@@ -192,19 +212,30 @@ void PaddedRows(const ConvGeometry& g, const float* xg, const float* wg, const f
     }
   }
   const int64_t row_step = g.stride[1] * p.phase_width;
+  if (flat != nullptr) {
+    // Narrow rows: tap k of output (oh, ow) reads first[k] + oh * row_step + ow, linear in the
+    // flat index oh * row_step + ow. One call computes every flat index up to the last output;
+    // the row_step - out_w between rows are computed too (they read inside the planes) and
+    // dropped. Each output still gets its own products in its own order.
+    one_row(channels * taps, wg, first.data(), FlatOutputFloats(g), bias, flat);
+    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+      std::memcpy(yg + oh * g.out[2], flat + oh * row_step, size_t(g.out[2]) * sizeof(float));
+    }
+    return;
+  }
   for (int64_t oh = 0; oh < g.out[1]; ++oh) {
     for (size_t i = 0; i < rows.size(); ++i) rows[i] = first[i] + oh * row_step;
     one_row(channels * taps, wg, rows.data(), g.out[2], bias, yg + oh * g.out[2]);
   }
 }
 
-// ---- narrow rows (one output channel per group: rows under 8 wide, or huge padding) -----
+// ---- gathered outputs (one output channel per group: 3-D, or padding too large to copy) ---
 
 // One image, every group (one output channel each): for each output position, the input
 // offsets of its K taps in (c, kd, kh, kw) order (-1 over padding) are found once and used for
 // all groups; each output sums its products in the m == 1 group order of sgemm.h (groups of
 // 4, 2, 1; each group sum added), then + bias.
-void NarrowGroups(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y) {
+void GatheredGroups(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y) {
   const int64_t channels = g.in_channels / g.group, plane = g.in_spatial(), k = g.reduction_size();
   const int64_t n = g.out_spatial(), in_group = channels * plane;
   thread_local std::vector<int64_t> offsets;
@@ -274,19 +305,23 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
     const int64_t min_groups = std::max<int64_t>(1, (int64_t(1) << 18) / std::max<int64_t>(1, k * n));
     for (int64_t image = 0; image < g.batch; ++image) {
       ParallelFor(threads, g.group, 1, min_groups, [&](int64_t first, int64_t last) {
-        thread_local std::vector<float> buffer;
+        thread_local std::vector<float> buffer, flat;
         buffer.resize(size_t(planes));
+        flat.resize(size_t(FlatOutputFloats(g)));
+        float* flat_out = flat.empty() ? nullptr : flat.data();
         for (int64_t group = first; group < last; ++group) {
-          PaddedRows(g, x + (image * g.group + group) * in_group, w + group * k, b != nullptr ? b + group : nullptr,
-                     y + (image * g.out_channels + group) * n, kernels.one_row, buffer.data());
+          const float* xg = x + (image * g.group + group) * in_group;
+          const float* bg = b != nullptr ? b + group : nullptr;
+          float* yg = y + (image * g.out_channels + group) * n;
+          PaddedRows(g, xg, w + group * k, bg, yg, kernels.one_row, buffer.data(), flat_out);
         }
       });
     }
     return;
   }
-  if (algorithm == Algorithm::kNarrowGroups) {
+  if (algorithm == Algorithm::kGatheredGroups) {
     for (int64_t image = 0; image < g.batch; ++image) {
-      NarrowGroups(g, x + image * g.in_channels * g.in_spatial(), w, b, y + image * g.out_channels * n);
+      GatheredGroups(g, x + image * g.in_channels * g.in_spatial(), w, b, y + image * g.out_channels * n);
     }
     return;
   }
@@ -323,7 +358,7 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
             kernels.gemm(args);
           }
           break;
-        case Algorithm::kNarrowGroups:
+        case Algorithm::kGatheredGroups:
         case Algorithm::kPaddedRows: break;  // above
       }
     }

@@ -77,6 +77,7 @@ void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n,
 }  // namespace avx2
 namespace avx512 {
 void Sgemm(const SgemmArgs& args);  // AVX-512F tiles for m > 1; bit-identical to ref::Sgemm
+void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n, const float* bias, float* c);
 }  // namespace avx512
 
 // Isa::kAvx2 picks the AVX-512 kernel where the CPU has AVX-512F (same results, faster).

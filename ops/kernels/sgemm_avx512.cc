@@ -1,7 +1,7 @@
 // AVX-512 row tiles for the ordered GEMM's m > 1 order (sgemm.h, sgemm_blocked.h): the AVX2
 // tiles at twice the width, bit-identical (the same fused multiply-adds per element, in the
-// same order). Picked at run time when the CPU and OS support AVX-512F; the one-row kernels
-// stay AVX2.
+// same order), and the one-row kernel for depthwise convolutions likewise. Picked at run time
+// when the CPU and OS support AVX-512F; the other one-row orders stay AVX2.
 #include <immintrin.h>
 
 
@@ -75,9 +75,44 @@ void RowTiles(int rows, const float* a, int64_t lda, const float* b, int64_t ldb
   }
 }
 
+// Outputs [j, j + 16V) of the one-row order (groups of 4, 2, 1 products; each group's sum
+// added to the running sum; bias last), the AVX2 kernel's ops at twice the width.
+template <int V, bool kMasked>
+inline void OneRowTile(int64_t k, const float* a, const float* const* rows, int64_t j, const float* bias, float* c,
+                       __mmask16 mask) {
+  __m512 sum[V];
+  for (int v = 0; v < V; ++v) sum[v] = _mm512_setzero_ps();
+  for (int64_t p = 0; p < k;) {
+    const int64_t left = k - p;
+    const int64_t size = left >= 4 ? 4 : left >= 2 ? 2 : 1;
+    __m512 t[V];
+    for (int64_t q = 0; q < size; ++q) {
+      const __m512 av = _mm512_set1_ps(a[p + q]);
+      const float* b = rows[p + q] + j;
+      for (int v = 0; v < V; ++v) {
+        const __m512 prod = _mm512_mul_ps(av, Load(b + 16 * v, mask, kMasked && v == V - 1));
+        t[v] = q == 0 ? prod : _mm512_add_ps(t[v], prod);
+      }
+    }
+    for (int v = 0; v < V; ++v) sum[v] = p == 0 ? t[v] : _mm512_add_ps(t[v], sum[v]);
+    p += size;
+  }
+  if (bias != nullptr) {
+    for (int v = 0; v < V; ++v) sum[v] = _mm512_add_ps(sum[v], _mm512_set1_ps(*bias));
+  }
+  for (int v = 0; v < V; ++v) Store(c + j + 16 * v, mask, kMasked && v == V - 1, sum[v]);
+}
+
 }  // namespace
 
 void Sgemm(const SgemmArgs& g) { sgemm_detail::SgemmWith(g, RowTiles, 6); }
+
+void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n, const float* bias, float* c) {
+  int64_t j = 0;
+  for (; j + 64 <= n; j += 64) OneRowTile<4, false>(k, a, rows, j, bias, c, 0);
+  for (; j + 16 <= n; j += 16) OneRowTile<1, false>(k, a, rows, j, bias, c, 0);
+  if (n > j) OneRowTile<1, true>(k, a, rows, j, bias, c, __mmask16((1u << (n - j)) - 1));
+}
 
 }  // namespace avx512
 }  // namespace qrt

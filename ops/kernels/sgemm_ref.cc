@@ -21,7 +21,10 @@ SgemmFn SelectSgemmKernel(Isa isa) {
   if (isa != Isa::kAvx2) return ref::Sgemm;
   return DetectCpuFeatures().avx512f ? avx512::Sgemm : avx2::Sgemm;
 }
-SgemmOneRowFn SelectSgemmOneRowKernel(Isa isa) { return isa == Isa::kAvx2 ? avx2::SgemmOneRow : ref::SgemmOneRow; }
+SgemmOneRowFn SelectSgemmOneRowKernel(Isa isa) {
+  if (isa != Isa::kAvx2) return ref::SgemmOneRow;
+  return DetectCpuFeatures().avx512f ? avx512::SgemmOneRow : avx2::SgemmOneRow;
+}
 
 namespace ref {
 namespace {

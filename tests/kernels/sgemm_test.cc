@@ -41,6 +41,13 @@ std::vector<SgemmFn> Kernels() {
   return f;
 }
 
+std::vector<SgemmOneRowFn> OneRowKernels() {
+  std::vector<SgemmOneRowFn> f{ref::SgemmOneRow};
+  if (::qrt::testing::HaveAvx2()) f.push_back(avx2::SgemmOneRow);
+  if (DetectCpuFeatures().avx512f) f.push_back(avx512::SgemmOneRow);
+  return f;
+}
+
 TEST(SgemmStrideK, Rule) {
   EXPECT_EQ(SgemmStrideK(3136, 144), 128);  // n >= k, k > 64: stays 128
   EXPECT_EQ(SgemmStrideK(12544, 27), 32);   // halved while half of it is >= k
@@ -219,21 +226,19 @@ TEST(Sgemm, GeneralOrderForOneRowAndAlpha) {
 }
 
 // SgemmOneRow (rows given by pointer) is the m == 1 group order: equal to Sgemm on the same
-// matrix, for the reference and the AVX2 kernel.
+// matrix, for the reference and every SIMD kernel this CPU runs.
 TEST(SgemmOneRow, SameAsOneRowGemm) {
   std::mt19937 rng(TestSeed());
   std::normal_distribution<float> dist(0.f, 1.f);
   for (int64_t k : {1, 2, 3, 9, 27, 49}) {
-    for (int64_t n : {1, 7, 8, 31, 33, 100}) {
+    for (int64_t n : {1, 7, 8, 15, 16, 17, 31, 33, 64, 100, 130}) {
       std::vector<float> a(static_cast<size_t>(k)), b(static_cast<size_t>(k * n));
       for (float& v : a) v = dist(rng);
       for (float& v : b) v = dist(rng) * 100.f;
       const auto want = Gemm(ref::Sgemm, 1, n, k, a, b, false, false, std::vector<float>(size_t(n)));
       std::vector<const float*> rows(static_cast<size_t>(k));
       for (int64_t p = 0; p < k; ++p) rows[size_t(p)] = b.data() + p * n;
-      std::vector<SgemmOneRowFn> fns{ref::SgemmOneRow};
-      if (::qrt::testing::HaveAvx2()) fns.push_back(avx2::SgemmOneRow);
-      for (SgemmOneRowFn f : fns) {
+      for (SgemmOneRowFn f : OneRowKernels()) {
         std::vector<float> got(size_t(n) + 1, -7.f);
         f(k, a.data(), rows.data(), n, nullptr, got.data());
         EXPECT_EQ(got.back(), -7.f) << "wrote past the end";
@@ -263,9 +268,7 @@ TEST(Sgemm, BiasAddedLast) {
     }
   }
   const float* rows[2] = {ones.data(), ones.data()};
-  std::vector<SgemmOneRowFn> fns{ref::SgemmOneRow};
-  if (::qrt::testing::HaveAvx2()) fns.push_back(avx2::SgemmOneRow);
-  for (SgemmOneRowFn f : fns) {
+  for (SgemmOneRowFn f : OneRowKernels()) {
     float c[2] = {0, 0};
     f(2, ones.data(), rows, 2, bias, c);
     EXPECT_EQ(c[0], want);

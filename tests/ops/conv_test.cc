@@ -119,12 +119,28 @@ const ConvCase kCases[] = {
     {"whole_input_depthwise", 1, 6, 6, 6, {7, 7}, {7, 7}, {}, {}, {}, nullptr},
     {"depthwise_3x3", 1, 12, 12, 12, {9, 11}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
     // One output channel per group: padded rows (1-D, two input channels per group, stride 2
-    // with dilation) and narrow rows (3-D, and 2-D under 8 wide with several images).
+    // with dilation), rows under 16 wide computed together through the flat index (MobileNet's
+    // 7x7 and 14x14 stages, stride 2 into 7 wide, dilated, one wide, two channels per group,
+    // several images), and 3-D (per-output gathers).
     {"depthwise_1d", 1, 6, 6, 6, {17}, {3}, {2}, {}, {1, 1}, nullptr},
     {"two_channel_groups", 1, 8, 4, 4, {9, 12}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
     {"depthwise_s2_dilated", 1, 5, 5, 5, {20, 23}, {3, 3}, {2, 2}, {2, 3}, {2, 1, 0, 3}, nullptr},
     {"depthwise_3d_narrow", 1, 4, 4, 4, {4, 5, 6}, {3, 3, 3}, {}, {}, {1, 1, 1, 1, 1, 1}, nullptr},
     {"depthwise_narrow_batch", 3, 16, 16, 16, {6, 3}, {3, 1}, {}, {}, {}, nullptr},
+    {"depthwise_7x7", 1, 24, 24, 24, {7, 7}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
+    {"depthwise_14x14", 1, 8, 8, 8, {14, 14}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
+    {"depthwise_s2_into_7", 2, 16, 16, 16, {14, 14}, {3, 3}, {2, 2}, {}, {0, 0, 1, 1}, nullptr},
+    {"depthwise_narrow_dilated_s3", 1, 5, 5, 5, {13, 11}, {3, 2}, {3, 2}, {2, 3}, {2, 1, 0, 3}, nullptr},
+    {"depthwise_one_wide", 1, 3, 3, 3, {9, 1}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
+    {"two_channel_groups_narrow", 1, 8, 4, 4, {5, 6}, {3, 3}, {1, 2}, {}, {1, 1, 1, 1}, nullptr},
+    // Rows of 16 or more, one call per output row over the padded copy: wide pads, dilation,
+    // row stride 2, a kernel wider than the row, two channels per group, 1-D.
+    {"depthwise_wide_rows", 1, 6, 6, 6, {5, 40}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
+    {"depthwise_wide_dilated_asym", 2, 4, 4, 4, {6, 33}, {3, 5}, {2, 1}, {1, 3}, {0, 7, 2, 1}, nullptr},
+    {"depthwise_wide_kernel_wide_pads", 1, 3, 3, 3, {4, 20}, {3, 15}, {}, {}, {1, 10, 1, 10}, nullptr},
+    {"depthwise_kernel_over_row", 1, 3, 3, 3, {4, 20}, {3, 25}, {}, {}, {1, 12, 1, 12}, nullptr},
+    {"two_channel_groups_wide", 1, 8, 4, 4, {3, 21}, {2, 3}, {}, {}, {1, 1, 0, 2}, nullptr},
+    {"depthwise_1d_wide", 1, 2, 2, 2, {40}, {5}, {}, {}, {2, 2}, nullptr},
 };
 
 Attributes CaseAttrs(const ConvCase& c) {
