@@ -13,7 +13,7 @@ namespace {
 // however large the image; columns are independent, so slicing changes no sum.
 constexpr int64_t kMaxPatchFloats = int64_t(1) << 22;
 
-enum class Algorithm { kDirect, kDirectTransposed, kPaddedRows, kGatheredGroups, kPatches };
+enum class Algorithm { kDirect, kDirectTransposed, kPaddedRows, kGatheredGroups, kPlanes, kPatches };
 
 // Each input channel of the group as a zero-padded plane, split by column phase modulo the
 // column stride, so that a kernel tap's inputs along an output row are contiguous.
@@ -55,6 +55,7 @@ Algorithm Choose(const ConvGeometry& g) {
   // 3-D, or padding too large to copy: products gathered per output, no GEMM call, no buffer
   // beyond one output's tap offsets.
   if (one_per_group) return Algorithm::kGatheredGroups;
+  if (planar && PaddedPlanesFit(g)) return Algorithm::kPlanes;
   return Algorithm::kPatches;
 }
 
@@ -122,7 +123,9 @@ void PatchesByRow(const ConvGeometry& g, const float* x, int64_t j0, int64_t col
             std::fill(out, out + lo, 0.f);
             if (sw == 1 && hi - lo >= 16) {
               std::memcpy(out + lo, src + lo, size_t(hi - lo) * sizeof(float));
-            } else {  // strided, or too short to pay for a call
+            } else if (sw == 2) {  // a constant stride, so that the compiler vectorizes it
+              for (int64_t ow = lo; ow < hi; ++ow) out[ow] = src[ow * 2];
+            } else {  // other strides, or too short to pay for a call
               for (int64_t ow = lo; ow < hi; ++ow) out[ow] = src[ow * sw];
             }
             std::fill(out + hi, out + width, 0.f);
@@ -229,6 +232,42 @@ void PaddedRows(const ConvGeometry& g, const float* xg, const float* wg, const f
   }
 }
 
+// ---- planes (2-D): the patch matrix as row pointers ----------------------------------
+
+// Patch row (c, kh, kw) at output (oh, ow) is the padded input at row oh * sh + kh * dh and
+// column ow * sw + kw * dw, i.e. in column-phase plane (kw * dw) % sw at slot ow + (kw * dw) / sw:
+// consecutive ow are consecutive floats, and output row oh + 1 is sh plane rows further. So the
+// GEMM takes B's rows as pointers with one segment per output row and packs them itself; no
+// patch matrix is built. Same products in the same order as through im2col.
+void PlanesGemm(const ConvGeometry& g, const float* xg, const float* wg, const float* bias, float* yg,
+                SgemmFn gemm, float* planes, int threads) {
+  const PaddedPlanes p = PlanesOf(g);
+  const int64_t channels = g.in_channels / g.group, k = g.reduction_size();
+  BuildPlanes(g, p, xg, channels, planes);
+  thread_local std::vector<const float*> rows;
+  rows.resize(size_t(k));
+  size_t r = 0;
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+      for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+        const int64_t col = kw * g.dilation[2];
+        rows[r++] = planes + c * p.floats_per_channel() + ((col % p.phases) * p.height + kh * g.dilation[1]) * p.phase_width +
+                    col / p.phases;
+      }
+    }
+  }
+  SgemmArgs args;
+  args.m = g.out_channels / g.group, args.n = g.out_spatial(), args.k = k;
+  args.a = wg, args.lda = k;
+  args.b_rows = rows.data();
+  args.b_segment = g.out[2];
+  args.b_segment_step = g.stride[1] * p.phase_width;
+  args.c = yg, args.ldc = args.n;
+  args.bias = bias;
+  args.threads = threads;
+  gemm(args);
+}
+
 // ---- gathered outputs (one output channel per group: 3-D, or padding too large to copy) ---
 
 // One image, every group (one output channel each): for each output position, the input
@@ -290,6 +329,7 @@ ConvFloatKernels SelectConvFloatKernels(Isa isa) {
 int64_t ConvFloatScratchFloats(const ConvGeometry& g) {
   switch (Choose(g)) {
     case Algorithm::kPatches: return g.reduction_size() * PatchColumns(g);
+    case Algorithm::kPlanes: return g.in_channels / g.group * PlanesOf(g).floats_per_channel();
     default: return 0;
   }
 }
@@ -322,6 +362,16 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
   if (algorithm == Algorithm::kGatheredGroups) {
     for (int64_t image = 0; image < g.batch; ++image) {
       GatheredGroups(g, x + image * g.in_channels * g.in_spatial(), w, b, y + image * g.out_channels * n);
+    }
+    return;
+  }
+  if (algorithm == Algorithm::kPlanes) {
+    for (int64_t image = 0; image < g.batch; ++image) {
+      for (int64_t group = 0; group < g.group; ++group) {
+        PlanesGemm(g, x + (image * g.group + group) * in_group, w + group * m * k,
+                   b != nullptr ? b + group * m : nullptr, y + (image * g.out_channels + group * m) * n, kernels.gemm,
+                   scratch, threads);
+      }
     }
     return;
   }
@@ -359,7 +409,8 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
           }
           break;
         case Algorithm::kGatheredGroups:
-        case Algorithm::kPaddedRows: break;  // above
+        case Algorithm::kPaddedRows:
+        case Algorithm::kPlanes: break;  // above
       }
     }
   }

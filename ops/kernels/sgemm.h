@@ -34,6 +34,13 @@ struct SgemmArgs {
   const float* b = nullptr;
   int64_t ldb = 0;
   bool trans_b = false;
+  // Optional instead of b/ldb: B's k rows by pointer, for a convolution whose patch rows are
+  // views of its padded input planes. Element j of row p is b_rows[p][j], or with segments
+  // (b_segment > 0) b_rows[p][(j / b_segment) * b_segment_step + j % b_segment]: one output
+  // row of b_segment columns per input row b_segment_step floats apart. Not with trans_b;
+  // always the m > 1 order (one_row_kernels is ignored).
+  const float* const* b_rows = nullptr;
+  int64_t b_segment = 0, b_segment_step = 0;
   float* c = nullptr;
   int64_t ldc = 0;
   bool accumulate = false;

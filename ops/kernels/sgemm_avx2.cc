@@ -82,8 +82,28 @@ void Avx2RowTiles(int rows, const float* a, int64_t lda, const float* b, int64_t
   }
 }
 
-// Columns per pass over a row block: a k block of B this wide stays in L2.
-constexpr int64_t kColumnsPerPass = 240;
+// Columns [j, j + w) of B's row p, to out.
+inline void PackRow(const SgemmArgs& g, const float* b, int64_t ldb, int64_t p, int64_t j, int64_t w, float* out) {
+  if (g.b_rows == nullptr || g.b_segment <= 0) {
+    const float* src = (g.b_rows != nullptr ? g.b_rows[p] : b + p * ldb) + j;
+    std::copy(src, src + w, out);
+    return;
+  }
+  const float* row = g.b_rows[p];
+  int64_t segment = j / g.b_segment, at = j % g.b_segment;
+  while (w > 0) {
+    const int64_t run = std::min(w, g.b_segment - at);
+    const float* src = row + segment * g.b_segment_step + at;
+    std::copy(src, src + run, out);
+    out += run, w -= run, at = 0, ++segment;
+  }
+}
+
+// Columns per pass (the unit split across threads): a k block of B this wide stays in L2.
+constexpr int64_t kColumnsPerPass = 256;
+// Columns per strip: a k block of B this wide (at most 128 x 64 floats, 32 KiB) stays in L1
+// while every row tile of A runs over it.
+constexpr int64_t kColumnsPerStrip = 64;
 
 void Blocked(const SgemmArgs& g, const float* b, int64_t ldb, sgemm_detail::RowTilesFn tiles, int tile_rows) {
   if (g.k == 0) {
@@ -107,22 +127,30 @@ void Blocked(const SgemmArgs& g, const float* b, int64_t ldb, sgemm_detail::RowT
     ParallelFor(g.threads, passes, 1, min_passes, [&](int64_t first, int64_t last) {
       for (int64_t j0 = first * kColumnsPerPass; j0 < std::min(g.n, last * kColumnsPerPass); j0 += kColumnsPerPass) {
         const int64_t cols = std::min(kColumnsPerPass, g.n - j0);
-        // The k block x cols panel of B, packed contiguously when several row blocks reuse it
-        // (B's rows may be a whole image apart: strided reads would miss the TLB).
-        const float* bj = b + p0 * ldb + j0;
-        int64_t ldp = ldb;
-        if (g.m > tile_rows && ldb != cols) {
-          thread_local std::vector<float> panel;
+        // When several row tiles reuse it, the k block x cols panel of B is packed as strips
+        // of kColumnsPerStrip columns, each contiguous (row p of strip s at s * kb * 64 + p * w):
+        // a strip is then a sequential read that stays in L1 for all row tiles, where B's own
+        // rows may be a whole image apart.
+        const bool pack = g.m > tile_rows || g.b_rows != nullptr;
+        thread_local std::vector<float> panel;
+        if (pack) {
           panel.resize(size_t(kb * cols));
-          for (int64_t p = 0; p < kb; ++p) std::copy(bj + p * ldb, bj + p * ldb + cols, panel.data() + p * cols);
-          bj = panel.data();
-          ldp = cols;
+          for (int64_t s0 = 0; s0 < cols; s0 += kColumnsPerStrip) {
+            const int64_t w = std::min(kColumnsPerStrip, cols - s0);
+            float* strip = panel.data() + s0 * kb;
+            for (int64_t p = 0; p < kb; ++p) PackRow(g, b, ldb, p0 + p, j0 + s0, w, strip + p * w);
+          }
         }
-        for (int64_t i0 = 0; i0 < g.m; i0 += tile_rows) {
-          const int rows = int(std::min<int64_t>(tile_rows, g.m - i0));
-          const float* bias = g.bias != nullptr && p0 + kb == g.k ? g.bias + i0 : nullptr;
-          tiles(rows, g.a + i0 * g.lda + p0, g.lda, bj, ldp, kb, g.c + i0 * g.ldc + j0, g.ldc, cols, store, alpha,
-                bias);
+        for (int64_t s0 = 0; s0 < cols; s0 += kColumnsPerStrip) {
+          const int64_t w = std::min(kColumnsPerStrip, cols - s0);
+          const float* bs = pack ? panel.data() + s0 * kb : b + p0 * ldb + j0 + s0;
+          const int64_t lds = pack ? w : ldb;
+          for (int64_t i0 = 0; i0 < g.m; i0 += tile_rows) {
+            const int rows = int(std::min<int64_t>(tile_rows, g.m - i0));
+            const float* bias = g.bias != nullptr && p0 + kb == g.k ? g.bias + i0 : nullptr;
+            tiles(rows, g.a + i0 * g.lda + p0, g.lda, bs, lds, kb, g.c + i0 * g.ldc + j0 + s0, g.ldc, w, store, alpha,
+                  bias);
+          }
         }
       }
     });
@@ -194,6 +222,7 @@ template <int V, bool kMasked>
 inline void OneRowTile(int64_t k, const float* a, const float* const* rows, int64_t j, const float* bias, float* c,
                        __m256i mask) {
   __m256 sum[V];
+  for (int v = 0; v < V; ++v) sum[v] = _mm256_setzero_ps();  // k == 0 leaves 0
   for (int64_t p = 0; p < k;) {
     const int64_t left = k - p;
     const int64_t size = left >= 4 ? 4 : left >= 2 ? 2 : 1;
@@ -208,9 +237,6 @@ inline void OneRowTile(int64_t k, const float* a, const float* const* rows, int6
     }
     for (int v = 0; v < V; ++v) sum[v] = p == 0 ? t[v] : _mm256_add_ps(t[v], sum[v]);
     p += size;
-  }
-  if (k == 0) {
-    for (int v = 0; v < V; ++v) sum[v] = _mm256_setzero_ps();
   }
   if (bias != nullptr) {
     for (int v = 0; v < V; ++v) sum[v] = _mm256_add_ps(sum[v], _mm256_broadcast_ss(bias));
@@ -236,12 +262,12 @@ namespace sgemm_detail {
 
 void SgemmWith(const SgemmArgs& g, RowTilesFn tiles, int tile_rows) {
   if (g.m <= 0 || g.n <= 0) return;
-  if (g.m == 1 && g.one_row_kernels) {
+  if (g.m == 1 && g.one_row_kernels && g.b_rows == nullptr) {
     if (g.trans_b) avx2::RowLanes(g);
     else avx2::RowGroups(g);
     return;
   }
-  if (!g.trans_b) {
+  if (!g.trans_b || g.b_rows != nullptr) {
     avx2::Blocked(g, g.b, g.ldb, tiles, tile_rows);
     return;
   }

@@ -33,7 +33,11 @@ float RowTimesColumn(const SgemmArgs& g, int64_t i, int64_t j, int64_t p0, int64
   const float* a = g.a + i * g.lda + p0;
   float acc = 0.f;
   for (int64_t p = 0; p < count; ++p) {
-    const float b = g.trans_b ? g.b[j * g.ldb + p0 + p] : g.b[(p0 + p) * g.ldb + j];
+    const float b = g.b_rows != nullptr ? g.b_rows[p0 + p][g.b_segment > 0 ? (j / g.b_segment) * g.b_segment_step +
+                                                                                 j % g.b_segment
+                                                                           : j]
+                    : g.trans_b         ? g.b[j * g.ldb + p0 + p]
+                                        : g.b[(p0 + p) * g.ldb + j];
     acc = std::fma(a[p], b, acc);
   }
   return acc;
@@ -89,7 +93,7 @@ void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n,
 
 void Sgemm(const SgemmArgs& g) {
   if (g.m <= 0 || g.n <= 0) return;
-  if (g.m == 1 && g.one_row_kernels) {
+  if (g.m == 1 && g.one_row_kernels && g.b_rows == nullptr) {
     if (g.trans_b) RowLanes(g);
     else RowGroups(g);
     return;

@@ -249,6 +249,62 @@ TEST(SgemmOneRow, SameAsOneRowGemm) {
   }
 }
 
+// B's rows given by pointer (b_rows, rows scattered in memory, optionally in segments with
+// gaps) give exactly the m > 1 order on the same matrix, for every kernel: k blocks from
+// rule_n, accumulate, alpha, bias, threads, and m == 1 (which then also takes the m > 1 order).
+TEST(Sgemm, RowsByPointerSameAsMatrix) {
+  std::mt19937 rng(TestSeed());
+  std::normal_distribution<float> dist(0.f, 1.f);
+  for (int64_t segment : {0, 5, 16, 70}) {
+    for (int64_t m : {1, 2, 5, 7, 13}) {
+      for (int64_t k : {1, 3, 17, 130, 300}) {
+        for (int64_t n : {1, 15, 64, 100, 300}) {
+          std::vector<float> a(static_cast<size_t>(m * k)), b(static_cast<size_t>(k * n)),
+              c0(static_cast<size_t>(m * n)), bias(static_cast<size_t>(m));
+          for (float& v : a) v = dist(rng);
+          for (float& v : b) v = dist(rng) * 50.f;
+          for (float& v : c0) v = dist(rng);
+          for (float& v : bias) v = dist(rng);
+          // Row p of B at slot (p * 7) % k of a separate buffer (7 is coprime to every k here);
+          // with segments, every `segment` elements are followed by a gap of 3.
+          const int64_t step = segment + 3, segments = segment > 0 ? (n + segment - 1) / segment : 1;
+          const int64_t slot = segment > 0 ? segments * step : n + 1;
+          std::vector<float> scattered(static_cast<size_t>(k * slot), -1e30f);
+          std::vector<const float*> rows(static_cast<size_t>(k));
+          for (int64_t p = 0; p < k; ++p) {
+            float* dst = scattered.data() + ((p * 7) % k) * slot;
+            for (int64_t j = 0; j < n; ++j) {
+              dst[segment > 0 ? (j / segment) * step + j % segment : j] = b[size_t(p * n + j)];
+            }
+            rows[size_t(p)] = dst;
+          }
+          const bool accumulate = (m + k + n) % 2 == 0;
+          const float alpha = k % 3 == 0 ? 0.5f : 1.f;
+          auto run = [&](SgemmFn f, bool by_pointer) {
+            std::vector<float> c = c0;
+            SgemmArgs g;
+            g.m = m, g.n = n, g.k = k, g.a = a.data(), g.lda = k;
+            if (by_pointer) g.b_rows = rows.data(), g.b_segment = segment, g.b_segment_step = step;
+            else g.b = b.data(), g.ldb = n;
+            g.c = c.data(), g.ldc = n, g.accumulate = accumulate, g.alpha = alpha, g.bias = bias.data();
+            g.rule_n = 3 * n;
+            g.one_row_kernels = false;
+            g.threads = 2;
+            f(g);
+            return c;
+          };
+          const std::vector<float> want = run(ref::Sgemm, false);
+          for (SgemmFn f : Kernels()) {
+            const std::vector<float> got = run(f, true);
+            ASSERT_EQ(FirstDiff(want.data(), got.data(), want.size() * 4, true), -1)
+                << "segment " << segment << " m " << m << " k " << k << " n " << n;
+          }
+        }
+      }
+    }
+  }
+}
+
 // The bias is added once the sum is complete: products 1, 1 and bias 2^24 give 2^24 + 2
 // (a bias added first would absorb each 1), in all three orders and in SgemmOneRow.
 TEST(Sgemm, BiasAddedLast) {

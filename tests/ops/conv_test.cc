@@ -141,6 +141,13 @@ const ConvCase kCases[] = {
     {"depthwise_kernel_over_row", 1, 3, 3, 3, {4, 20}, {3, 25}, {}, {}, {1, 12, 1, 12}, nullptr},
     {"two_channel_groups_wide", 1, 8, 4, 4, {3, 21}, {2, 3}, {}, {}, {1, 1, 0, 2}, nullptr},
     {"depthwise_1d_wide", 1, 2, 2, 2, {40}, {5}, {}, {}, {2, 2}, nullptr},
+    // Unit strides, rows wide enough: the GEMM reads patch rows as pointers into the padded
+    // planes (flat index), with padding, dilation, groups, batches, asymmetric pads, none, 1-D.
+    {"planes_3x3", 1, 4, 6, 1, {10, 20}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
+    {"planes_dilated_groups", 2, 6, 4, 2, {9, 40}, {3, 3}, {}, {2, 2}, {2, 2, 2, 2}, nullptr},
+    {"planes_asym_1x5", 1, 3, 7, 1, {5, 33}, {2, 5}, {}, {}, {0, 2, 1, 1}, nullptr},
+    {"planes_valid", 1, 5, 9, 1, {6, 24}, {3, 3}, {}, {}, {}, nullptr},
+    {"planes_1d", 1, 3, 4, 1, {50}, {3}, {}, {}, {1, 1}, nullptr},
 };
 
 Attributes CaseAttrs(const ConvCase& c) {
