@@ -16,7 +16,7 @@ extern const OpDef kIdentityOp, kReshapeOp, kFlattenOp, kSqueezeOp, kUnsqueezeOp
 // cast.cc
 extern const OpDef kCastOp, kCastLikeOp;
 // quantize_linear.cc
-extern const OpDef kQuantizeLinearOp, kDequantizeLinearOp;
+extern const OpDef kQuantizeLinearOp, kDequantizeLinearOp, kQuantizeDequantizeOp;
 // lookup_table.cc
 extern const OpDef kLookupTableOp;
 // quantization_ops.cc

@@ -3,6 +3,8 @@
 //   QuantizeLinear:   y = saturate(rint(x / scale) + zp)   one f32 division; ties to even;
 //                     rounding happens before the zero point is added.
 //   DequantizeLinear: y = (float(x) - float(zp)) * scale   f32 ops.
+// And qrt:QuantizeDequantize(x, scale, zp): the pair DequantizeLinear(QuantizeLinear(x)) with
+// one per-tensor float32 scale and 8-bit zero point, float32 out (pass fuse-q-dq), exact.
 // NaN has no integer value: qrt rounds it to 0 before adding the zero point, so a NaN
 // input gives the zero point, never undefined behaviour.
 #include <algorithm>
@@ -262,8 +264,60 @@ Status PrepareDequantize(PrepareContext& ctx) {
   return Status::Ok();
 }
 
+struct QuantizeDequantizeState {
+  DataType x_dtype, q_dtype;
+  QuantizeDequantizeF32Fn kernel = nullptr;  // float32 x; else the generic loop
+  int threads = 1;
+};
+
+Status RunQuantizeDequantize(const QuantizeDequantizeState& s, const RunArgs& args) {
+  const Tensor& x = *args.input(0);
+  const Tensor* zp = args.input(2);
+  const float scale = args.input(1)->data<float>()[0];
+  const int32_t z = zp ? int32_t(LoadInt(zp->dtype(), zp->raw(), 0)) : 0;
+  float* out = args.output(0)->data<float>();
+  if (s.kernel) {
+    const float* in = x.data<float>();
+    QuantLayout whole;
+    whole.outer = x.numel();
+    ForEachRun(whole, s.threads, [&](int64_t i, int64_t n, int64_t) { s.kernel(n, in + i, scale, z, out + i); });
+    return Status::Ok();
+  }
+  // RunQuantize's and RunDequantize's generic loops, one element at a time.
+  double lo, hi;
+  IntRange(s.q_dtype, &lo, &hi);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const float r = std::nearbyint(LoadInputAsFloat(s.x_dtype, x.raw(), i) / scale);
+    double v = (std::isnan(r) ? 0.0 : double(r)) + double(z);
+    v = v < lo ? lo : (v > hi ? hi : v);
+    out[i] = (float(int64_t(v)) - float(z)) * scale;
+  }
+  return Status::Ok();
+}
+
+Status PrepareQuantizeDequantize(PrepareContext& ctx) {
+  QRT_RETURN_IF_ERROR(ExpectDType(ctx, 0, {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16,
+                                           DataType::kInt32}));
+  QRT_RETURN_IF_ERROR(ExpectDType(ctx, 1, {DataType::kFloat32}));
+  const DataType q = ctx.has_input(2) ? ctx.input(2).dtype : DataType::kUInt8;
+  if (q != DataType::kInt8 && q != DataType::kUInt8) return Unsupported("quantized type ", DataTypeName(q));
+  if (ElementCount(ctx.input(1).dims) != 1 || ctx.input(1).dims.size() > 1) {
+    return InvalidArgument("scale must be one value (per-tensor), got ", DimsToString(ctx.input(1).dims));
+  }
+  QRT_RETURN_IF_ERROR(CheckZeroPoint(ctx, q));
+  QuantizeDequantizeState s;
+  s.x_dtype = ctx.input(0).dtype;
+  s.q_dtype = q;
+  if (s.x_dtype == DataType::kFloat32) s.kernel = SelectQuantizeDequantizeF32(q, ctx.isa());
+  s.threads = ctx.threads();
+  ctx.SetOutput(0, DataType::kFloat32, ctx.input(0).dims);
+  ctx.SetKernel<QuantizeDequantizeState, RunQuantizeDequantize>(std::move(s));
+  return Status::Ok();
+}
+
 }  // namespace
 
+const OpDef kQuantizeDequantizeOp{"qrt", "QuantizeDequantize", 2, 3, 1, 1, PrepareQuantizeDequantize};
 const OpDef kQuantizeLinearOp{"", "QuantizeLinear", 2, 3, 1, 1, PrepareQuantize};
 const OpDef kDequantizeLinearOp{"", "DequantizeLinear", 2, 3, 1, 1, PrepareDequantize};
 

@@ -11,7 +11,7 @@ const std::vector<const OpDef*>& AllOps() {
       &kHardSigmoidOp, &kClipOp,
       &kIdentityOp, &kReshapeOp, &kFlattenOp, &kSqueezeOp, &kUnsqueezeOp, &kShapeOp, &kConstantOp,
       &kCastOp, &kCastLikeOp,
-      &kQuantizeLinearOp, &kDequantizeLinearOp,
+      &kQuantizeLinearOp, &kDequantizeLinearOp, &kQuantizeDequantizeOp,
       &kFakeQuantizeOp, &kQuantizeV2Op, &kUniformDequantizeOp, &kQuantizedMulOp, &kQuantizedAddOp,
       &kQLinearMulOp, &kQLinearAddOp,
       &kLookupTableOp,

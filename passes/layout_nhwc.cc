@@ -44,7 +44,7 @@ std::vector<size_t> DataInputs(const Node& n) {
     for (size_t k = 0; k < all.size(); ++k) all[k] = k;
     return all;
   }
-  if (n.domain == "qrt" && n.op_type == "LookupTable") return {0};
+  if (n.domain == "qrt" && (n.op_type == "LookupTable" || n.op_type == "QuantizeDequantize")) return {0};
   const bool quantized_binary = (n.domain == "qrt" && (n.op_type == "QuantizedAdd" || n.op_type == "QuantizedMul")) ||
                                 (n.domain == "com.microsoft" && (n.op_type == "QLinearAdd" || n.op_type == "QLinearMul"));
   if (quantized_binary) return {0, 3};

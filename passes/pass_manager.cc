@@ -19,6 +19,8 @@ const std::vector<Pass>& AllPasses() {
       {"fuse-qdq-matmul", FuseQdqMatMul, false},  // the same, for MatMul and Gemm
       {"fuse-dq-mul-q", FuseDqMulQ, true},
       {"fuse-dq-add-q", FuseDqAddQ, true},
+      // After the fusions above, which match the DQs it replaces.
+      {"fuse-q-dq", FuseQDq, true},
       // After the fusions, which match ONNX Conv and NCHW chains.
       {"nhwc-layout", LayoutNhwc, false},
       {"eliminate-dead-nodes", EliminateDeadNodes, true},

@@ -19,6 +19,8 @@ StatusOr<int> FuseQdqMatMul(Graph& graph);
 StatusOr<int> FuseDqMulQ(Graph& graph);
 // Q(DQ(a) + DQ(b)) -> QuantizedAdd(a, b, requantize=divide): bit-identical.
 StatusOr<int> FuseDqAddQ(Graph& graph);
+// DQ(Q(x)) with one per-tensor scale and zero point -> qrt:QuantizeDequantize(x): bit-identical.
+StatusOr<int> FuseQDq(Graph& graph);
 // Conv -> qrt:NhwcConv with activations kept channels-last between convolutions: exact.
 StatusOr<int> LayoutNhwc(Graph& graph);
 // Removes nodes none of whose outputs reach a graph output.

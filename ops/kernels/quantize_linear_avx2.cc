@@ -3,7 +3,20 @@
 // to even as nearbyint does in the default mode; NaN is zeroed with an ordered compare;
 // the clamp happens in float, so the conversion to int32 is exact; packing cannot
 // saturate a value already inside the type's range. Dequantize does the same two f32 ops.
+// QuantizeDequantize keeps the clamped float: it is the exact integer the 8-bit value holds,
+// so float(q) - zp and the multiply are the dequantize's ops on the same numbers.
+//
+// rint(x / s) without the division, where it provably gives the same integer. With s and 1/s
+// normal, r = fl(1/s) and y = fl(x * r) differ from the true x/s by at most 2u|x/s| (u = 2^-24)
+// and the reference's fl(x / s) by at most 3.0001u|x/s| < 2^-11 while |x/s| <= 2048. If
+// A = rint(y) and |y - A| < 0.5 - 2^-11 (y - A is exact), fl(x / s) lies strictly inside
+// A's rounding interval, so rint(fl(x / s)) = A. Beyond 2048, |y| and |fl(x / s)| both exceed
+// 2047.99, so A and the reference saturate to the same end (|zp| <= 255); infinities give a
+// NaN difference and NaN fails the compare: those take the division, as does any block of
+// eight with one element near a half-integer.
 #include <immintrin.h>
+
+#include <cmath>
 
 #include "ops/kernels/quantize_linear.h"
 
@@ -11,17 +24,41 @@ namespace qrt {
 namespace avx2 {
 namespace {
 
-inline __m256i QuantizeEight(__m256 x, __m256 scale, __m256 zp, __m256 lo, __m256 hi) {
-  __m256 r = _mm256_round_ps(_mm256_div_ps(x, scale), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  r = _mm256_and_ps(r, _mm256_cmp_ps(r, r, _CMP_ORD_Q));
-  r = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(r, zp), lo), hi);
+struct Quotient {
+  __m256 scale, inverse, inside, no_sign;
+  bool multiply;  // scale and 1/scale normal: the division-free path applies
+
+  explicit Quotient(float s)
+      : scale(_mm256_set1_ps(s)),
+        inverse(_mm256_set1_ps(1.0f / s)),
+        inside(_mm256_set1_ps(0.5f - 1.0f / 2048.0f)),
+        no_sign(_mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff))),
+        multiply(std::isnormal(s) && std::isnormal(1.0f / s)) {}
+
+  // rint(x / s), NaN as 0.
+  __m256 Rounded(__m256 x) const {
+    constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    if (multiply) {
+      const __m256 y = _mm256_mul_ps(x, inverse);
+      const __m256 a = _mm256_round_ps(y, kNearest);
+      const __m256 off = _mm256_and_ps(_mm256_sub_ps(y, a), no_sign);
+      if (_mm256_movemask_ps(_mm256_cmp_ps(off, inside, _CMP_LT_OQ)) == 0xFF) return a;
+    }
+    const __m256 r = _mm256_round_ps(_mm256_div_ps(x, scale), kNearest);
+    return _mm256_and_ps(r, _mm256_cmp_ps(r, r, _CMP_ORD_Q));
+  }
+};
+
+inline __m256i QuantizeEight(__m256 x, const Quotient& q, __m256 zp, __m256 lo, __m256 hi) {
+  const __m256 r = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(q.Rounded(x), zp), lo), hi);
   return _mm256_cvtps_epi32(r);
 }
 
 template <bool kSigned>
 void Quantize(int64_t n, const float* x, float scale, int32_t zp, void* out) {
   uint8_t* y = static_cast<uint8_t*>(out);
-  const __m256 vs = _mm256_set1_ps(scale), vz = _mm256_set1_ps(float(zp));
+  const Quotient vs(scale);
+  const __m256 vz = _mm256_set1_ps(float(zp));
   const __m256 lo = _mm256_set1_ps(kSigned ? -128.f : 0.f), hi = _mm256_set1_ps(kSigned ? 127.f : 255.f);
   const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
   int64_t i = 0;
@@ -53,8 +90,28 @@ void Dequantize(int64_t n, const void* in, float scale, int32_t zp, float* y) {
   else ref::DequantizeU8ToF32(n - i, x + i, scale, zp, y + i);
 }
 
+template <bool kSigned>
+void QuantizeDequantize(int64_t n, const float* x, float scale, int32_t zp, float* y) {
+  const Quotient q(scale);
+  const __m256 vz = _mm256_set1_ps(float(zp));
+  const __m256 lo = _mm256_set1_ps(kSigned ? -128.f : 0.f), hi = _mm256_set1_ps(kSigned ? 127.f : 255.f);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 r = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(q.Rounded(_mm256_loadu_ps(x + i)), vz), lo), hi);
+    _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_sub_ps(r, vz), q.scale));
+  }
+  if (kSigned) ref::QuantizeDequantizeS8(n - i, x + i, scale, zp, y + i);
+  else ref::QuantizeDequantizeU8(n - i, x + i, scale, zp, y + i);
+}
+
 }  // namespace
 
+void QuantizeDequantizeU8(int64_t n, const float* x, float s, int32_t zp, float* y) {
+  QuantizeDequantize<false>(n, x, s, zp, y);
+}
+void QuantizeDequantizeS8(int64_t n, const float* x, float s, int32_t zp, float* y) {
+  QuantizeDequantize<true>(n, x, s, zp, y);
+}
 void QuantizeF32ToU8(int64_t n, const float* x, float s, int32_t zp, void* y) { Quantize<false>(n, x, s, zp, y); }
 void QuantizeF32ToS8(int64_t n, const float* x, float s, int32_t zp, void* y) { Quantize<true>(n, x, s, zp, y); }
 void DequantizeU8ToF32(int64_t n, const void* x, float s, int32_t zp, float* y) { Dequantize<false>(n, x, s, zp, y); }

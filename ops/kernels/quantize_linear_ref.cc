@@ -30,8 +30,27 @@ void Dequantize(int64_t n, const void* in, float scale, int32_t zp, float* y) {
   for (int64_t i = 0; i < n; ++i) y[i] = (float(x[i]) - z) * scale;
 }
 
+// The pair, literally: the reference quantize into a small buffer, then the reference
+// dequantize from it.
+template <class T>
+void QuantizeDequantize(int64_t n, const float* x, float scale, int32_t zp, float* y) {
+  constexpr int64_t kChunk = 256;
+  T q[kChunk];
+  for (int64_t i = 0; i < n; i += kChunk) {
+    const int64_t len = n - i < kChunk ? n - i : kChunk;
+    Quantize<T>(len, x + i, scale, zp, q);
+    Dequantize<T>(len, q, scale, zp, y + i);
+  }
+}
+
 }  // namespace
 
+void QuantizeDequantizeU8(int64_t n, const float* x, float s, int32_t zp, float* y) {
+  QuantizeDequantize<uint8_t>(n, x, s, zp, y);
+}
+void QuantizeDequantizeS8(int64_t n, const float* x, float s, int32_t zp, float* y) {
+  QuantizeDequantize<int8_t>(n, x, s, zp, y);
+}
 void QuantizeF32ToU8(int64_t n, const float* x, float s, int32_t zp, void* y) { Quantize<uint8_t>(n, x, s, zp, y); }
 void QuantizeF32ToS8(int64_t n, const float* x, float s, int32_t zp, void* y) { Quantize<int8_t>(n, x, s, zp, y); }
 void QuantizeF32ToU16(int64_t n, const float* x, float s, int32_t zp, void* y) { Quantize<uint16_t>(n, x, s, zp, y); }

@@ -196,26 +196,41 @@ void RowGroups(const SgemmArgs& g) {
 
 // ---- m == 1, B transposed: eight lane sums and a fixed tree ----------------------------
 
+// Columns [j, j + C): C independent chains of lane sums, so that the adds overlap.
+template <int C>
+void LanesOfColumns(const SgemmArgs& g, int64_t j, int64_t full, __m256i tail) {
+  __m256 lanes[C];
+  for (int c = 0; c < C; ++c) lanes[c] = _mm256_setzero_ps();
+  for (int64_t p = 0; p < full; p += 8) {
+    const __m256 a = _mm256_loadu_ps(g.a + p);
+    for (int c = 0; c < C; ++c) {
+      lanes[c] = _mm256_add_ps(lanes[c], _mm256_mul_ps(a, _mm256_loadu_ps(g.b + (j + c) * g.ldb + p)));
+    }
+  }
+  // Lanes past k add 0 * 0 = +0, which leaves a lane unchanged (a lane sum starting from +0
+  // is never -0).
+  if (full < g.k) {
+    const __m256 a = _mm256_maskload_ps(g.a + full, tail);
+    for (int c = 0; c < C; ++c) {
+      lanes[c] = _mm256_add_ps(lanes[c], _mm256_mul_ps(a, _mm256_maskload_ps(g.b + (j + c) * g.ldb + full, tail)));
+    }
+  }
+  for (int c = 0; c < C; ++c) {
+    __m256 h = _mm256_hadd_ps(lanes[c], lanes[c]);  // per 128-bit half: s0+s1, s2+s3
+    h = _mm256_hadd_ps(h, h);                       // (s0+s1)+(s2+s3) and (s4+s5)+(s6+s7)
+    const float dot = _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
+    float& out = g.c[j + c];
+    out = g.accumulate ? dot + out : dot;
+    if (g.bias != nullptr) out = out + g.bias[0];
+  }
+}
+
 void RowLanes(const SgemmArgs& g) {
   const int64_t full = g.k / 8 * 8;
   const __m256i tail = TailMask(std::max<int64_t>(1, g.k - full));
-  for (int64_t j = 0; j < g.n; ++j) {
-    const float* b = g.b + j * g.ldb;
-    __m256 lanes = _mm256_setzero_ps();
-    for (int64_t p = 0; p < full; p += 8) {
-      lanes = _mm256_add_ps(lanes, _mm256_mul_ps(_mm256_loadu_ps(g.a + p), _mm256_loadu_ps(b + p)));
-    }
-    // Lanes past k add 0 * 0 = +0, which leaves a lane unchanged (a lane sum starting from +0
-    // is never -0).
-    if (full < g.k) {
-      lanes = _mm256_add_ps(lanes, _mm256_mul_ps(_mm256_maskload_ps(g.a + full, tail), _mm256_maskload_ps(b + full, tail)));
-    }
-    __m256 h = _mm256_hadd_ps(lanes, lanes);  // per 128-bit half: s0+s1, s2+s3
-    h = _mm256_hadd_ps(h, h);                 // (s0+s1)+(s2+s3) and (s4+s5)+(s6+s7)
-    const float dot = _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
-    g.c[j] = g.accumulate ? dot + g.c[j] : dot;
-    if (g.bias != nullptr) g.c[j] = g.c[j] + g.bias[0];
-  }
+  int64_t j = 0;
+  for (; j + 4 <= g.n; j += 4) LanesOfColumns<4>(g, j, full, tail);
+  for (; j < g.n; ++j) LanesOfColumns<1>(g, j, full, tail);
 }
 
 template <int V, bool kMasked>

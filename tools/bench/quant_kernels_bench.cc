@@ -116,6 +116,22 @@ void BM_QuantizeLinear(benchmark::State& state, Isa isa, DataType t) {
   Loop(state, n, 5.0, [&] { fn(n, x.data(), 0.0235f, t == DataType::kUInt8 ? 128 : 0, y.data()); });
 }
 
+// A quantizer family's kernels, or (null) the ones the isa picks.
+void BM_QuantizeLinearFn(benchmark::State& state, QuantizeF32Fn fn) {
+  const int64_t n = state.range(0);
+  std::vector<float> x = RandomFloats(size_t(n), 7);
+  std::vector<uint8_t> y(static_cast<size_t>(n));
+  Loop(state, n, 5.0, [&] { fn(n, x.data(), 0.0235f, 0, y.data()); });
+}
+
+// The fused pair: 4 bytes read, 4 written.
+void BM_QuantizeDequantize(benchmark::State& state, QuantizeDequantizeF32Fn fn) {
+  const int64_t n = state.range(0);
+  std::vector<float> x = RandomFloats(size_t(n), 9);
+  std::vector<float> y(static_cast<size_t>(n));
+  Loop(state, n, 8.0, [&] { fn(n, x.data(), 0.0235f, 0, y.data()); });
+}
+
 void BM_DequantizeLinear(benchmark::State& state, Isa isa, DataType t) {
   const int64_t n = state.range(0);
   DequantizeToF32Fn fn = SelectDequantizeToF32(t, isa);
@@ -198,6 +214,27 @@ void Register() {
       benchmark::RegisterBenchmark("memcpy", BM_Memcpy)->Arg(static_cast<int64_t>(n * bpe))->UseRealTime();
     }
   }
+  // QuantizeLinear s8 and the fused QuantizeDequantize s8: every family this CPU runs.
+  struct QuantFamily {
+    const char* tag;
+    QuantizeF32Fn q;
+    QuantizeDequantizeF32Fn qdq;
+  };
+  std::vector<QuantFamily> quant = {{"ref", ref::QuantizeF32ToS8, ref::QuantizeDequantizeS8}};
+  if (DetectCpuFeatures().avx2) quant.push_back({"avx2", avx2::QuantizeF32ToS8, avx2::QuantizeDequantizeS8});
+  if (DetectCpuFeatures().avx512f) quant.push_back({"avx512", avx512::QuantizeF32ToS8, avx512::QuantizeDequantizeS8});
+  for (const QuantFamily& f : quant) {
+    for (int64_t n : sizes) {
+      benchmark::RegisterBenchmark((std::string("QuantizeLinear_f32_to_s8/") + f.tag).c_str(),
+                                   [f](benchmark::State& s) { BM_QuantizeLinearFn(s, f.q); })
+          ->Arg(n)
+          ->UseRealTime();
+      benchmark::RegisterBenchmark((std::string("QuantizeDequantize_s8/") + f.tag).c_str(),
+                                   [f](benchmark::State& s) { BM_QuantizeDequantize(s, f.qdq); })
+          ->Arg(n)
+          ->UseRealTime();
+    }
+  }
   // QuantizedMul / QuantizedAdd: the reference and every SIMD family this CPU runs.
   struct Family {
     const char* tag;
@@ -233,8 +270,6 @@ void Register() {
       auto reg = [&](const std::string& name, auto fn) {
         benchmark::RegisterBenchmark((name + "/" + t).c_str(), fn)->Arg(n)->UseRealTime();
       };
-      using QB = QuantizedBinaryOp;
-      using RQ = Requantize;
       reg("QuantizeV2_u8_min_combined", [isa](benchmark::State& s) { BM_QuantizeV2(s, isa, DataType::kUInt8, QuantizeV2Mode::kMinCombined, false); });
       reg("QuantizeV2_u8_min_first", [isa](benchmark::State& s) { BM_QuantizeV2(s, isa, DataType::kUInt8, QuantizeV2Mode::kMinFirst, false); });
       reg("QuantizeV2_i8_scaled", [isa](benchmark::State& s) { BM_QuantizeV2(s, isa, DataType::kInt8, QuantizeV2Mode::kScaled, false); });
@@ -242,7 +277,6 @@ void Register() {
       reg("UniformDequantize_i8", [isa](benchmark::State& s) { BM_UniformDequantize(s, isa, DataType::kInt8, false); });
       reg("UniformDequantize_u8_peraxis_last", [isa](benchmark::State& s) { BM_UniformDequantize(s, isa, DataType::kUInt8, true); });
       reg("UniformDequantize_i32", [isa](benchmark::State& s) { BM_UniformDequantize(s, isa, DataType::kInt32, false); });
-      reg("QuantizeLinear_f32_to_s8", [isa](benchmark::State& s) { BM_QuantizeLinear(s, isa, DataType::kInt8); });
       reg("QuantizeLinear_f32_to_u8", [isa](benchmark::State& s) { BM_QuantizeLinear(s, isa, DataType::kUInt8); });
       reg("DequantizeLinear_s8_to_f32", [isa](benchmark::State& s) { BM_DequantizeLinear(s, isa, DataType::kInt8); });
       reg("FakeQuantize_f32_scalar", [isa](benchmark::State& s) { BM_FakeQuantize(s, isa, false); });

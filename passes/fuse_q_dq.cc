@@ -1,0 +1,71 @@
+// DQ(Q(x)) -> qrt:QuantizeDequantize(x, scale, zp)                          (fuse-q-dq)
+//
+//   x --Q(s, z)--> q --DQ(s, z)--> y      =>      x --QuantizeDequantize(s, z)--> y
+//
+// In a QDQ graph every float activation between two float ops passes through such a pair.
+// The fused op computes the same float y in one pass, without writing and re-reading the 8-bit
+// q: it runs QuantizeLinear's and DequantizeLinear's own f32 operations on the same numbers,
+// so it is bit-identical. Legality: Q and DQ share one per-tensor constant
+// float32 scale and 8-bit zero point (bit for bit; an absent zero point on both, with Q's
+// default uint8); q is read only by this DQ and is not a graph output (otherwise Q would run
+// anyway and the fused op would quantize twice). Runs after the fusions that match DQ inputs.
+#include <cstring>
+
+#include "ops/registry.h"
+#include "passes/match_util.h"
+#include "passes/passes.h"
+
+namespace qrt {
+namespace {
+
+// Both absent, or constants of the same dtype and bytes.
+bool SameConstant(const Graph& g, ValueId a, ValueId b) {
+  if (!a.valid() || !b.valid()) return !a.valid() && !b.valid();
+  const Tensor* ta = g.ConstantOf(a);
+  const Tensor* tb = g.ConstantOf(b);
+  return ta != nullptr && tb != nullptr && ta->dtype() == tb->dtype() && ta->numel() == tb->numel() &&
+         std::memcmp(ta->raw(), tb->raw(), ta->nbytes()) == 0;
+}
+
+ValueId InputOr(const Node& n, size_t i) { return n.inputs.size() > i ? n.inputs[i] : ValueId{}; }
+
+}  // namespace
+
+StatusOr<int> FuseQDq(Graph& g) {
+  const OpDef* def = FindOp("qrt", "QuantizeDequantize");
+  if (def == nullptr) return Internal("op qrt:QuantizeDequantize is not registered");
+  int rewrites = 0;
+  const size_t n_nodes = g.num_nodes();
+  for (uint32_t i = 0; i < n_nodes; ++i) {
+    const Node& dq = g.node(NodeId{i});
+    if (dq.dead || !dq.domain.empty() || dq.op_type != "DequantizeLinear" || dq.inputs.size() < 2) continue;
+    if (dq.outputs.size() != 1 || !dq.outputs[0].valid()) continue;
+    const NodeId q_id = ProducerIs(g, dq.inputs[0], "QuantizeLinear");
+    if (!q_id.valid() || !HasSingleUse(g, dq.inputs[0])) continue;
+    const Node& q = g.node(q_id);
+    if (q.inputs.size() < 2 || !q.inputs[0].valid()) continue;
+    const ValueId scale = q.inputs[1], zero_point = InputOr(q, 2);
+    if (!IsConstScalar(g, scale) || g.ConstantOf(scale)->dtype() != DataType::kFloat32) continue;
+    if (zero_point.valid() && !(IsConstScalar(g, zero_point) && Is8Bit(g.ConstantOf(zero_point)->dtype()))) continue;
+    if (!zero_point.valid() && q.attrs.Has("output_dtype")) continue;
+    if (!SameConstant(g, scale, dq.inputs[1]) || !SameConstant(g, zero_point, InputOr(dq, 2))) continue;
+
+    // x --QuantizeDequantize(s, z)--> y
+    Node fused;
+    fused.name = dq.name;
+    fused.domain = "qrt";
+    fused.op_type = "QuantizeDequantize";
+    fused.opset = 1;
+    fused.def = def;
+    fused.inputs = {q.inputs[0], scale};
+    if (zero_point.valid()) fused.inputs.push_back(zero_point);
+    fused.outputs = {dq.outputs[0]};
+    g.EraseNode(NodeId{i});
+    g.EraseNode(q_id);
+    g.AddNode(std::move(fused));
+    ++rewrites;
+  }
+  return rewrites;
+}
+
+}  // namespace qrt
