@@ -32,7 +32,8 @@ inline void Store(float* p, __m256i mask, bool masked, __m256 v) {
 
 // ---- m > 1: R rows x V vectors of C over one k block ---------------------------------
 
-template <int R, int V, bool kMasked>
+// kMaskLoad: B's last vector is partial (read masked); kMaskStore: C's last vector is.
+template <int R, int V, bool kMaskLoad, bool kMaskStore>
 inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c, int64_t ldc,
                  bool store, const float* alpha, const float* bias, __m256i mask) {
   __m256 acc[R][V];
@@ -42,7 +43,7 @@ inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64
   for (int64_t p = 0; p < kb; ++p) {
     const float* bp = b + p * ldb;
     __m256 bv[V];
-    for (int v = 0; v < V; ++v) bv[v] = Load(bp + 8 * v, mask, kMasked && v == V - 1);
+    for (int v = 0; v < V; ++v) bv[v] = Load(bp + 8 * v, mask, kMaskLoad && v == V - 1);
     for (int r = 0; r < R; ++r) {
       const __m256 av = _mm256_broadcast_ss(a + r * lda + p);
       for (int v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
@@ -51,7 +52,7 @@ inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64
   for (int r = 0; r < R; ++r) {
     for (int v = 0; v < V; ++v) {
       float* cp = c + r * ldc + 8 * v;
-      const bool masked = kMasked && v == V - 1;
+      const bool masked = kMaskStore && v == V - 1;
       __m256 out = acc[r][v];
       if (alpha != nullptr) out = _mm256_mul_ps(out, _mm256_broadcast_ss(alpha));
       if (!store) out = _mm256_add_ps(out, Load(cp, mask, masked));
@@ -61,24 +62,42 @@ inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64
   }
 }
 
+template <int R, bool kMaskLoad>
+void RestTile(int vectors, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c,
+              int64_t ldc, bool store, const float* alpha, const float* bias, __m256i mask) {
+  switch (vectors) {
+    case 1: Tile<R, 1, kMaskLoad, true>(a, lda, b, ldb, kb, c, ldc, store, alpha, bias, mask); break;
+    case 2: Tile<R, 2, kMaskLoad, true>(a, lda, b, ldb, kb, c, ldc, store, alpha, bias, mask); break;
+    default: Tile<R, 3, kMaskLoad, true>(a, lda, b, ldb, kb, c, ldc, store, alpha, bias, mask); break;
+  }
+}
+
 template <int R>
 void RowsOfTiles(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c, int64_t ldc,
-                 int64_t cols, bool store, const float* alpha, const float* bias) {
+                 int64_t cols, int64_t readable, bool store, const float* alpha, const float* bias) {
   const __m256i none = _mm256_setzero_si256();
   int64_t j = 0;
-  for (; j + 24 <= cols; j += 24) Tile<R, 3, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, none);
-  if (cols - j >= 16) Tile<R, 2, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, none), j += 16;
-  if (cols - j >= 8) Tile<R, 1, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, none), j += 8;
-  if (cols > j) Tile<R, 1, true>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, TailMask(cols - j));
+  for (; j + 24 <= cols; j += 24) Tile<R, 3, false, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, none);
+  // The rest in one tile (as in sgemm_avx512.cc): last vector stored masked, read masked
+  // unless B's row has padding there.
+  const int64_t rest = cols - j;
+  if (rest == 0) return;
+  const int vectors = int((rest + 7) / 8);
+  const __m256i mask = TailMask(rest % 8 ? rest % 8 : 8);
+  if (readable >= j + 8 * vectors) {
+    RestTile<R, false>(vectors, a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, mask);
+  } else {
+    RestTile<R, true>(vectors, a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, mask);
+  }
 }
 
 void Avx2RowTiles(int rows, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c,
-                  int64_t ldc, int64_t cols, bool store, const float* alpha, const float* bias) {
+                  int64_t ldc, int64_t cols, int64_t readable, bool store, const float* alpha, const float* bias) {
   switch (rows) {
-    case 4: RowsOfTiles<4>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha, bias); break;
-    case 3: RowsOfTiles<3>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha, bias); break;
-    case 2: RowsOfTiles<2>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha, bias); break;
-    default: RowsOfTiles<1>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha, bias); break;
+    case 4: RowsOfTiles<4>(a, lda, b, ldb, kb, c, ldc, cols, readable, store, alpha, bias); break;
+    case 3: RowsOfTiles<3>(a, lda, b, ldb, kb, c, ldc, cols, readable, store, alpha, bias); break;
+    case 2: RowsOfTiles<2>(a, lda, b, ldb, kb, c, ldc, cols, readable, store, alpha, bias); break;
+    default: RowsOfTiles<1>(a, lda, b, ldb, kb, c, ldc, cols, readable, store, alpha, bias); break;
   }
 }
 
@@ -104,6 +123,8 @@ constexpr int64_t kColumnsPerPass = 256;
 // Columns per strip: a k block of B this wide (at most 128 x 64 floats, 32 KiB) stays in L1
 // while every row tile of A runs over it.
 constexpr int64_t kColumnsPerStrip = 64;
+// Packed strip rows are padded to a multiple of this (a whole AVX-512 vector).
+constexpr int64_t kPadTo = 16;
 
 void Blocked(const SgemmArgs& g, const float* b, int64_t ldb, sgemm_detail::RowTilesFn tiles, int tile_rows) {
   if (g.k == 0) {
@@ -131,25 +152,31 @@ void Blocked(const SgemmArgs& g, const float* b, int64_t ldb, sgemm_detail::RowT
         // of kColumnsPerStrip columns, each contiguous (row p of strip s at s * kb * 64 + p * w):
         // a strip is then a sequential read that stays in L1 for all row tiles, where B's own
         // rows may be a whole image apart.
+        // A packed strip's rows are padded with zeros to whole vectors, so the tiles read its
+        // last vector unmasked (the padding's products land in lanes that are not stored).
         const bool pack = g.m > tile_rows || g.b_rows != nullptr;
+        auto padded = [](int64_t w) { return (w + kPadTo - 1) / kPadTo * kPadTo; };
         thread_local std::vector<float> panel;
         if (pack) {
-          panel.resize(size_t(kb * cols));
+          panel.resize(size_t(kb * padded(cols)));
           for (int64_t s0 = 0; s0 < cols; s0 += kColumnsPerStrip) {
-            const int64_t w = std::min(kColumnsPerStrip, cols - s0);
+            const int64_t w = std::min(kColumnsPerStrip, cols - s0), wp = padded(w);
             float* strip = panel.data() + s0 * kb;
-            for (int64_t p = 0; p < kb; ++p) PackRow(g, b, ldb, p0 + p, j0 + s0, w, strip + p * w);
+            for (int64_t p = 0; p < kb; ++p) {
+              PackRow(g, b, ldb, p0 + p, j0 + s0, w, strip + p * wp);
+              std::fill(strip + p * wp + w, strip + (p + 1) * wp, 0.f);
+            }
           }
         }
         for (int64_t s0 = 0; s0 < cols; s0 += kColumnsPerStrip) {
           const int64_t w = std::min(kColumnsPerStrip, cols - s0);
           const float* bs = pack ? panel.data() + s0 * kb : b + p0 * ldb + j0 + s0;
-          const int64_t lds = pack ? w : ldb;
+          const int64_t lds = pack ? padded(w) : ldb;
           for (int64_t i0 = 0; i0 < g.m; i0 += tile_rows) {
             const int rows = int(std::min<int64_t>(tile_rows, g.m - i0));
             const float* bias = g.bias != nullptr && p0 + kb == g.k ? g.bias + i0 : nullptr;
-            tiles(rows, g.a + i0 * g.lda + p0, g.lda, bs, lds, kb, g.c + i0 * g.ldc + j0 + s0, g.ldc, w, store, alpha,
-                  bias);
+            tiles(rows, g.a + i0 * g.lda + p0, g.lda, bs, lds, kb, g.c + i0 * g.ldc + j0 + s0, g.ldc, w,
+                  pack ? padded(w) : w, store, alpha, bias);
           }
         }
       }

@@ -21,7 +21,8 @@ inline void Store(float* p, __mmask16 mask, bool masked, __m512 v) {
   else _mm512_storeu_ps(p, v);
 }
 
-template <int R, int V, bool kMasked>
+// kMaskLoad: B's last vector is partial (read masked); kMaskStore: C's last vector is.
+template <int R, int V, bool kMaskLoad, bool kMaskStore>
 inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c, int64_t ldc,
                  bool store, const float* alpha, const float* bias, __mmask16 mask) {
   __m512 acc[R][V];
@@ -31,7 +32,7 @@ inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64
   for (int64_t p = 0; p < kb; ++p) {
     const float* bp = b + p * ldb;
     __m512 bv[V];
-    for (int v = 0; v < V; ++v) bv[v] = Load(bp + 16 * v, mask, kMasked && v == V - 1);
+    for (int v = 0; v < V; ++v) bv[v] = Load(bp + 16 * v, mask, kMaskLoad && v == V - 1);
     for (int r = 0; r < R; ++r) {
       const __m512 av = _mm512_set1_ps(a[r * lda + p]);
       for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
@@ -40,7 +41,7 @@ inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64
   for (int r = 0; r < R; ++r) {
     for (int v = 0; v < V; ++v) {
       float* cp = c + r * ldc + 16 * v;
-      const bool masked = kMasked && v == V - 1;
+      const bool masked = kMaskStore && v == V - 1;
       __m512 out = acc[r][v];
       if (alpha != nullptr) out = _mm512_mul_ps(out, _mm512_set1_ps(*alpha));
       if (!store) out = _mm512_add_ps(out, Load(cp, mask, masked));
@@ -50,28 +51,45 @@ inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64
   }
 }
 
+template <int R, bool kMaskLoad>
+void RestTile(int vectors, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c,
+              int64_t ldc, bool store, const float* alpha, const float* bias, __mmask16 mask) {
+  switch (vectors) {
+    case 1: Tile<R, 1, kMaskLoad, true>(a, lda, b, ldb, kb, c, ldc, store, alpha, bias, mask); break;
+    case 2: Tile<R, 2, kMaskLoad, true>(a, lda, b, ldb, kb, c, ldc, store, alpha, bias, mask); break;
+    case 3: Tile<R, 3, kMaskLoad, true>(a, lda, b, ldb, kb, c, ldc, store, alpha, bias, mask); break;
+    default: Tile<R, 4, kMaskLoad, true>(a, lda, b, ldb, kb, c, ldc, store, alpha, bias, mask); break;
+  }
+}
+
 template <int R>
 void RowsOfTiles(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c, int64_t ldc,
-                 int64_t cols, bool store, const float* alpha, const float* bias) {
+                 int64_t cols, int64_t readable, bool store, const float* alpha, const float* bias) {
   int64_t j = 0;
-  for (; j + 64 <= cols; j += 64) Tile<R, 4, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, 0);
-  if (cols - j >= 32) Tile<R, 2, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, 0), j += 32;
-  if (cols - j >= 16) Tile<R, 1, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, 0), j += 16;
-  if (cols > j) {
-    const __mmask16 mask = __mmask16((1u << (cols - j)) - 1);
-    Tile<R, 1, true>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, mask);
+  for (; j + 64 <= cols; j += 64) Tile<R, 4, false, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, 0);
+  // The rest in one tile as wide as it needs: one pass over A's rows instead of a tile per
+  // power of two. Its last vector is stored masked, and read masked unless B's row has
+  // padding to read there (packed strips: zeros, whose products are dropped).
+  const int64_t rest = cols - j;
+  if (rest == 0) return;
+  const int vectors = int((rest + 15) / 16);
+  const __mmask16 mask = rest % 16 ? __mmask16((1u << (rest % 16)) - 1) : __mmask16(0xFFFF);
+  if (readable >= j + 16 * vectors) {
+    RestTile<R, false>(vectors, a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, mask);
+  } else {
+    RestTile<R, true>(vectors, a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, mask);
   }
 }
 
 void RowTiles(int rows, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c,
-              int64_t ldc, int64_t cols, bool store, const float* alpha, const float* bias) {
+              int64_t ldc, int64_t cols, int64_t readable, bool store, const float* alpha, const float* bias) {
   switch (rows) {
-    case 6: RowsOfTiles<6>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha, bias); break;
-    case 5: RowsOfTiles<5>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha, bias); break;
-    case 4: RowsOfTiles<4>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha, bias); break;
-    case 3: RowsOfTiles<3>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha, bias); break;
-    case 2: RowsOfTiles<2>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha, bias); break;
-    default: RowsOfTiles<1>(a, lda, b, ldb, kb, c, ldc, cols, store, alpha, bias); break;
+    case 6: RowsOfTiles<6>(a, lda, b, ldb, kb, c, ldc, cols, readable, store, alpha, bias); break;
+    case 5: RowsOfTiles<5>(a, lda, b, ldb, kb, c, ldc, cols, readable, store, alpha, bias); break;
+    case 4: RowsOfTiles<4>(a, lda, b, ldb, kb, c, ldc, cols, readable, store, alpha, bias); break;
+    case 3: RowsOfTiles<3>(a, lda, b, ldb, kb, c, ldc, cols, readable, store, alpha, bias); break;
+    case 2: RowsOfTiles<2>(a, lda, b, ldb, kb, c, ldc, cols, readable, store, alpha, bias); break;
+    default: RowsOfTiles<1>(a, lda, b, ldb, kb, c, ldc, cols, readable, store, alpha, bias); break;
   }
 }
 
