@@ -1,17 +1,19 @@
 // qrt LookupTable: y[i] = table[byte(x[i])] for 8-bit x and a 256-entry 8-bit table
 // (indexed by x's byte pattern, so int8 -1 reads entry 255). Made by fuse-qdq-unary.
+#include "ops/kernels/lookup_table.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
 namespace qrt {
 namespace {
 
-Status RunLookupTable(const RunArgs& args) {
-  const uint8_t* x = static_cast<const uint8_t*>(args.input(0)->raw());
-  const uint8_t* table = static_cast<const uint8_t*>(args.input(1)->raw());
-  uint8_t* y = static_cast<uint8_t*>(args.output(0)->raw());
-  const int64_t n = args.input(0)->numel();
-  for (int64_t i = 0; i < n; ++i) y[i] = table[x[i]];
+struct LookupTableState {
+  LookupTableFn kernel = nullptr;
+};
+
+Status RunLookupTable(const LookupTableState& s, const RunArgs& args) {
+  s.kernel(args.input(0)->numel(), static_cast<const uint8_t*>(args.input(0)->raw()),
+           static_cast<const uint8_t*>(args.input(1)->raw()), static_cast<uint8_t*>(args.output(0)->raw()));
   return Status::Ok();
 }
 
@@ -22,7 +24,7 @@ Status PrepareLookupTable(PrepareContext& ctx) {
     return InvalidArgument("table must have shape [256], got ", DimsToString(ctx.input(1).dims));
   }
   ctx.SetOutput(0, ctx.input(1).dtype, ctx.input(0).dims);
-  ctx.SetKernel<RunLookupTable>();
+  ctx.SetKernel<LookupTableState, RunLookupTable>(LookupTableState{SelectLookupTable(ctx.isa())});
   return Status::Ok();
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ops/kernels/fake_quantize.h"
+#include "ops/kernels/lookup_table.h"
 #include "ops/kernels/quantize_linear.h"
 #include "ops/kernels/quantize_v2.h"
 #include "ops/kernels/quantized_binary.h"
@@ -124,6 +125,13 @@ void BM_QuantizeLinearFn(benchmark::State& state, QuantizeF32Fn fn) {
   Loop(state, n, 5.0, [&] { fn(n, x.data(), 0.0235f, 0, y.data()); });
 }
 
+// LookupTable (the fused Q(f(DQ(x))) of fuse-qdq-unary): 1 byte read, 1 written.
+void BM_LookupTable(benchmark::State& state, LookupTableFn fn) {
+  const int64_t n = state.range(0);
+  std::vector<uint8_t> x = RandomBytes(size_t(n), 10), table = RandomBytes(256, 11), y(static_cast<size_t>(n));
+  Loop(state, n, 2.0, [&] { fn(n, x.data(), table.data(), y.data()); });
+}
+
 // The fused pair: 4 bytes read, 4 written.
 void BM_QuantizeDequantize(benchmark::State& state, QuantizeDequantizeF32Fn fn) {
   const int64_t n = state.range(0);
@@ -231,6 +239,16 @@ void Register() {
           ->UseRealTime();
       benchmark::RegisterBenchmark((std::string("QuantizeDequantize_s8/") + f.tag).c_str(),
                                    [f](benchmark::State& s) { BM_QuantizeDequantize(s, f.qdq); })
+          ->Arg(n)
+          ->UseRealTime();
+    }
+  }
+  std::vector<std::pair<const char*, LookupTableFn>> tables = {{"ref", ref::LookupTable}};
+  if (DetectCpuFeatures().avx512bw_vbmi) tables.push_back({"avx512", avx512::LookupTable});
+  for (const auto& [tag, fn] : tables) {
+    for (int64_t n : sizes) {
+      benchmark::RegisterBenchmark((std::string("LookupTable_u8/") + tag).c_str(),
+                                   [fn = fn](benchmark::State& s) { BM_LookupTable(s, fn); })
           ->Arg(n)
           ->UseRealTime();
     }

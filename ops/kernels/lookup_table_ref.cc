@@ -1,0 +1,17 @@
+// Reference LookupTable kernel (the specification) and the kernel choice.
+#include "ops/kernels/lookup_table.h"
+
+namespace qrt {
+namespace ref {
+
+void LookupTable(int64_t n, const uint8_t* x, const uint8_t* table, uint8_t* y) {
+  for (int64_t i = 0; i < n; ++i) y[i] = table[x[i]];
+}
+
+}  // namespace ref
+
+LookupTableFn SelectLookupTable(Isa isa) {
+  return isa == Isa::kAvx2 && DetectCpuFeatures().avx512bw_vbmi ? avx512::LookupTable : ref::LookupTable;
+}
+
+}  // namespace qrt
