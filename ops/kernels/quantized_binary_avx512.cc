@@ -78,6 +78,10 @@ class Kernel {
   // 64 outputs from a (64 elements if AInc, else its first) and b likewise.
   template <bool kStream>
   void Block(const TA* a, const TB* b, uint8_t* c) const {
+    if (kStream) {  // large runs: ask for the inputs 2 KiB ahead (about 4% faster at 16M here)
+      if (AInc) _mm_prefetch(reinterpret_cast<const char*>(a) + 2048, _MM_HINT_T0);
+      if (BInc) _mm_prefetch(reinterpret_cast<const char*>(b) + 2048, _MM_HINT_T0);
+    }
     const __m512i ra = AInc ? Bytes(a) : _mm512_setzero_si512();
     const __m512i rb = BInc ? Bytes(b) : _mm512_setzero_si512();
     __m512i q[4];
