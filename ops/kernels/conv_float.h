@@ -9,10 +9,14 @@
 //   - otherwise the K x N patch matrix (zeros where the kernel is over padding), then
 //     Y_g = W_g x patches.
 // The products are an ordered GEMM (sgemm.h) with the n of the whole image; the bias is
-// added once the sum is complete, y = y + b[m] (inside the GEMM's last store). A 2-D convolution with one output channel per group
-// (depthwise) that would build patches takes the same products and order straight from a
-// zero-padded copy of its input rows (SgemmOneRow), without the patch matrix. The kernels
-// are the caller's choice (reference or AVX2, bit-identical), so this driver serves both.
+// added once the sum is complete, y = y + b[m] (inside the GEMM's last store).
+// Implementation, same products in the same order: a 2-D convolution copies X once into
+// zero-padded planes (split by column phase when strided) and gives the GEMM the patch rows as
+// pointers into them (SgemmArgs::b_rows, one segment per output row), so no patch matrix is
+// built; with one output channel per group (depthwise) it runs SgemmOneRow over rows of the
+// planes (rows under 16 wide: all rows in one call through the flat index). 3-D convolutions
+// build patches. The kernels are the caller's choice (reference or SIMD, bit-identical), so
+// this driver serves both.
 #pragma once
 
 #include <cstdint>
