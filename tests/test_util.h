@@ -1,6 +1,7 @@
 // Shared helpers for qrt's tests.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,12 @@ StatusOr<std::vector<Tensor>> ReadTestDataSet(const std::string& dir, const std:
 std::string CompareTensors(const Tensor& got, const Tensor& want, double rtol, double atol);
 // Bitwise equality of dtype, dims and bytes; empty string if equal.
 std::string CompareBits(const Tensor& got, const Tensor& want);
+
+// A fusion's promise: runs load() without passes on the reference kernels, then with each of
+// `passes` on the reference and the AVX2 kernels; empty string if every run gives the same
+// outputs bit for bit, else what differs (run and output).
+std::string CompareFusedToUnfused(const std::function<Graph()>& load, const std::vector<Tensor>& inputs,
+                                  const std::vector<std::string>& passes);
 
 // True if `text` contains `part`.
 bool Contains(const std::string& text, const std::string& part);

@@ -3,16 +3,9 @@
 // division-free quotient). VROUNDSCALEPS with imm 0 rounds to nearest even like
 // VROUNDPS; the clamped values convert exactly and VPMOVDB keeps their low byte.
 // Picked under Isa::kAvx2 where the CPU has AVX-512F (quantize_linear.cc).
-// GCC 12's avx512fintrin.h makes its "undefined" pass-through vectors from themselves, which
-// -Wmaybe-uninitialized reports at inlined conversions; those values are never read.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
-
 #include <cmath>
 
+#include "ops/kernels/avx512_intrinsics.h"
 #include "ops/kernels/quantize_linear.h"
 
 namespace qrt {

@@ -11,16 +11,9 @@
 // The rest (multiplies, clamp, VCVTPS2DQ, saturating packs with the zero point added in int16)
 // is the AVX2 kernel's, op for op, at twice the width.
 // Picked under Isa::kAvx2 where the CPU has AVX-512 F, BW and VBMI (quantized_binary.cc).
-// GCC 12's avx512fintrin.h makes its "undefined" pass-through vectors from themselves, which
-// -Wmaybe-uninitialized reports at inlined conversions; those values are never read.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
-
 #include <cstdint>
 
+#include "ops/kernels/avx512_intrinsics.h"
 #include "ops/kernels/quantized_binary_blocks.h"
 
 namespace qrt {

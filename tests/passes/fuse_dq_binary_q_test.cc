@@ -125,19 +125,10 @@ void ExpectFusionExact(const ChainSpec& s, uint32_t seed) {
   std::vector<Tensor> inputs{RandomTensor(s.a_type, ParseDims(s.a_shape), rng)};
   if (!s.b_constant && !s.same_dq) inputs.push_back(RandomTensor(s.b_type, ParseDims(s.b_shape), rng));
   if (s.a_scale_input) inputs.push_back(Tensor::FromVector<float>({0.05f}, {}));
-  auto reference = testing::RunGraph(Load(s), inputs, "none", Isa::kScalar);
-  ASSERT_TRUE(reference.ok()) << reference.status().message();
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
-    for (const char* passes : {"default", "fuse-dq-mul-q,fuse-dq-add-q"}) {
-      auto fused = testing::RunGraph(Load(s), inputs, passes, isa);
-      ASSERT_TRUE(fused.ok()) << fused.status().message();
-      ASSERT_EQ(fused->size(), reference->size());
-      for (size_t k = 0; k < fused->size(); ++k) {
-        EXPECT_EQ(testing::CompareBits((*fused)[k], (*reference)[k]), "")
-            << "seed " << seed << " isa " << IsaName(isa) << " passes " << passes << "\n" << Json(s);
-      }
-    }
-  }
+  EXPECT_EQ(testing::CompareFusedToUnfused([&] { return Load(s); }, inputs, {"default", "fuse-dq-mul-q,fuse-dq-add-q"}),
+            "")
+      << "seed " << seed << "\n"
+      << Json(s);
 }
 
 TEST(FuseDqBinaryQ, FusesMulAndAddAndStaysExact) {

@@ -109,19 +109,9 @@ void ExpectFusionExact(const PairSpec& s, uint32_t seed) {
   std::mt19937 rng(seed);
   std::vector<Tensor> inputs{Inputs(s.x_type, 0.05f, rng)};
   if (s.scale_input) inputs.push_back(Tensor::FromVector<float>({0.05f}, {}));
-  auto reference = testing::RunGraph(Load(s), inputs, "none", Isa::kScalar);
-  ASSERT_TRUE(reference.ok()) << reference.status().message();
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
-    for (const char* passes : {"default", "fuse-q-dq"}) {
-      auto fused = testing::RunGraph(Load(s), inputs, passes, isa);
-      ASSERT_TRUE(fused.ok()) << fused.status().message();
-      ASSERT_EQ(fused->size(), reference->size());
-      for (size_t k = 0; k < fused->size(); ++k) {
-        EXPECT_EQ(testing::CompareBits((*fused)[k], (*reference)[k]), "")
-            << "seed " << seed << " isa " << IsaName(isa) << " passes " << passes << "\n" << Json(s);
-      }
-    }
-  }
+  EXPECT_EQ(testing::CompareFusedToUnfused([&] { return Load(s); }, inputs, {"default", "fuse-q-dq"}), "")
+      << "seed " << seed << "\n"
+      << Json(s);
 }
 
 TEST(FuseQDq, FusesThePairAndStaysExact) {
