@@ -112,13 +112,13 @@ std::string CompareBits(const Tensor& got, const Tensor& want) {
 }
 
 std::string CompareFusedToUnfused(const std::function<Graph()>& load, const std::vector<Tensor>& inputs,
-                                  const std::vector<std::string>& passes) {
+                                  const std::vector<std::string>& passes, int threads) {
   StatusOr<std::vector<Tensor>> reference = RunGraph(load(), inputs, "none", Isa::kScalar);
   if (!reference.ok()) return StrCat("unfused run: ", reference.status().message());
   for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
     for (const std::string& p : passes) {
-      StatusOr<std::vector<Tensor>> fused = RunGraph(load(), inputs, p, isa);
-      const std::string run = StrCat("passes ", p, " isa ", IsaName(isa));
+      StatusOr<std::vector<Tensor>> fused = RunGraph(load(), inputs, p, isa, threads);
+      const std::string run = StrCat("passes ", p, " isa ", IsaName(isa), " threads ", threads);
       if (!fused.ok()) return StrCat(run, ": ", fused.status().message());
       if (fused->size() != reference->size()) return StrCat(run, ": output count differs");
       for (size_t k = 0; k < fused->size(); ++k) {

@@ -37,7 +37,7 @@ std::string CompareBits(const Tensor& got, const Tensor& want);
 // `passes` on the reference and the AVX2 kernels; empty string if every run gives the same
 // outputs bit for bit, else what differs (run and output).
 std::string CompareFusedToUnfused(const std::function<Graph()>& load, const std::vector<Tensor>& inputs,
-                                  const std::vector<std::string>& passes);
+                                  const std::vector<std::string>& passes, int threads = 1);
 
 // True if `text` contains `part`.
 bool Contains(const std::string& text, const std::string& part);

@@ -189,10 +189,14 @@ void BuildPlanes(const ConvGeometry& g, const PaddedPlanes& p, const float* x, i
 // Output rows narrower than this are computed together (below).
 constexpr int64_t kFlatRowsBelow = 16;
 
-// Floats of the flat output buffer PaddedRows needs (0: none).
+// Floats of the flat output buffer PaddedRows needs (0: none, one call per output row). The
+// flat path also computes the row_step - out_w columns between rows; it is taken only while
+// they are at most 3 per output (a kernel nearly as wide as its input would waste far more).
 int64_t FlatOutputFloats(const ConvGeometry& g) {
   if (g.out[2] >= kFlatRowsBelow || g.out[2] <= 0 || g.out[1] <= 0) return 0;
-  return (g.out[1] - 1) * g.stride[1] * PlanesOf(g).phase_width + g.out[2];
+  const int64_t row_step = g.stride[1] * PlanesOf(g).phase_width;
+  if (row_step > 4 * g.out[2]) return 0;
+  return (g.out[1] - 1) * row_step + g.out[2];
 }
 
 void PaddedRows(const ConvGeometry& g, const float* xg, const float* wg, const float* bias, float* yg,

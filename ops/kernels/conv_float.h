@@ -14,8 +14,8 @@
 // zero-padded planes (split by column phase when strided) and gives the GEMM the patch rows as
 // pointers into them (SgemmArgs::b_rows, one segment per output row), so no patch matrix is
 // built; with one output channel per group (depthwise) it runs SgemmOneRow over rows of the
-// planes (rows under 16 wide: all rows in one call through the flat index). 3-D convolutions
-// build patches. The kernels are the caller's choice (reference or SIMD, bit-identical), so
+// planes (rows under 16 wide: all rows in one call through the flat index). 3-D convolutions,
+// and 2-D ones whose padding is too large to copy, build patches (depthwise: per-output gathers). The kernels are the caller's choice (reference or SIMD, bit-identical), so
 // this driver serves both.
 #pragma once
 

@@ -7,7 +7,7 @@
 // so float(q) - zp and the multiply are the dequantize's ops on the same numbers.
 //
 // rint(x / s) without the division, where it provably gives the same integer. With s and 1/s
-// normal, r = fl(1/s) and y = fl(x * r) differ from the true x/s by at most 2u|x/s| (u = 2^-24)
+// normal, r = fl(1/s) and y = fl(x * r) differ from the true x/s by at most (2u + u^2)|x/s| (u = 2^-24)
 // and the reference's fl(x / s) by at most 3.0001u|x/s| < 2^-11 while |x/s| <= 2048. If
 // A = rint(y) and |y - A| < 0.5 - 2^-11 (y - A is exact), fl(x / s) lies strictly inside
 // A's rounding interval, so rint(fl(x / s)) = A. Beyond 2048, |y| and |fl(x / s)| both exceed

@@ -1,6 +1,6 @@
 // AVX-512F QuantizeLinear (8-bit) and QuantizeDequantize: the AVX2 kernels' operations at 16
 // lanes (quantize_linear_avx2.cc gives why they are bit-identical to ref::, including the
-// division-free quotient). VROUNDSCALEPS with imm 0 rounds to nearest even like
+// division-free quotient). VROUNDSCALEPS with the nearest-even immediate rounds like
 // VROUNDPS; the clamped values convert exactly and VPMOVDB keeps their low byte.
 // Picked under Isa::kAvx2 where the CPU has AVX-512F (quantize_linear.cc).
 #include <cmath>

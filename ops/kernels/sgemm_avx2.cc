@@ -158,7 +158,7 @@ void Blocked(const SgemmArgs& g, const float* b, int64_t ldb, sgemm_detail::RowT
       for (int64_t j0 = first * kColumnsPerPass; j0 < std::min(g.n, last * kColumnsPerPass); j0 += kColumnsPerPass) {
         const int64_t cols = std::min(kColumnsPerPass, g.n - j0);
         // When several row tiles reuse it, the k block x cols panel of B is packed as strips
-        // of kColumnsPerStrip columns, each contiguous (row p of strip s at s * kb * 64 + p * w):
+        // of kColumnsPerStrip columns, each contiguous (row p of strip s at s * kb * 64 + p * padded(w)):
         // a strip is then a sequential read that stays in L1 for all row tiles, where B's own
         // rows may be a whole image apart.
         // A packed strip's rows are padded with zeros to whole vectors, so the tiles read its

@@ -146,7 +146,8 @@ TEST(QuantizeLinearKernel, SimdDivisionFreeQuotientNearHalfIntegers) {
   int64_t multiply_wrong = 0;
   for (float scale : scales) {
     std::vector<float> x;
-    for (int k = -700; k <= 700; k += (k > -20 && k < 20) ? 1 : 37) {
+    // Up to |x/s| ~ 3000: past 2048, where the bound is tightest and saturation takes over.
+    for (int k = -3000; k <= 3000; k += (k > -20 && k < 20) || (k > 2000 && k < 2100) ? 1 : 37) {
       const float half = float(k + 0.5) * scale;  // fl: within an ulp of the true half
       float lo = half, hi = half;
       for (int u = 0; u < 4; ++u) {

@@ -544,29 +544,43 @@ TEST(QuantizedBinaryAvx2, MatchesReferenceBitExact) {
   }
 }
 
-// Outputs of 4 MiB and more take the non-temporal-store path (with an unaligned head).
+// Outputs of 4 MiB and more take the non-temporal-store path (with an unaligned head): Mul
+// and Add, unsigned and signed, a broadcast scalar B, and in place over A.
 TEST(QuantizedBinaryAvx2, StreamingPathMatchesReference) {
   QRT_REQUIRE_AVX2();
   std::mt19937 rng(TestSeed());
+  const int64_t n = (int64_t{1} << 22) + 77;
   for (Rule rule : {Rule::kReciprocal, Rule::kCombined}) {
-    Case c;
-    const int64_t n = (int64_t{1} << 22) + 77;
-    c.a_dims = c.b_dims = {n};
-    c.a.resize(n);
-    c.b.resize(n);
-    for (auto& v : c.a) v = rng() % 256;
-    for (auto& v : c.b) v = rng() % 256;
-    c.sa = {0.02f};
-    c.sb = {0.03f};
-    c.sc = 0.01f;
-    c.za = {128};
-    c.zb = {3};
-    c.zc = 7;
-    c.attrs.requantize = rule;
-    const auto r = RunCase(Op::kMul, c, Isa::kScalar).value();
-    for (const Simd& simd : SimdKernels()) {
-      const auto v = RunCase(Op::kMul, c, Isa::kAvx2, false, 1, &simd).value();
-      ASSERT_EQ(FirstDiff(r.bytes.data(), v.bytes.data(), r.bytes.size(), false), -1) << int(rule) << simd.name;
+    for (Op op : {Op::kMul, Op::kAdd}) {
+      for (DataType t : {kU8, kI8}) {
+        for (bool scalar_b : {false, true}) {
+          Case c;
+          c.a_dt = c.b_dt = c.c_dt = t;
+          c.a_dims = {n};
+          c.b_dims = scalar_b ? Dims{1} : Dims{n};
+          c.a.resize(size_t(n));
+          c.b.resize(size_t(ElementCount(c.b_dims)));
+          const int lo = t == kU8 ? 0 : -128;
+          for (auto& v : c.a) v = lo + int(rng() % 256);
+          for (auto& v : c.b) v = lo + int(rng() % 256);
+          c.sa = {0.02f};
+          c.sb = {0.03f};
+          c.sc = op == Op::kMul ? 0.01f : 0.05f;
+          c.za = {double(lo + 128)};
+          c.zb = {double(lo + 3)};
+          c.zc = lo + 7;
+          c.attrs.requantize = rule;
+          const auto r = RunCase(op, c, Isa::kScalar).value();
+          for (const Simd& simd : SimdKernels()) {
+            for (bool in_place : {false, true}) {
+              const auto v = RunCase(op, c, Isa::kAvx2, in_place, 1, &simd).value();
+              ASSERT_EQ(FirstDiff(r.bytes.data(), v.bytes.data(), r.bytes.size(), false), -1)
+                  << simd.name << " rule " << int(rule) << " op " << int(op) << " " << DataTypeName(t) << " scalar_b "
+                  << scalar_b << " in_place " << in_place;
+            }
+          }
+        }
+      }
     }
   }
 }

@@ -141,13 +141,20 @@ const ConvCase kCases[] = {
     {"depthwise_kernel_over_row", 1, 3, 3, 3, {4, 20}, {3, 25}, {}, {}, {1, 12, 1, 12}, nullptr},
     {"two_channel_groups_wide", 1, 8, 4, 4, {3, 21}, {2, 3}, {}, {}, {1, 1, 0, 2}, nullptr},
     {"depthwise_1d_wide", 1, 2, 2, 2, {40}, {5}, {}, {}, {2, 2}, nullptr},
-    // Unit strides, rows wide enough: the GEMM reads patch rows as pointers into the padded
-    // planes (flat index), with padding, dilation, groups, batches, asymmetric pads, none, 1-D.
+    // 2-D (and 1-D): the GEMM reads patch rows as pointers into the padded planes, one segment
+    // per output row: padding, dilation, groups, batches, asymmetric pads, none, 1-D, and
+    // strides (column phases) with pads and dilation, row stride alone, column stride alone.
+    // A depthwise kernel nearly as wide as its input: per-row calls, not the flat index.
     {"planes_3x3", 1, 4, 6, 1, {10, 20}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
     {"planes_dilated_groups", 2, 6, 4, 2, {9, 40}, {3, 3}, {}, {2, 2}, {2, 2, 2, 2}, nullptr},
     {"planes_asym_1x5", 1, 3, 7, 1, {5, 33}, {2, 5}, {}, {}, {0, 2, 1, 1}, nullptr},
     {"planes_valid", 1, 5, 9, 1, {6, 24}, {3, 3}, {}, {}, {}, nullptr},
     {"planes_1d", 1, 3, 4, 1, {50}, {3}, {}, {}, {1, 1}, nullptr},
+    {"planes_s2", 2, 4, 6, 1, {11, 20}, {3, 3}, {2, 2}, {}, {1, 1, 1, 1}, nullptr},
+    {"planes_s3_dilated_asym", 1, 3, 5, 1, {13, 29}, {3, 2}, {3, 3}, {2, 3}, {2, 0, 1, 4}, nullptr},
+    {"planes_row_stride", 1, 4, 4, 2, {12, 17}, {3, 3}, {2, 1}, {}, {1, 1, 1, 1}, nullptr},
+    {"planes_column_stride", 1, 2, 3, 1, {6, 31}, {2, 5}, {1, 4}, {}, {0, 2, 1, 2}, nullptr},
+    {"depthwise_kernel_near_width", 1, 2, 2, 2, {4, 300}, {3, 294}, {}, {}, {1, 0, 1, 0}, nullptr},
 };
 
 Attributes CaseAttrs(const ConvCase& c) {
