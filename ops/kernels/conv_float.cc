@@ -51,9 +51,12 @@ Algorithm Choose(const ConvGeometry& g) {
   if (unit && whole) return Algorithm::kDirectTransposed;
   const bool one_per_group = g.out_channels == g.group;
   const bool planar = g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1;
-  if (one_per_group && planar && PaddedPlanesFit(g)) return Algorithm::kPaddedRows;
-  // 3-D, or padding too large to copy: products gathered per output, no GEMM call, no buffer
-  // beyond one output's tap offsets.
+  // Padded rows pay a copy and a kernel call per group; groups with only a few products (a
+  // layer norm's 512 groups of 4 outputs x 3 taps) are cheaper gathered, offsets shared.
+  const bool tiny_groups = g.out_spatial() * g.reduction_size() < 256;
+  if (one_per_group && planar && !tiny_groups && PaddedPlanesFit(g)) return Algorithm::kPaddedRows;
+  // 3-D, tiny groups, or padding too large to copy: products gathered per output, no GEMM
+  // call, no buffer beyond one output's tap offsets.
   if (one_per_group) return Algorithm::kGatheredGroups;
   if (planar && PaddedPlanesFit(g)) return Algorithm::kPlanes;
   return Algorithm::kPatches;

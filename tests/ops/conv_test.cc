@@ -120,8 +120,8 @@ const ConvCase kCases[] = {
     {"depthwise_3x3", 1, 12, 12, 12, {9, 11}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
     // One output channel per group: padded rows (1-D, two input channels per group, stride 2
     // with dilation), rows under 16 wide computed together through the flat index (MobileNet's
-    // 7x7 and 14x14 stages, stride 2 into 7 wide, dilated, one wide, two channels per group,
-    // several images), and 3-D (per-output gathers).
+    // 7x7 and 14x14 stages, stride 2 into 7 wide, dilated, two channels per group, several
+    // images), and per-output gathers (3-D, and groups of under 256 products: one wide, tiny).
     {"depthwise_1d", 1, 6, 6, 6, {17}, {3}, {2}, {}, {1, 1}, nullptr},
     {"two_channel_groups", 1, 8, 4, 4, {9, 12}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
     {"depthwise_s2_dilated", 1, 5, 5, 5, {20, 23}, {3, 3}, {2, 2}, {2, 3}, {2, 1, 0, 3}, nullptr},
@@ -131,6 +131,7 @@ const ConvCase kCases[] = {
     {"depthwise_14x14", 1, 8, 8, 8, {14, 14}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
     {"depthwise_s2_into_7", 2, 16, 16, 16, {14, 14}, {3, 3}, {2, 2}, {}, {0, 0, 1, 1}, nullptr},
     {"depthwise_narrow_dilated_s3", 1, 5, 5, 5, {13, 11}, {3, 2}, {3, 2}, {2, 3}, {2, 1, 0, 3}, nullptr},
+    {"depthwise_narrow_dilated_s3_tall", 1, 5, 5, 5, {40, 11}, {3, 2}, {3, 2}, {2, 3}, {2, 1, 0, 3}, nullptr},
     {"depthwise_one_wide", 1, 3, 3, 3, {9, 1}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
     {"two_channel_groups_narrow", 1, 8, 4, 4, {5, 6}, {3, 3}, {1, 2}, {}, {1, 1, 1, 1}, nullptr},
     // Rows of 16 or more, one call per output row over the padded copy: wide pads, dilation,
