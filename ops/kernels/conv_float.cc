@@ -126,9 +126,7 @@ void PatchesByRow(const ConvGeometry& g, const float* x, int64_t j0, int64_t col
             std::fill(out, out + lo, 0.f);
             if (sw == 1 && hi - lo >= 16) {
               std::memcpy(out + lo, src + lo, size_t(hi - lo) * sizeof(float));
-            } else if (sw == 2) {  // a constant stride, so that the compiler vectorizes it
-              for (int64_t ow = lo; ow < hi; ++ow) out[ow] = src[ow * 2];
-            } else {  // other strides, or too short to pay for a call
+            } else {  // strided, or too short to pay for a call
               for (int64_t ow = lo; ow < hi; ++ow) out[ow] = src[ow * sw];
             }
             std::fill(out + hi, out + width, 0.f);
@@ -189,6 +187,24 @@ void BuildPlanes(const ConvGeometry& g, const PaddedPlanes& p, const float* x, i
   }
 }
 
+// The patch rows for output row 0 over the planes (built by BuildPlanes), in (c, kh, kw) order:
+// tap (kh, kw) of output (0, ow) is padded row kh * dh, column ow * sw + kw * dw, i.e. phase
+// plane (kw * dw) % sw at slot ow + (kw * dw) / sw. Output row oh is oh * sh plane rows further.
+void TapRows(const ConvGeometry& g, const PaddedPlanes& p, const float* planes, std::vector<const float*>& rows) {
+  const int64_t channels = g.in_channels / g.group;
+  rows.resize(size_t(channels * g.kernel[1] * g.kernel[2]));
+  size_t r = 0;
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+      for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+        const int64_t col = kw * g.dilation[2];
+        rows[r++] = planes + c * p.floats_per_channel() + ((col % p.phases) * p.height + kh * g.dilation[1]) * p.phase_width +
+                    col / p.phases;
+      }
+    }
+  }
+}
+
 // Output rows narrower than this are computed together (below).
 constexpr int64_t kFlatRowsBelow = 16;
 
@@ -207,20 +223,9 @@ void PaddedRows(const ConvGeometry& g, const float* xg, const float* wg, const f
   const PaddedPlanes p = PlanesOf(g);
   const int64_t channels = g.in_channels / g.group, taps = g.kernel[1] * g.kernel[2];
   BuildPlanes(g, p, xg, channels, scratch);
-  // Tap k's inputs for output row 0; row oh is oh * stride rows further.
   thread_local std::vector<const float*> first, rows;
-  first.resize(size_t(channels * taps));
+  TapRows(g, p, scratch, first);
   rows.resize(first.size());
-  size_t k = 0;
-  for (int64_t c = 0; c < channels; ++c) {
-    const float* planes = scratch + c * p.floats_per_channel();
-    for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-      for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-        const int64_t col = kw * g.dilation[2];  // + ow * stride: phase col % stride
-        first[k++] = planes + ((col % p.phases) * p.height + kh * g.dilation[1]) * p.phase_width + col / p.phases;
-      }
-    }
-  }
   const int64_t row_step = g.stride[1] * p.phase_width;
   if (flat != nullptr) {
     // Narrow rows: tap k of output (oh, ow) reads first[k] + oh * row_step + ow, linear in the
@@ -241,28 +246,17 @@ void PaddedRows(const ConvGeometry& g, const float* xg, const float* wg, const f
 
 // ---- planes (2-D): the patch matrix as row pointers ----------------------------------
 
-// Patch row (c, kh, kw) at output (oh, ow) is the padded input at row oh * sh + kh * dh and
-// column ow * sw + kw * dw, i.e. in column-phase plane (kw * dw) % sw at slot ow + (kw * dw) / sw:
-// consecutive ow are consecutive floats, and output row oh + 1 is sh plane rows further. So the
-// GEMM takes B's rows as pointers with one segment per output row and packs them itself; no
-// patch matrix is built. Same products in the same order as through im2col.
+// Patch row (c, kh, kw) is TapRows' pointer: consecutive ow are consecutive floats, and output
+// row oh + 1 is sh plane rows further. So the GEMM takes B's rows as pointers with one segment
+// per output row and packs them itself; no patch matrix is built. Same products in the same
+// order as through im2col.
 void PlanesGemm(const ConvGeometry& g, const float* xg, const float* wg, const float* bias, float* yg,
                 SgemmFn gemm, float* planes, int threads) {
   const PaddedPlanes p = PlanesOf(g);
-  const int64_t channels = g.in_channels / g.group, k = g.reduction_size();
-  BuildPlanes(g, p, xg, channels, planes);
+  const int64_t k = g.reduction_size();
+  BuildPlanes(g, p, xg, g.in_channels / g.group, planes);
   thread_local std::vector<const float*> rows;
-  rows.resize(size_t(k));
-  size_t r = 0;
-  for (int64_t c = 0; c < channels; ++c) {
-    for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-      for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-        const int64_t col = kw * g.dilation[2];
-        rows[r++] = planes + c * p.floats_per_channel() + ((col % p.phases) * p.height + kh * g.dilation[1]) * p.phase_width +
-                    col / p.phases;
-      }
-    }
-  }
+  TapRows(g, p, planes, rows);
   SgemmArgs args;
   args.m = g.out_channels / g.group, args.n = g.out_spatial(), args.k = k;
   args.a = wg, args.lda = k;
