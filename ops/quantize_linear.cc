@@ -146,6 +146,14 @@ void StoreInt(DataType t, void* p, int64_t i, int64_t v) {
   }
 }
 
+// QuantizeLinear of one value, in the generic loops: saturate(rint(x / scale) + zp), NaN as 0,
+// the sum and clamp in double (exact for every quantized type).
+int64_t QuantizeValue(float x, float scale, int64_t zp, double lo, double hi) {
+  const float q = std::nearbyint(x / scale);
+  const double v = (std::isnan(q) ? 0.0 : double(q)) + double(zp);
+  return int64_t(v < lo ? lo : (v > hi ? hi : v));
+}
+
 Status RunQuantize(const QdqState& s, const RunArgs& args) {
   const Tensor& x = *args.input(0);
   const Tensor& scale = *args.input(1);
@@ -164,11 +172,9 @@ Status RunQuantize(const QdqState& s, const RunArgs& args) {
   double lo, hi;
   IntRange(s.q_dtype, &lo, &hi);
   ForEachElement(s.layout, [&](int64_t i, int64_t si) {
-    const float q = std::nearbyint(LoadInputAsFloat(s.x_dtype, x.raw(), i) / LoadFloat(s.f_dtype, scale.raw(), si));
-    double v = std::isnan(q) ? 0.0 : double(q);
-    v += zp ? double(LoadInt(s.q_dtype, zp->raw(), si)) : 0.0;
-    v = v < lo ? lo : (v > hi ? hi : v);
-    StoreInt(s.q_dtype, y.raw(), i, int64_t(v));
+    StoreInt(s.q_dtype, y.raw(), i,
+             QuantizeValue(LoadInputAsFloat(s.x_dtype, x.raw(), i), LoadFloat(s.f_dtype, scale.raw(), si),
+                           zp ? LoadInt(s.q_dtype, zp->raw(), si) : 0, lo, hi));
   });
   return Status::Ok();
 }
@@ -287,10 +293,7 @@ Status RunQuantizeDequantize(const QuantizeDequantizeState& s, const RunArgs& ar
   double lo, hi;
   IntRange(s.q_dtype, &lo, &hi);
   for (int64_t i = 0; i < x.numel(); ++i) {
-    const float r = std::nearbyint(LoadInputAsFloat(s.x_dtype, x.raw(), i) / scale);
-    double v = (std::isnan(r) ? 0.0 : double(r)) + double(z);
-    v = v < lo ? lo : (v > hi ? hi : v);
-    out[i] = (float(int64_t(v)) - float(z)) * scale;
+    out[i] = (float(QuantizeValue(LoadInputAsFloat(s.x_dtype, x.raw(), i), scale, z, lo, hi)) - float(z)) * scale;
   }
   return Status::Ok();
 }
