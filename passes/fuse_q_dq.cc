@@ -18,12 +18,12 @@
 namespace qrt {
 namespace {
 
-// Both absent, or constants of the same dtype and bytes.
+// Both absent, or constants of the same dtype, shape and bytes.
 bool SameConstant(const Graph& g, ValueId a, ValueId b) {
   if (!a.valid() || !b.valid()) return !a.valid() && !b.valid();
   const Tensor* ta = g.ConstantOf(a);
   const Tensor* tb = g.ConstantOf(b);
-  return ta != nullptr && tb != nullptr && ta->dtype() == tb->dtype() && ta->numel() == tb->numel() &&
+  return ta != nullptr && tb != nullptr && ta->dtype() == tb->dtype() && ta->dims() == tb->dims() &&
          std::memcmp(ta->raw(), tb->raw(), ta->nbytes()) == 0;
 }
 
@@ -48,13 +48,9 @@ StatusOr<int> FuseQDq(Graph& g) {
     if (!IsConstScalar(g, scale) || g.ConstantOf(scale)->dtype() != DataType::kFloat32) continue;
     if (zero_point.valid() && !(IsConstScalar(g, zero_point) && Is8Bit(g.ConstantOf(zero_point)->dtype()))) continue;
     if (!zero_point.valid() && q.attrs.Has("output_dtype")) continue;
-    // DQ's parameters: the same values and shapes, so that an unfused graph that would not
+    // DQ's parameters: Q's values in Q's shapes, so that an unfused graph that would not
     // compile (say a [1,1] DQ scale) does not compile fused either.
-    const ValueId dq_zero_point = InputOr(dq, 2);
-    if (!IsConstScalar(g, dq.inputs[1]) || (dq_zero_point.valid() && !IsConstScalar(g, dq_zero_point))) continue;
-    if (!SameConstant(g, scale, dq.inputs[1]) || !SameConstant(g, zero_point, dq_zero_point)) continue;
-    if (g.ConstantOf(scale)->dims() != g.ConstantOf(dq.inputs[1])->dims()) continue;
-    if (zero_point.valid() && g.ConstantOf(zero_point)->dims() != g.ConstantOf(dq_zero_point)->dims()) continue;
+    if (!SameConstant(g, scale, dq.inputs[1]) || !SameConstant(g, zero_point, InputOr(dq, 2))) continue;
 
     // x --QuantizeDequantize(s, z)--> y
     Node fused;
