@@ -24,6 +24,11 @@
 //     path, and the requantization is always qrt's (RequantizeOnnx).
 //   Plans compiled with Isa::kScalar use the reference kernels only.
 //
+// qrt:ConvQuantizeDequantize (made by fuse-conv-fake-quant) is a float Conv followed by
+// qrt:QuantizeDequantize: inputs X, W, B (may be omitted), then that op's scale and zero point.
+// The fake quantization runs on each block of outputs once it is final (OutputEpilogue), the
+// same map on the same floats, so the result is the unfused pair's to the bit.
+//
 // qrt:QLinearConv (made by fuse-qdq-conv) is QLinearConv plus two int attributes,
 // output_min and output_max: a clamp of the quantized output, which is how a Relu or Clip
 // between the Conv and its QuantizeLinear is applied (quantization is monotonic, so
@@ -45,6 +50,7 @@
 #include "ops/onednn/onednn_util.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
+#include "ops/quantize_dequantize.h"
 
 namespace qrt {
 namespace {
@@ -141,6 +147,7 @@ struct ConvState {
   ConvFloatKernels kernels;  // f32: the ordered GEMMs (reference or AVX2, bit-identical)
   int threads = 1;
   int64_t scratch_floats = 0;
+  QuantizeDequantizeF32Fn fake_quant = nullptr;  // qrt:ConvQuantizeDequantize's epilogue
 };
 
 // Moves the channel dim of an N x A x B x C (or N x C x A x B, `to_nchw` false) tensor.
@@ -157,11 +164,11 @@ void SwapChannels(const T* in, int64_t n, int64_t c, int64_t plane, bool to_nchw
 }
 
 template <class T>
-void ConvNchw(const ConvState& s, const T* x, const T* w, const T* b, T* y) {
+void ConvNchw(const ConvState& s, const T* x, const T* w, const T* b, T* y, const OutputEpilogue* epilogue) {
   if constexpr (std::is_same_v<T, float>) {
     float* scratch = static_cast<float*>(
         onednn::ThreadScratch(onednn::kOpSlot0, size_t(std::max<int64_t>(1, s.scratch_floats)) * sizeof(float)));
-    ConvFloatOrdered(s.g, x, w, b, y, s.kernels, scratch, s.threads);
+    ConvFloatOrdered(s.g, x, w, b, y, s.kernels, scratch, s.threads, epilogue);
   } else {
     ref::ConvFloat(s.g, x, w, b, y);
   }
@@ -174,7 +181,9 @@ void RunConvTyped(const ConvState& s, const RunArgs& args) {
   const T* b = args.input(2) ? args.input(2)->data<T>() : nullptr;
   T* y = args.output(0)->data<T>();
   if (!s.nhwc) {
-    ConvNchw(s, x, w, b, y);
+    OutputEpilogue epilogue;
+    if (s.fake_quant != nullptr) epilogue = FakeQuantEpilogue(args, 3, s.fake_quant);
+    ConvNchw(s, x, w, b, y, s.fake_quant != nullptr ? &epilogue : nullptr);
     return;
   }
   // The convolution of NCHW copies: the same numbers as Conv on NCHW data.
@@ -182,7 +191,7 @@ void RunConvTyped(const ConvState& s, const RunArgs& args) {
   T* xt = static_cast<T*>(onednn::ThreadScratch(onednn::kOpSlot1, size_t(args.input(0)->numel()) * sizeof(T)));
   T* yt = static_cast<T*>(onednn::ThreadScratch(onednn::kOpSlot2, size_t(args.output(0)->numel()) * sizeof(T)));
   SwapChannels(x, s.g.batch, s.g.in_channels, in_plane, true, xt);
-  ConvNchw(s, xt, w, b, yt);
+  ConvNchw(s, xt, w, b, yt, nullptr);
   SwapChannels(yt, s.g.batch, s.g.out_channels, out_plane, false, y);
 }
 
@@ -192,9 +201,9 @@ Status RunConv(const ConvState& s, const RunArgs& args) {
   return Status::Ok();
 }
 
-// Conv, or qrt:NhwcConv (made by the nhwc-layout pass): ONNX Conv with X and Y in
-// N x H x W x C order (2-D only); W stays M x C/group x kH x kW.
-Status PrepareConvLayout(PrepareContext& ctx, bool nhwc) {
+// Conv, qrt:NhwcConv (made by the nhwc-layout pass): ONNX Conv with X and Y in
+// N x H x W x C order (2-D only), W still M x C/group x kH x kW; or qrt:ConvQuantizeDequantize.
+Status PrepareConvLayout(PrepareContext& ctx, bool nhwc, bool fake_quant = false) {
   const DataType dt = ctx.input(0).dtype;
   if (dt != DataType::kFloat32 && dt != DataType::kFloat64) return Unsupported("Conv on ", DataTypeName(dt));
   if (ctx.input(1).dtype != dt) return InvalidArgument("W dtype differs from X");
@@ -216,6 +225,11 @@ Status PrepareConvLayout(PrepareContext& ctx, bool nhwc) {
   s.kernels = SelectConvFloatKernels(forced == "ref" ? Isa::kScalar : ctx.isa());
   s.scratch_floats = ConvFloatScratchFloats(s.g);
   s.threads = ctx.threads();
+  if (fake_quant) {
+    // qrt:QuantizeDequantize takes no float64; neither does the pair fused.
+    if (dt != DataType::kFloat32) return Unsupported("ConvQuantizeDequantize on ", DataTypeName(dt));
+    QRT_ASSIGN_OR_RETURN(s.fake_quant, PrepareFakeQuant(ctx, 3));
+  }
   Dims y_dims = OutputDims(s.g);
   if (nhwc) y_dims = {y_dims[0], y_dims[2], y_dims[3], y_dims[1]};
   ctx.SetOutput(0, dt, y_dims);
@@ -225,6 +239,7 @@ Status PrepareConvLayout(PrepareContext& ctx, bool nhwc) {
 
 Status PrepareConv(PrepareContext& ctx) { return PrepareConvLayout(ctx, false); }
 Status PrepareNhwcConv(PrepareContext& ctx) { return PrepareConvLayout(ctx, true); }
+Status PrepareConvQuantizeDequantize(PrepareContext& ctx) { return PrepareConvLayout(ctx, false, true); }
 
 // ---- ConvInteger and QLinearConv ---------------------------------------------------
 
@@ -476,6 +491,7 @@ Status PrepareQLinearConv(PrepareContext& ctx) { return PrepareIntConv(ctx, true
 
 const OpDef kConvOp{"", "Conv", 2, 3, 1, 1, PrepareConv};
 const OpDef kQrtNhwcConvOp{"qrt", "NhwcConv", 2, 3, 1, 1, PrepareNhwcConv};
+const OpDef kQrtConvQuantizeDequantizeOp{"qrt", "ConvQuantizeDequantize", 4, 5, 1, 1, PrepareConvQuantizeDequantize};
 const OpDef kConvIntegerOp{"", "ConvInteger", 2, 4, 1, 1, PrepareConvInteger};
 const OpDef kQLinearConvOp{"", "QLinearConv", 8, 9, 1, 1, PrepareQLinearConv};
 const OpDef kQrtQLinearConvOp{"qrt", "QLinearConv", 8, 9, 1, 1, PrepareQLinearConv};

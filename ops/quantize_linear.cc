@@ -13,6 +13,7 @@
 
 #include "ops/kernels/quantize_linear.h"
 #include "ops/op_util.h"
+#include "ops/quantize_dequantize.h"
 #include "ops/ops.h"
 #include "runtime/parallel.h"
 
@@ -202,19 +203,20 @@ Status RunDequantize(const QdqState& s, const RunArgs& args) {
   return Status::Ok();
 }
 
-Status CheckZeroPoint(const PrepareContext& ctx, DataType q_dtype) {
-  if (!ctx.has_input(2)) return Status::Ok();
-  if (ctx.input(2).dtype != q_dtype) {
-    return InvalidArgument("zero point dtype ", DataTypeName(ctx.input(2).dtype), " differs from ",
-                           DataTypeName(q_dtype));
+// The zero point at input `scale + 1` (if present) against the scale at `scale`.
+Status CheckZeroPoint(const PrepareContext& ctx, DataType q_dtype, int scale = 1) {
+  const TensorInfo &zp = ctx.input(scale + 1), &sc = ctx.input(scale);
+  if (!ctx.has_input(scale + 1)) return Status::Ok();
+  if (zp.dtype != q_dtype) {
+    return InvalidArgument("zero point dtype ", DataTypeName(zp.dtype), " differs from ", DataTypeName(q_dtype));
   }
   // A one-element zero point may pair with a one-element scale of another rank ([] vs
   // [1]): both are per-tensor, and ONNX Runtime accepts it (tract_qtdnn_qlinearconv).
-  const bool both_scalar = ElementCount(ctx.input(2).dims) == 1 && ElementCount(ctx.input(1).dims) == 1 &&
-                           ctx.input(2).dims.size() <= 1 && ctx.input(1).dims.size() <= 1;
-  if (ctx.input(2).dims != ctx.input(1).dims && !both_scalar) {
-    return InvalidArgument("zero point shape ", DimsToString(ctx.input(2).dims), " differs from scale shape ",
-                           DimsToString(ctx.input(1).dims));
+  const bool both_scalar =
+      ElementCount(zp.dims) == 1 && ElementCount(sc.dims) == 1 && zp.dims.size() <= 1 && sc.dims.size() <= 1;
+  if (zp.dims != sc.dims && !both_scalar) {
+    return InvalidArgument("zero point shape ", DimsToString(zp.dims), " differs from scale shape ",
+                           DimsToString(sc.dims));
   }
   return Status::Ok();
 }
@@ -278,17 +280,19 @@ struct QuantizeDequantizeState {
 
 Status RunQuantizeDequantize(const QuantizeDequantizeState& s, const RunArgs& args) {
   const Tensor& x = *args.input(0);
-  const Tensor* zp = args.input(2);
-  const float scale = args.input(1)->data<float>()[0];
-  const int32_t z = zp ? int32_t(LoadInt(zp->dtype(), zp->raw(), 0)) : 0;
   float* out = args.output(0)->data<float>();
   if (s.kernel) {
+    const OutputEpilogue fq = FakeQuantEpilogue(args, 1, s.kernel);
     const float* in = x.data<float>();
     QuantLayout whole;
     whole.outer = x.numel();
-    ForEachRun(whole, s.threads, [&](int64_t i, int64_t n, int64_t) { s.kernel(n, in + i, scale, z, out + i); });
+    ForEachRun(whole, s.threads,
+               [&](int64_t i, int64_t n, int64_t) { fq.map(n, in + i, fq.scale, fq.zero_point, out + i); });
     return Status::Ok();
   }
+  const Tensor* zp = args.input(2);
+  const float scale = args.input(1)->data<float>()[0];
+  const int32_t z = zp ? int32_t(LoadInt(zp->dtype(), zp->raw(), 0)) : 0;
   // RunQuantize's and RunDequantize's generic loops, one element at a time.
   double lo, hi;
   IntRange(s.q_dtype, &lo, &hi);
@@ -301,17 +305,11 @@ Status RunQuantizeDequantize(const QuantizeDequantizeState& s, const RunArgs& ar
 Status PrepareQuantizeDequantize(PrepareContext& ctx) {
   QRT_RETURN_IF_ERROR(ExpectDType(ctx, 0, {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16,
                                            DataType::kInt32}));
-  QRT_RETURN_IF_ERROR(ExpectDType(ctx, 1, {DataType::kFloat32}));
-  const DataType q = ctx.has_input(2) ? ctx.input(2).dtype : DataType::kUInt8;
-  if (q != DataType::kInt8 && q != DataType::kUInt8) return Unsupported("quantized type ", DataTypeName(q));
-  if (ElementCount(ctx.input(1).dims) != 1 || ctx.input(1).dims.size() > 1) {
-    return InvalidArgument("scale must be one value (per-tensor), got ", DimsToString(ctx.input(1).dims));
-  }
-  QRT_RETURN_IF_ERROR(CheckZeroPoint(ctx, q));
+  QRT_ASSIGN_OR_RETURN(QuantizeDequantizeF32Fn kernel, PrepareFakeQuant(ctx, 1));
   QuantizeDequantizeState s;
   s.x_dtype = ctx.input(0).dtype;
-  s.q_dtype = q;
-  if (s.x_dtype == DataType::kFloat32) s.kernel = SelectQuantizeDequantizeF32(q, ctx.isa());
+  s.q_dtype = ctx.has_input(2) ? ctx.input(2).dtype : DataType::kUInt8;
+  if (s.x_dtype == DataType::kFloat32) s.kernel = kernel;
   s.threads = ctx.threads();
   ctx.SetOutput(0, DataType::kFloat32, ctx.input(0).dims);
   ctx.SetKernel<QuantizeDequantizeState, RunQuantizeDequantize>(std::move(s));
@@ -319,6 +317,27 @@ Status PrepareQuantizeDequantize(PrepareContext& ctx) {
 }
 
 }  // namespace
+
+StatusOr<QuantizeDequantizeF32Fn> PrepareFakeQuant(const PrepareContext& ctx, int scale_input) {
+  QRT_RETURN_IF_ERROR(ExpectDType(ctx, scale_input, {DataType::kFloat32}));
+  const DataType q = ctx.has_input(scale_input + 1) ? ctx.input(scale_input + 1).dtype : DataType::kUInt8;
+  if (q != DataType::kInt8 && q != DataType::kUInt8) return Unsupported("quantized type ", DataTypeName(q));
+  const Dims& scale = ctx.input(scale_input).dims;
+  if (ElementCount(scale) != 1 || scale.size() > 1) {
+    return InvalidArgument("scale must be one value (per-tensor), got ", DimsToString(scale));
+  }
+  QRT_RETURN_IF_ERROR(CheckZeroPoint(ctx, q, scale_input));
+  return SelectQuantizeDequantizeF32(q, ctx.isa());
+}
+
+OutputEpilogue FakeQuantEpilogue(const RunArgs& args, int scale_input, QuantizeDequantizeF32Fn map) {
+  const Tensor* zp = args.input(scale_input + 1);
+  OutputEpilogue e;
+  e.map = map;
+  e.scale = args.input(scale_input)->data<float>()[0];
+  e.zero_point = zp ? int32_t(LoadInt(zp->dtype(), zp->raw(), 0)) : 0;
+  return e;
+}
 
 const OpDef kQuantizeDequantizeOp{"qrt", "QuantizeDequantize", 2, 3, 1, 1, PrepareQuantizeDequantize};
 const OpDef kQuantizeLinearOp{"", "QuantizeLinear", 2, 3, 1, 1, PrepareQuantize};

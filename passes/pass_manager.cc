@@ -21,6 +21,7 @@ const std::vector<Pass>& AllPasses() {
       {"fuse-dq-add-q", FuseDqAddQ, true},
       // After the fusions above, which match the DQs it replaces.
       {"fuse-q-dq", FuseQDq, true},
+      {"fuse-conv-fake-quant", FuseConvFakeQuant, true},  // after fuse-q-dq, whose ops it takes
       // After the fusions, which match ONNX Conv and NCHW chains.
       {"nhwc-layout", LayoutNhwc, false},
       {"eliminate-dead-nodes", EliminateDeadNodes, true},

@@ -219,7 +219,7 @@ int64_t FlatOutputFloats(const ConvGeometry& g) {
 }
 
 void PaddedRows(const ConvGeometry& g, const float* xg, const float* wg, const float* bias, float* yg,
-                SgemmOneRowFn one_row, float* scratch, float* flat) {
+                SgemmOneRowFn one_row, float* scratch, float* flat, const OutputEpilogue* epilogue) {
   const PaddedPlanes p = PlanesOf(g);
   const int64_t channels = g.in_channels / g.group, taps = g.kernel[1] * g.kernel[2];
   BuildPlanes(g, p, xg, channels, scratch);
@@ -236,12 +236,13 @@ void PaddedRows(const ConvGeometry& g, const float* xg, const float* wg, const f
     for (int64_t oh = 0; oh < g.out[1]; ++oh) {
       std::memcpy(yg + oh * g.out[2], flat + oh * row_step, size_t(g.out[2]) * sizeof(float));
     }
-    return;
+  } else {
+    for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+      for (size_t i = 0; i < rows.size(); ++i) rows[i] = first[i] + oh * row_step;
+      one_row(channels * taps, wg, rows.data(), g.out[2], bias, yg + oh * g.out[2]);
+    }
   }
-  for (int64_t oh = 0; oh < g.out[1]; ++oh) {
-    for (size_t i = 0; i < rows.size(); ++i) rows[i] = first[i] + oh * row_step;
-    one_row(channels * taps, wg, rows.data(), g.out[2], bias, yg + oh * g.out[2]);
-  }
+  if (epilogue != nullptr) epilogue->Apply(yg, g.out_spatial());
 }
 
 // ---- planes (2-D): the patch matrix as row pointers ----------------------------------
@@ -251,7 +252,7 @@ void PaddedRows(const ConvGeometry& g, const float* xg, const float* wg, const f
 // per output row and packs them itself; no patch matrix is built. Same products in the same
 // order as through im2col.
 void PlanesGemm(const ConvGeometry& g, const float* xg, const float* wg, const float* bias, float* yg,
-                SgemmFn gemm, float* planes, int threads) {
+                SgemmFn gemm, float* planes, int threads, const OutputEpilogue* epilogue) {
   const PaddedPlanes p = PlanesOf(g);
   const int64_t k = g.reduction_size();
   BuildPlanes(g, p, xg, g.in_channels / g.group, planes);
@@ -265,6 +266,7 @@ void PlanesGemm(const ConvGeometry& g, const float* xg, const float* wg, const f
   args.b_segment_step = g.stride[1] * p.phase_width;
   args.c = yg, args.ldc = args.n;
   args.bias = bias;
+  args.epilogue = epilogue;
   args.threads = threads;
   gemm(args);
 }
@@ -336,7 +338,7 @@ int64_t ConvFloatScratchFloats(const ConvGeometry& g) {
 }
 
 void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y,
-                      const ConvFloatKernels& kernels, float* scratch, int threads) {
+                      const ConvFloatKernels& kernels, float* scratch, int threads, const OutputEpilogue* epilogue) {
   const Algorithm algorithm = Choose(g);
   const int64_t m = g.out_channels / g.group, k = g.reduction_size(), n = g.out_spatial();
   const int64_t in_group = g.in_channels / g.group * g.in_spatial();
@@ -354,7 +356,7 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
           const float* xg = x + (image * g.group + group) * in_group;
           const float* bg = b != nullptr ? b + group : nullptr;
           float* yg = y + (image * g.out_channels + group) * n;
-          PaddedRows(g, xg, w + group * k, bg, yg, kernels.one_row, buffer.data(), flat_out);
+          PaddedRows(g, xg, w + group * k, bg, yg, kernels.one_row, buffer.data(), flat_out, epilogue);
         }
       });
     }
@@ -362,7 +364,9 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
   }
   if (algorithm == Algorithm::kGatheredGroups) {
     for (int64_t image = 0; image < g.batch; ++image) {
-      GatheredGroups(g, x + image * g.in_channels * g.in_spatial(), w, b, y + image * g.out_channels * n);
+      float* yi = y + image * g.out_channels * n;
+      GatheredGroups(g, x + image * g.in_channels * g.in_spatial(), w, b, yi);
+      if (epilogue != nullptr) epilogue->Apply(yi, g.out_channels * n);
     }
     return;
   }
@@ -371,7 +375,7 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
       for (int64_t group = 0; group < g.group; ++group) {
         PlanesGemm(g, x + (image * g.group + group) * in_group, w + group * m * k,
                    b != nullptr ? b + group * m : nullptr, y + (image * g.out_channels + group * m) * n, kernels.gemm,
-                   scratch, threads);
+                   scratch, threads, epilogue);
       }
     }
     return;
@@ -390,6 +394,7 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
       args.ldc = n;
       args.rule_n = n;
       args.bias = b != nullptr ? b + group * m : nullptr;  // added after the sums
+      args.epilogue = epilogue;
       args.threads = threads;
       switch (algorithm) {
         case Algorithm::kDirect:

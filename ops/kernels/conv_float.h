@@ -38,7 +38,9 @@ int64_t ConvFloatScratchFloats(const ConvGeometry& g);
 
 // x: N x C x spatial, w: M x C/group x kernel, b: M or nullptr, y: N x M x out spatial.
 // threads: intra-op threads (independent outputs are split; results do not depend on it).
+// epilogue: optional, applied to every output once it is final, while it is still in cache.
 void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y,
-                      const ConvFloatKernels& kernels, float* scratch, int threads = 1);
+                      const ConvFloatKernels& kernels, float* scratch, int threads = 1,
+                      const OutputEpilogue* epilogue = nullptr);
 
 }  // namespace qrt

@@ -14,6 +14,15 @@
 // 2047.99, so A and the reference saturate to the same end (|zp| <= 255); infinities give a
 // NaN difference and NaN fails the compare: those take the division, as does any block of
 // eight with one element near a half-integer.
+//
+// The kernels compute steps = saturate(rint(x / s) + zp) - zp, which is clamp(rint(x / s), lo -
+// zp, hi - zp) since the bounds are integers; and because rint and a clamp to integers commute,
+// the multiply path clamps y first: y' = clamp(y). Then |y'| <= 255, so (y' + 1.5 * 2^23) - 1.5 *
+// 2^23 rounds it to nearest even (and gives +0, never -0, as the integer subtraction
+// float(q) - float(zp) does). A clamped y' is an integer and is accepted: the true quotient is
+// then beyond that bound by less than 2^-11 at most, or saturates anyway. MAXPS and MINPS
+// return their second operand when one is NaN, so y is passed second: NaN stays NaN, fails
+// the compare and takes the division (which zeroes it).
 #include <immintrin.h>
 
 #include <cmath>
@@ -24,49 +33,53 @@ namespace qrt {
 namespace avx2 {
 namespace {
 
-struct Quotient {
-  __m256 scale, inverse, inside, no_sign;
+// Steps(x) = saturate(rint(x / s) + zp) - zp, NaN as 0, an exact integer-valued float.
+struct Quantizer {
+  __m256 scale, inverse, inside, magic, no_sign, zp, low, high, lo, hi;
   bool multiply;  // scale and 1/scale normal: the division-free path applies
 
-  explicit Quotient(float s)
+  Quantizer(float s, int32_t z, bool is_signed)
       : scale(_mm256_set1_ps(s)),
         inverse(_mm256_set1_ps(1.0f / s)),
         inside(_mm256_set1_ps(0.5f - 1.0f / 2048.0f)),
+        magic(_mm256_set1_ps(12582912.0f)),
         no_sign(_mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff))),
+        zp(_mm256_set1_ps(float(z))),
+        low(_mm256_set1_ps((is_signed ? -128.f : 0.f) - float(z))),
+        high(_mm256_set1_ps((is_signed ? 127.f : 255.f) - float(z))),
+        lo(_mm256_set1_ps(is_signed ? -128.f : 0.f)),
+        hi(_mm256_set1_ps(is_signed ? 127.f : 255.f)),
         multiply(std::isnormal(s) && std::isnormal(1.0f / s)) {}
 
-  // rint(x / s), NaN as 0.
-  __m256 Rounded(__m256 x) const {
+  __m256 Steps(__m256 x) const {
     constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
     if (multiply) {
-      const __m256 y = _mm256_mul_ps(x, inverse);
-      const __m256 a = _mm256_round_ps(y, kNearest);
+      const __m256 y = _mm256_min_ps(high, _mm256_max_ps(low, _mm256_mul_ps(x, inverse)));
+      const __m256 a = _mm256_sub_ps(_mm256_add_ps(y, magic), magic);
       const __m256 off = _mm256_and_ps(_mm256_sub_ps(y, a), no_sign);
       if (_mm256_movemask_ps(_mm256_cmp_ps(off, inside, _CMP_LT_OQ)) == 0xFF) return a;
     }
-    const __m256 r = _mm256_round_ps(_mm256_div_ps(x, scale), kNearest);
-    return _mm256_and_ps(r, _mm256_cmp_ps(r, r, _CMP_ORD_Q));
+    __m256 r = _mm256_round_ps(_mm256_div_ps(x, scale), kNearest);
+    r = _mm256_and_ps(r, _mm256_cmp_ps(r, r, _CMP_ORD_Q));
+    return _mm256_sub_ps(_mm256_min_ps(_mm256_max_ps(_mm256_add_ps(r, zp), lo), hi), zp);
   }
 };
 
-inline __m256i QuantizeEight(__m256 x, const Quotient& q, __m256 zp, __m256 lo, __m256 hi) {
-  const __m256 r = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(q.Rounded(x), zp), lo), hi);
-  return _mm256_cvtps_epi32(r);
+inline __m256i QuantizeEight(__m256 x, const Quantizer& q) {
+  return _mm256_cvtps_epi32(_mm256_add_ps(q.Steps(x), q.zp));
 }
 
 template <bool kSigned>
 void Quantize(int64_t n, const float* x, float scale, int32_t zp, void* out) {
   uint8_t* y = static_cast<uint8_t*>(out);
-  const Quotient vs(scale);
-  const __m256 vz = _mm256_set1_ps(float(zp));
-  const __m256 lo = _mm256_set1_ps(kSigned ? -128.f : 0.f), hi = _mm256_set1_ps(kSigned ? 127.f : 255.f);
+  const Quantizer q(scale, zp, kSigned);
   const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {
-    __m256i a = QuantizeEight(_mm256_loadu_ps(x + i), vs, vz, lo, hi);
-    __m256i b = QuantizeEight(_mm256_loadu_ps(x + i + 8), vs, vz, lo, hi);
-    __m256i c = QuantizeEight(_mm256_loadu_ps(x + i + 16), vs, vz, lo, hi);
-    __m256i d = QuantizeEight(_mm256_loadu_ps(x + i + 24), vs, vz, lo, hi);
+    __m256i a = QuantizeEight(_mm256_loadu_ps(x + i), q);
+    __m256i b = QuantizeEight(_mm256_loadu_ps(x + i + 8), q);
+    __m256i c = QuantizeEight(_mm256_loadu_ps(x + i + 16), q);
+    __m256i d = QuantizeEight(_mm256_loadu_ps(x + i + 24), q);
     __m256i ab = _mm256_packs_epi32(a, b), cd = _mm256_packs_epi32(c, d);
     __m256i bytes = kSigned ? _mm256_packs_epi16(ab, cd) : _mm256_packus_epi16(ab, cd);
     // The packs work per 128-bit lane: restore element order.
@@ -92,16 +105,13 @@ void Dequantize(int64_t n, const void* in, float scale, int32_t zp, float* y) {
 
 template <bool kSigned>
 void QuantizeDequantize(int64_t n, const float* x, float scale, int32_t zp, float* y) {
-  const Quotient q(scale);
-  const __m256 vz = _mm256_set1_ps(float(zp));
-  const __m256 lo = _mm256_set1_ps(kSigned ? -128.f : 0.f), hi = _mm256_set1_ps(kSigned ? 127.f : 255.f);
+  const Quantizer q(scale, zp, kSigned);
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256 r = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(q.Rounded(_mm256_loadu_ps(x + i)), vz), lo), hi);
-    _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_sub_ps(r, vz), q.scale));
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_mul_ps(q.Steps(_mm256_loadu_ps(x + i)), q.scale));
+  if (i < n) {  // masked: lanes not loaded are 0 and are not stored
+    const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(n - i)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm256_maskstore_ps(y + i, m, _mm256_mul_ps(q.Steps(_mm256_maskload_ps(x + i, m)), q.scale));
   }
-  if (kSigned) ref::QuantizeDequantizeS8(n - i, x + i, scale, zp, y + i);
-  else ref::QuantizeDequantizeU8(n - i, x + i, scale, zp, y + i);
 }
 
 }  // namespace

@@ -23,9 +23,21 @@
 
 #include <cstdint>
 
+#include "ops/kernels/quantize_linear.h"
 #include "runtime/cpu_features.h"
 
 namespace qrt {
+
+// An element-wise map applied in place to a GEMM's or convolution's output once it is final
+// (after the bias), a block at a time while the block is still in cache: a fused
+// QuantizeDequantize (pass fuse-conv-fake-quant). Each element sees the same map on the same
+// float as in a separate pass over the output, so fusing it changes no bit.
+struct OutputEpilogue {
+  QuantizeDequantizeF32Fn map = nullptr;
+  float scale = 1.f;
+  int32_t zero_point = 0;
+  void Apply(float* y, int64_t n) const { map(n, y, scale, zero_point, y); }
+};
 
 struct SgemmArgs {
   int64_t m = 0, n = 0, k = 0;
@@ -54,6 +66,8 @@ struct SgemmArgs {
   // Optional, one per row of C: added once the whole sum is in C, c = c + bias[i] (a
   // convolution's bias, which ONNX Runtime adds after its GEMM).
   const float* bias = nullptr;
+  // Optional: applied to every element of C once it is final.
+  const OutputEpilogue* epilogue = nullptr;
   // Threads for the m > 1 order, which splits C's columns (elements are independent, so the
   // result does not depend on it).
   int threads = 1;

@@ -74,6 +74,27 @@ void RowLanes(const SgemmArgs& g) {
   }
 }
 
+void Products(const SgemmArgs& g) {
+  if (g.m == 1 && g.one_row_kernels && g.b_rows == nullptr) {
+    if (g.trans_b) RowLanes(g);
+    else RowGroups(g);
+    return;
+  }
+  const int64_t block = SgemmStrideK(g.rule_n > 0 ? g.rule_n : g.n, g.k);
+  for (int64_t i = 0; i < g.m; ++i) {
+    for (int64_t j = 0; j < g.n; ++j) {
+      float& c = g.c[i * g.ldc + j];
+      if (!g.accumulate) c = 0.f;  // replaced by the first block (k == 0 leaves 0)
+      for (int64_t p = 0; p < g.k; p += block) {
+        float acc = RowTimesColumn(g, i, j, p, std::min(block, g.k - p));
+        if (g.alpha != 1.f) acc = acc * g.alpha;
+        c = (p == 0 && !g.accumulate) ? acc : acc + c;
+      }
+      if (g.bias != nullptr) c = c + g.bias[i];
+    }
+  }
+}
+
 }  // namespace
 
 void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n, const float* bias, float* c) {
@@ -93,23 +114,9 @@ void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n,
 
 void Sgemm(const SgemmArgs& g) {
   if (g.m <= 0 || g.n <= 0) return;
-  if (g.m == 1 && g.one_row_kernels && g.b_rows == nullptr) {
-    if (g.trans_b) RowLanes(g);
-    else RowGroups(g);
-    return;
-  }
-  const int64_t block = SgemmStrideK(g.rule_n > 0 ? g.rule_n : g.n, g.k);
-  for (int64_t i = 0; i < g.m; ++i) {
-    for (int64_t j = 0; j < g.n; ++j) {
-      float& c = g.c[i * g.ldc + j];
-      if (!g.accumulate) c = 0.f;  // replaced by the first block (k == 0 leaves 0)
-      for (int64_t p = 0; p < g.k; p += block) {
-        float acc = RowTimesColumn(g, i, j, p, std::min(block, g.k - p));
-        if (g.alpha != 1.f) acc = acc * g.alpha;
-        c = (p == 0 && !g.accumulate) ? acc : acc + c;
-      }
-      if (g.bias != nullptr) c = c + g.bias[i];
-    }
+  Products(g);
+  if (g.epilogue != nullptr) {
+    for (int64_t i = 0; i < g.m; ++i) g.epilogue->Apply(g.c + i * g.ldc, g.n);
   }
 }
 

@@ -1,0 +1,18 @@
+// qrt:QuantizeDequantize's parameters (a per-tensor float32 scale and an optional 8-bit zero
+// point), shared by the op itself and by ops that apply it to their output as an epilogue
+// (qrt:ConvQuantizeDequantize), so that both check and run them the same way.
+#pragma once
+
+#include "ops/kernels/sgemm.h"
+#include "runtime/op_def.h"
+
+namespace qrt {
+
+// Checks the scale at input `scale_input` and the zero point after it (optional) as
+// qrt:QuantizeDequantize does; returns the float32 kernel for the quantized type and ISA.
+StatusOr<QuantizeDequantizeF32Fn> PrepareFakeQuant(const PrepareContext& ctx, int scale_input);
+
+// The epilogue of one run: `map` with the scale and zero point read from the inputs.
+OutputEpilogue FakeQuantEpilogue(const RunArgs& args, int scale_input, QuantizeDequantizeF32Fn map);
+
+}  // namespace qrt
