@@ -139,40 +139,26 @@ void PatchesByRow(const ConvGeometry& g, const float* x, int64_t j0, int64_t col
 
 // ---- padded rows (one output channel per group, 2-D) --------------------------------
 
-void BuildPlanes(const ConvGeometry& g, const PaddedPlanes& p, const float* x, int64_t channels, float* out) {
+// Copies X's channels into planes whose padding is already zero: only the input's own
+// positions are written, so a buffer zeroed once can be refilled for every group of a layer.
+void CopyIntoPlanes(const ConvGeometry& g, const PaddedPlanes& p, const float* x, int64_t channels, float* out,
+                    SplitPairsFn split_pairs) {
   const int64_t width = g.in[2], left = g.pad_begin[2];
-  if (p.phases == 1) {  // one plane per channel: zero only the border around the copied rows
-    const int64_t top = g.pad_begin[1], bottom = g.pad_end[1], right = p.phase_width - left - width;
-    for (int64_t c = 0; c < channels; ++c) {
-      const float* xc = x + c * g.in[1] * width;
-      float* plane = out + c * p.floats_per_channel();
-      std::fill(plane, plane + top * p.phase_width, 0.f);
-      for (int64_t ih = 0; ih < g.in[1]; ++ih) {
-        float* row = plane + (ih + top) * p.phase_width;
-        std::fill(row, row + left, 0.f);
-        std::memcpy(row + left, xc + ih * width, size_t(width) * sizeof(float));
-        std::fill(row + left + width, row + left + width + right, 0.f);
-      }
-      float* end = plane + (top + g.in[1]) * p.phase_width;
-      std::fill(end, end + bottom * p.phase_width, 0.f);
-    }
-    return;
-  }
-  std::fill(out, out + channels * p.floats_per_channel(), 0.f);
   for (int64_t c = 0; c < channels; ++c) {
     const float* xc = x + c * g.in[1] * width;
     float* planes = out + c * p.floats_per_channel();
     for (int64_t ih = 0; ih < g.in[1]; ++ih) {
       const float* src = xc + ih * width;
       const int64_t row = ih + g.pad_begin[1];
+      if (p.phases == 1) {
+        std::memcpy(planes + row * p.phase_width + left, src, size_t(width) * sizeof(float));
+        continue;
+      }
       if (p.phases == 2) {  // stride 2, the common case: one pass that splits even and odd columns
         float* even = planes + ((left % 2) * p.height + row) * p.phase_width + left / 2;
         float* odd = planes + (((left + 1) % 2) * p.height + row) * p.phase_width + (left + 1) / 2;
         const int64_t pairs = width / 2;
-        for (int64_t i = 0; i < pairs; ++i) {
-          even[i] = src[2 * i];
-          odd[i] = src[2 * i + 1];
-        }
+        split_pairs(pairs, src, even, odd);
         if (width % 2) even[pairs] = src[width - 1];
         continue;
       }
@@ -185,6 +171,12 @@ void BuildPlanes(const ConvGeometry& g, const PaddedPlanes& p, const float* x, i
       }
     }
   }
+}
+
+void BuildPlanes(const ConvGeometry& g, const PaddedPlanes& p, const float* x, int64_t channels, float* out,
+                 SplitPairsFn split_pairs) {
+  std::fill(out, out + channels * p.floats_per_channel(), 0.f);
+  CopyIntoPlanes(g, p, x, channels, out, split_pairs);
 }
 
 // The patch rows for output row 0 over the planes (built by BuildPlanes), in (c, kh, kw) order:
@@ -218,28 +210,30 @@ int64_t FlatOutputFloats(const ConvGeometry& g) {
   return (g.out[1] - 1) * row_step + g.out[2];
 }
 
+// One group; `planes` holds zeros at every padding position (the copy writes only the
+// input's), and `first` is TapRows over it.
 void PaddedRows(const ConvGeometry& g, const float* xg, const float* wg, const float* bias, float* yg,
-                SgemmOneRowFn one_row, float* scratch, float* flat, const OutputEpilogue* epilogue) {
+                const ConvFloatKernels& kernels, float* planes, const std::vector<const float*>& first, float* flat,
+                const OutputEpilogue* epilogue) {
   const PaddedPlanes p = PlanesOf(g);
   const int64_t channels = g.in_channels / g.group, taps = g.kernel[1] * g.kernel[2];
-  BuildPlanes(g, p, xg, channels, scratch);
-  thread_local std::vector<const float*> first, rows;
-  TapRows(g, p, scratch, first);
-  rows.resize(first.size());
+  CopyIntoPlanes(g, p, xg, channels, planes, kernels.split_pairs);
   const int64_t row_step = g.stride[1] * p.phase_width;
   if (flat != nullptr) {
     // Narrow rows: tap k of output (oh, ow) reads first[k] + oh * row_step + ow, linear in the
     // flat index oh * row_step + ow. One call computes every flat index up to the last output;
     // the row_step - out_w between rows are computed too (they read inside the planes) and
     // dropped. Each output still gets its own products in its own order.
-    one_row(channels * taps, wg, first.data(), FlatOutputFloats(g), bias, flat);
+    kernels.one_row(channels * taps, wg, first.data(), FlatOutputFloats(g), bias, flat);
     for (int64_t oh = 0; oh < g.out[1]; ++oh) {
       std::memcpy(yg + oh * g.out[2], flat + oh * row_step, size_t(g.out[2]) * sizeof(float));
     }
   } else {
+    thread_local std::vector<const float*> rows;
+    rows.resize(first.size());
     for (int64_t oh = 0; oh < g.out[1]; ++oh) {
       for (size_t i = 0; i < rows.size(); ++i) rows[i] = first[i] + oh * row_step;
-      one_row(channels * taps, wg, rows.data(), g.out[2], bias, yg + oh * g.out[2]);
+      kernels.one_row(channels * taps, wg, rows.data(), g.out[2], bias, yg + oh * g.out[2]);
     }
   }
   if (epilogue != nullptr) epilogue->Apply(yg, g.out_spatial());
@@ -252,10 +246,10 @@ void PaddedRows(const ConvGeometry& g, const float* xg, const float* wg, const f
 // per output row and packs them itself; no patch matrix is built. Same products in the same
 // order as through im2col.
 void PlanesGemm(const ConvGeometry& g, const float* xg, const float* wg, const float* bias, float* yg,
-                SgemmFn gemm, float* planes, int threads, const OutputEpilogue* epilogue) {
+                const ConvFloatKernels& kernels, float* planes, int threads, const OutputEpilogue* epilogue) {
   const PaddedPlanes p = PlanesOf(g);
   const int64_t k = g.reduction_size();
-  BuildPlanes(g, p, xg, g.in_channels / g.group, planes);
+  BuildPlanes(g, p, xg, g.in_channels / g.group, planes, kernels.split_pairs);
   thread_local std::vector<const float*> rows;
   TapRows(g, p, planes, rows);
   SgemmArgs args;
@@ -268,7 +262,7 @@ void PlanesGemm(const ConvGeometry& g, const float* xg, const float* wg, const f
   args.bias = bias;
   args.epilogue = epilogue;
   args.threads = threads;
-  gemm(args);
+  kernels.gemm(args);
 }
 
 // ---- gathered outputs (one output channel per group: 3-D, or padding too large to copy) ---
@@ -326,7 +320,7 @@ void GatheredGroups(const ConvGeometry& g, const float* x, const float* w, const
 }  // namespace
 
 ConvFloatKernels SelectConvFloatKernels(Isa isa) {
-  return ConvFloatKernels{SelectSgemmKernel(isa), SelectSgemmOneRowKernel(isa)};
+  return ConvFloatKernels{SelectSgemmKernel(isa), SelectSgemmOneRowKernel(isa), SelectSplitPairs(isa)};
 }
 
 int64_t ConvFloatScratchFloats(const ConvGeometry& g) {
@@ -349,14 +343,17 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
     for (int64_t image = 0; image < g.batch; ++image) {
       ParallelFor(threads, g.group, 1, min_groups, [&](int64_t first, int64_t last) {
         thread_local std::vector<float> buffer, flat;
-        buffer.resize(size_t(planes));
+        thread_local std::vector<const float*> taps;
+        // Zeroed once: every group's copy writes the same positions, so the padding stays zero.
+        buffer.assign(size_t(planes), 0.f);
+        TapRows(g, PlanesOf(g), buffer.data(), taps);
         flat.resize(size_t(FlatOutputFloats(g)));
         float* flat_out = flat.empty() ? nullptr : flat.data();
         for (int64_t group = first; group < last; ++group) {
           const float* xg = x + (image * g.group + group) * in_group;
           const float* bg = b != nullptr ? b + group : nullptr;
           float* yg = y + (image * g.out_channels + group) * n;
-          PaddedRows(g, xg, w + group * k, bg, yg, kernels.one_row, buffer.data(), flat_out, epilogue);
+          PaddedRows(g, xg, w + group * k, bg, yg, kernels, buffer.data(), taps, flat_out, epilogue);
         }
       });
     }
@@ -374,7 +371,7 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
     for (int64_t image = 0; image < g.batch; ++image) {
       for (int64_t group = 0; group < g.group; ++group) {
         PlanesGemm(g, x + (image * g.group + group) * in_group, w + group * m * k,
-                   b != nullptr ? b + group * m : nullptr, y + (image * g.out_channels + group * m) * n, kernels.gemm,
+                   b != nullptr ? b + group * m : nullptr, y + (image * g.out_channels + group * m) * n, kernels,
                    scratch, threads, epilogue);
       }
     }

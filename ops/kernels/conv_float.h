@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "ops/kernels/conv_ref.h"
+#include "ops/kernels/deinterleave.h"
 #include "ops/kernels/sgemm.h"
 
 namespace qrt {
@@ -29,6 +30,7 @@ namespace qrt {
 struct ConvFloatKernels {
   SgemmFn gemm = nullptr;
   SgemmOneRowFn one_row = nullptr;
+  SplitPairsFn split_pairs = nullptr;  // stride-2 input rows into column phases
 };
 
 ConvFloatKernels SelectConvFloatKernels(Isa isa);

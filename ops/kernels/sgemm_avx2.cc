@@ -306,8 +306,17 @@ void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n,
   const __m256i none = _mm256_setzero_si256();
   int64_t j = 0;
   for (; j + 32 <= n; j += 32) OneRowTile<4, false>(k, a, rows, j, bias, c, none);
-  for (; j + 8 <= n; j += 8) OneRowTile<1, false>(k, a, rows, j, bias, c, none);
-  if (n > j) OneRowTile<1, true>(k, a, rows, j, bias, c, TailMask(n - j));
+  // The rest in one tile as wide as it needs, its last vector masked: its vectors' sums are
+  // independent chains that overlap, where one vector at a time waits on each add.
+  const int64_t rest = n - j;
+  const __m256i mask = TailMask(rest % 8 ? rest % 8 : 8);
+  switch ((rest + 7) / 8) {
+    case 0: break;
+    case 1: OneRowTile<1, true>(k, a, rows, j, bias, c, mask); break;
+    case 2: OneRowTile<2, true>(k, a, rows, j, bias, c, mask); break;
+    case 3: OneRowTile<3, true>(k, a, rows, j, bias, c, mask); break;
+    default: OneRowTile<4, true>(k, a, rows, j, bias, c, mask); break;
+  }
 }
 
 void Sgemm(const SgemmArgs& g) { sgemm_detail::SgemmWith(g, Avx2RowTiles, 4); }

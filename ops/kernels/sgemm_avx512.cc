@@ -128,8 +128,17 @@ void Sgemm(const SgemmArgs& g) { sgemm_detail::SgemmWith(g, RowTiles, 6); }
 void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n, const float* bias, float* c) {
   int64_t j = 0;
   for (; j + 64 <= n; j += 64) OneRowTile<4, false>(k, a, rows, j, bias, c, 0);
-  for (; j + 16 <= n; j += 16) OneRowTile<1, false>(k, a, rows, j, bias, c, 0);
-  if (n > j) OneRowTile<1, true>(k, a, rows, j, bias, c, __mmask16((1u << (n - j)) - 1));
+  // The rest in one tile as wide as it needs, its last vector masked: its vectors' sums are
+  // independent chains that overlap, where one vector at a time waits on each add.
+  const int64_t rest = n - j;
+  const __mmask16 mask = rest % 16 ? __mmask16((1u << (rest % 16)) - 1) : __mmask16(0xFFFF);
+  switch ((rest + 15) / 16) {
+    case 0: break;
+    case 1: OneRowTile<1, true>(k, a, rows, j, bias, c, mask); break;
+    case 2: OneRowTile<2, true>(k, a, rows, j, bias, c, mask); break;
+    case 3: OneRowTile<3, true>(k, a, rows, j, bias, c, mask); break;
+    default: OneRowTile<4, true>(k, a, rows, j, bias, c, mask); break;
+  }
 }
 
 }  // namespace avx512

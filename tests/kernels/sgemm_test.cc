@@ -231,7 +231,7 @@ TEST(SgemmOneRow, SameAsOneRowGemm) {
   std::mt19937 rng(TestSeed());
   std::normal_distribution<float> dist(0.f, 1.f);
   for (int64_t k : {1, 2, 3, 9, 27, 49}) {
-    for (int64_t n : {1, 7, 8, 15, 16, 17, 31, 33, 64, 100, 130}) {
+    for (int64_t n : {1, 7, 8, 15, 16, 17, 28, 31, 33, 48, 56, 64, 100, 112, 130}) {
       std::vector<float> a(static_cast<size_t>(k)), b(static_cast<size_t>(k * n));
       for (float& v : a) v = dist(rng);
       for (float& v : b) v = dist(rng) * 100.f;

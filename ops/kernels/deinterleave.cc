@@ -1,0 +1,19 @@
+#include "ops/kernels/deinterleave.h"
+
+namespace qrt {
+
+namespace ref {
+void SplitPairs(int64_t pairs, const float* src, float* even, float* odd) {
+  for (int64_t i = 0; i < pairs; ++i) {
+    even[i] = src[2 * i];
+    odd[i] = src[2 * i + 1];
+  }
+}
+}  // namespace ref
+
+SplitPairsFn SelectSplitPairs(Isa isa) {
+  if (isa != Isa::kAvx2) return ref::SplitPairs;
+  return DetectCpuFeatures().avx512f ? avx512::SplitPairs : avx2::SplitPairs;
+}
+
+}  // namespace qrt
