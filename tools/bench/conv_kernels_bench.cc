@@ -1,0 +1,106 @@
+// Benchmarks of the ordered float convolution (conv_float.h) on MobileNetV2's layer shapes at
+// 224x224, for every SIMD family this CPU runs, with and without the fake-quantization
+// epilogue of fuse-conv-fake-quant. Reports GFLOP/s (2 per multiply-add) and output
+// elements/s; the f32 peak of a core is what to compare against (2 FMA ports x lanes x 2 x GHz).
+//   qrt_kernel_bench --benchmark_filter=Conv
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ops/kernels/conv_float.h"
+
+namespace qrt {
+namespace {
+
+struct Layer {
+  const char* name;
+  int64_t in_channels, out_channels, size, kernel, stride, group;
+};
+
+// pw: pointwise (1x1), dw: depthwise 3x3 pad 1; size is the input's height and width.
+const Layer kLayers[] = {
+    {"first_3x3s2_3to32_224", 3, 32, 224, 3, 2, 1},
+    {"dw_3x3_32_112", 32, 32, 112, 3, 1, 32},
+    {"pw_16to96_112", 16, 96, 112, 1, 1, 1},
+    {"dw_3x3s2_96_112", 96, 96, 112, 3, 2, 96},
+    {"pw_96to24_56", 96, 24, 56, 1, 1, 1},
+    {"pw_24to144_56", 24, 144, 56, 1, 1, 1},
+    {"dw_3x3_144_56", 144, 144, 56, 3, 1, 144},
+    {"pw_64to384_14", 64, 384, 14, 1, 1, 1},
+    {"pw_384to64_14", 384, 64, 14, 1, 1, 1},
+    {"dw_3x3_384_14", 384, 384, 14, 3, 1, 384},
+    {"pw_160to960_7", 160, 960, 7, 1, 1, 1},
+    {"pw_960to160_7", 960, 160, 7, 1, 1, 1},
+};
+
+ConvGeometry GeometryOf(const Layer& l) {
+  ConvGeometry g;
+  g.in_channels = l.in_channels, g.out_channels = l.out_channels, g.group = l.group;
+  g.in[1] = g.in[2] = l.size;
+  g.kernel[1] = g.kernel[2] = l.kernel;
+  g.stride[1] = g.stride[2] = l.stride;
+  const int64_t pad = l.kernel / 2;
+  g.pad_begin[1] = g.pad_begin[2] = g.pad_end[1] = g.pad_end[2] = pad;
+  for (int d = 1; d < 3; ++d) g.out[d] = (g.in[d] + 2 * pad - l.kernel) / l.stride + 1;
+  return g;
+}
+
+std::vector<float> Random(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& f : v) f = u(rng);
+  return v;
+}
+
+void BM_Conv(benchmark::State& state, const Layer& l, ConvFloatKernels kernels, QuantizeDequantizeF32Fn fake_quant) {
+  const ConvGeometry g = GeometryOf(l);
+  const std::vector<float> x = Random(g.in_channels * g.in_spatial(), 1), w = Random(g.weight_count(), 2),
+                           b = Random(g.out_channels, 3);
+  std::vector<float> y(static_cast<size_t>(g.output_count()));
+  std::vector<float> scratch(static_cast<size_t>(std::max<int64_t>(1, ConvFloatScratchFloats(g))));
+  OutputEpilogue epilogue;
+  epilogue.map = fake_quant, epilogue.scale = 0.05f, epilogue.zero_point = 3;
+  for (auto _ : state) {
+    ConvFloatOrdered(g, x.data(), w.data(), b.data(), y.data(), kernels, scratch.data(), 1,
+                     fake_quant != nullptr ? &epilogue : nullptr);
+    benchmark::ClobberMemory();
+  }
+  const double macs = static_cast<double>(g.output_count()) * static_cast<double>(g.reduction_size());
+  state.counters["GFLOPS"] = benchmark::Counter(2 * macs * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetItemsProcessed(state.iterations() * g.output_count());
+}
+
+void Register() {
+  struct Family {
+    const char* tag;
+    ConvFloatKernels kernels;
+    QuantizeDequantizeF32Fn fake_quant;
+  };
+  std::vector<Family> families;
+  if (DetectCpuFeatures().avx2) {
+    families.push_back({"avx2", {avx2::Sgemm, avx2::SgemmOneRow, avx2::SplitPairs}, avx2::QuantizeDequantizeS8});
+  }
+  if (DetectCpuFeatures().avx512f) {
+    families.push_back(
+        {"avx512", {avx512::Sgemm, avx512::SgemmOneRow, avx512::SplitPairs}, avx512::QuantizeDequantizeS8});
+  }
+  for (const Layer& l : kLayers) {
+    for (const Family& f : families) {
+      for (bool fused : {false, true}) {
+        const std::string name = std::string("Conv_") + l.name + (fused ? "_fakequant/" : "/") + f.tag;
+        benchmark::RegisterBenchmark(name.c_str(), [l, f, fused](benchmark::State& s) {
+          BM_Conv(s, l, f.kernels, fused ? f.fake_quant : nullptr);
+        })->UseRealTime();
+      }
+    }
+  }
+}
+
+const int kRegistered = (Register(), 0);
+
+}  // namespace
+}  // namespace qrt
