@@ -7,12 +7,16 @@
 //   AveragePool: sum of the covered elements in window order (double), divided by the
 //                covered count (count_include_pad = 0) or by the window taps that lie
 //                inside the explicitly padded input (count_include_pad = 1), rounded once.
+// MaxPool on float32 in 2-D with unit column stride, without Indices, runs rows of a -inf
+// padded plane through the MaxRows kernels (ops/kernels/max_rows.h), which give the same bits:
+// a -inf pad never replaces a value, and the first covered tap always replaces a leading pad.
 // Output length per axis: floor or ceil((in + pads - ((k-1)*dilation + 1)) / stride) + 1;
 // with ceil_mode a window that would start inside the end padding is dropped.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "ops/kernels/max_rows.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
@@ -31,7 +35,34 @@ struct PoolState {
   std::vector<int64_t> taps;       // input offsets within a plane
   std::vector<int64_t> index_taps; // MaxPool Indices: the offsets in the requested storage order
   std::vector<double> divisor;     // AveragePool: per output position
+  // The MaxRows path (see the top); null: the tap lists above.
+  MaxRowsFn max_rows = nullptr;
+  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0, kh = 0, kw = 0, dh = 1, dw = 1, sh = 1;
+  int64_t top = 0, left = 0, padded_h = 0, padded_w = 0;
 };
+
+// Each plane copied into a -inf padded plane, then one MaxRows call per output row with the
+// window's taps in row-major order.
+void MaxRowsPlanes(const PoolState& s, const float* x, float* y) {
+  thread_local std::vector<float> plane;
+  thread_local std::vector<const float*> rows;
+  // Filled once: each plane's copy writes the same positions, so the padding stays -inf.
+  plane.assign(size_t(s.padded_h * s.padded_w), -std::numeric_limits<float>::infinity());
+  rows.resize(size_t(s.kh * s.kw));
+  for (int64_t c = 0; c < s.planes; ++c) {
+    const float* xp = x + c * s.in_plane;
+    for (int64_t ih = 0; ih < s.in_h; ++ih) {
+      std::copy(xp + ih * s.in_w, xp + (ih + 1) * s.in_w, plane.data() + (ih + s.top) * s.padded_w + s.left);
+    }
+    for (int64_t oh = 0; oh < s.out_h; ++oh) {
+      size_t t = 0;
+      for (int64_t i = 0; i < s.kh; ++i) {
+        for (int64_t j = 0; j < s.kw; ++j) rows[t++] = plane.data() + (oh * s.sh + i * s.dh) * s.padded_w + j * s.dw;
+      }
+      s.max_rows(s.kh * s.kw, rows.data(), s.out_w, y + c * s.out_plane + oh * s.out_w);
+    }
+  }
+}
 
 template <class T>
 void MaxPlanes(const PoolState& s, const T* x, T* y, int64_t* indices) {
@@ -58,6 +89,10 @@ Status RunPool(const PoolState& s, const RunArgs& args) {
   void* y = args.output(0)->raw();
   if (s.kind == PoolKind::kMax) {
     int64_t* indices = args.num_outputs > 1 && args.output(1) ? args.output(1)->data<int64_t>() : nullptr;
+    if (s.max_rows != nullptr) {
+      MaxRowsPlanes(s, static_cast<const float*>(x), static_cast<float*>(y));
+      return Status::Ok();
+    }
     switch (s.dtype) {
       case DataType::kFloat32: MaxPlanes(s, static_cast<const float*>(x), static_cast<float*>(y), indices); break;
       case DataType::kFloat64: MaxPlanes(s, static_cast<const double*>(x), static_cast<double*>(y), indices); break;
@@ -138,6 +173,7 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
   constexpr int64_t kLimit = int64_t(1) << 24;  // keeps (k-1)*dilation and o*stride in range
   constexpr int64_t kMaxTaps = int64_t(1) << 27;  // entries of the window tables prepare builds
   std::vector<AxisWindows> axes(sr);
+  std::vector<int64_t> pad_begin(sr, 0);
   Dims out_dims = {x.dims[0], x.dims[1]};
   for (size_t a = 0; a < sr; ++a) {
     const int64_t n = in[a], k = kernel[a], st = strides[a], dl = dilations[a];
@@ -176,6 +212,7 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
     }
     AxisWindows& w = axes[a];
     w.out = out;
+    pad_begin[a] = pb;
     for (int64_t o = 0; o < out; ++o) {
       int64_t counted = 0;
       for (int64_t t = 0; t < k; ++t) {
@@ -241,6 +278,21 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
     }
   }
   if (kind == PoolKind::kMax) s.divisor.clear();
+  bool every_window_covers = true;
+  for (int64_t p = 0; p < s.out_plane; ++p) every_window_covers &= s.tap_start[size_t(p) + 1] > s.tap_start[size_t(p)];
+  if (kind == PoolKind::kMax && x.dtype == DataType::kFloat32 && sr == 2 && !want_indices && strides[1] == 1 &&
+      every_window_covers && ctx.isa() == Isa::kAvx2) {
+    s.in_h = in[0], s.in_w = in[1], s.out_h = axes[0].out, s.out_w = axes[1].out;
+    s.kh = kernel[0], s.kw = kernel[1], s.dh = dilations[0], s.dw = dilations[1], s.sh = strides[0];
+    s.top = pad_begin[0], s.left = pad_begin[1];
+    s.padded_h = std::max(s.top + s.in_h, (s.out_h - 1) * s.sh + (s.kh - 1) * s.dh + 1);
+    s.padded_w = std::max(s.left + s.in_w, s.out_w + (s.kw - 1) * s.dw);
+    // Only where the padded plane is about the size of the input (absurd pads keep the lists).
+    if (double(s.padded_h) * double(s.padded_w) <= 4.0 * double(s.in_plane) + 4096) {
+      s.max_rows = SelectMaxRows(ctx.isa());
+      s.tap_start.clear(), s.taps.clear();
+    }
+  }
   ctx.SetOutput(0, x.dtype, out_dims);
   if (want_indices) ctx.SetOutput(1, DataType::kInt64, out_dims);
   ctx.SetKernel<PoolState, RunPool>(std::move(s));

@@ -2,6 +2,9 @@
 // MaxPool Indices in both storage orders, and geometry errors.
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <random>
+
 #include "tests/ops/single_node.h"
 
 namespace qrt {
@@ -92,6 +95,48 @@ TEST(Pool, GeometryErrors) {
   EXPECT_FALSE(RunSingleNode("MaxPool", 12, {Data(x)}, Pool({2, 2}, {0, 1}, {0, 0, 0, 0})).ok());
   EXPECT_FALSE(RunSingleNode("AveragePool", 11, {Data(Tensor::FromVector<uint8_t>({1}, {1, 1, 1}))},
                              Pool({1}, {1}, {0, 0})).ok());
+}
+
+// The float32 MaxPool fast path (padded plane, MaxRows kernels; picked under the SIMD ISA)
+// against the tap-list loop (the scalar ISA), bit for bit, on inputs with NaN payloads, signed
+// zeros, infinities and ties; SPPF's 5x5 window, dilations, asymmetric and auto pads, ceil
+// mode, row strides, and 2 channels x 2 images.
+TEST(Pool, MaxPoolFastPathEqualsTheTapLists) {
+  std::mt19937 rng(7);
+  auto input = [&](const Dims& dims) {
+    Tensor t = Tensor::Allocate(DataType::kFloat32, dims).value();
+    const float traps[] = {0.f, -0.f, std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(),
+                           std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()};
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      t.data<float>()[i] = rng() % 5 == 0 ? traps[rng() % 6] : float(int(rng() % 7) - 3);
+    }
+    return t;
+  };
+  struct Case {
+    Dims x;
+    Attributes attrs;
+  };
+  std::vector<Case> cases;
+  cases.push_back({{2, 2, 7, 9}, Pool({5, 5}, {1, 1}, {2, 2, 2, 2})});
+  cases.push_back({{1, 3, 20, 37}, Pool({3, 3}, {1, 1}, {1, 1, 1, 1})});
+  cases.push_back({{1, 2, 11, 13}, Pool({3, 2}, {2, 1}, {0, 1, 2, 0})});
+  Attributes dilated = Pool({2, 3}, {1, 1}, {1, 2, 1, 2});
+  dilated.Set("dilations", std::vector<int64_t>{2, 2});
+  cases.push_back({{1, 2, 9, 10}, dilated});
+  Attributes ceil = Pool({3, 3}, {3, 1}, {0, 0, 0, 0});
+  ceil.Set("ceil_mode", int64_t(1));
+  cases.push_back({{1, 1, 10, 8}, ceil});
+  Attributes same;
+  same.Set("kernel_shape", std::vector<int64_t>{4, 4});
+  same.Set("auto_pad", std::string("SAME_LOWER"));
+  cases.push_back({{1, 2, 6, 70}, same});
+  for (const Case& c : cases) {
+    const Tensor x = input(c.x);
+    auto fast = RunSingleNode("MaxPool", 12, {Data(x.Clone())}, c.attrs, 1, Isa::kAvx2);
+    auto lists = RunSingleNode("MaxPool", 12, {Data(x.Clone())}, c.attrs, 1, Isa::kScalar);
+    ASSERT_TRUE(fast.ok() && lists.ok()) << DimsToString(c.x);
+    EXPECT_EQ(testing::CompareBits((*fast)[0], (*lists)[0]), "") << DimsToString(c.x);
+  }
 }
 
 }  // namespace

@@ -1,0 +1,43 @@
+// AVX-512F MaxRows: the AVX2 kernel's rule at 16 lanes, with the replace mask in a mask
+// register and a merge-masked move.
+#include <immintrin.h>
+
+#include "ops/kernels/max_rows.h"
+
+namespace qrt {
+namespace avx512 {
+namespace {
+
+template <int V>
+inline void Columns(int64_t k, const float* const* rows, int64_t j, float* y, __mmask16 last) {
+  __m512 best[V];
+  for (int v = 0; v < V; ++v) best[v] = _mm512_maskz_loadu_ps(v == V - 1 ? last : 0xFFFF, rows[0] + j + 16 * v);
+  for (int64_t t = 1; t < k; ++t) {
+    for (int v = 0; v < V; ++v) {
+      const __m512 x = _mm512_maskz_loadu_ps(v == V - 1 ? last : 0xFFFF, rows[t] + j + 16 * v);
+      const __mmask16 take = _mm512_cmp_ps_mask(x, best[v], _CMP_GT_OQ) |
+                             (_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q) & _mm512_cmp_ps_mask(best[v], best[v], _CMP_ORD_Q));
+      best[v] = _mm512_mask_mov_ps(best[v], take, x);
+    }
+  }
+  for (int v = 0; v < V; ++v) _mm512_mask_storeu_ps(y + j + 16 * v, v == V - 1 ? last : 0xFFFF, best[v]);
+}
+
+}  // namespace
+
+void MaxRows(int64_t k, const float* const* rows, int64_t n, float* y) {
+  int64_t j = 0;
+  for (; j + 64 <= n; j += 64) Columns<4>(k, rows, j, y, 0xFFFF);
+  const int64_t rest = n - j;  // one tile as wide as it needs, its last vector masked
+  const __mmask16 last = rest % 16 ? __mmask16((1u << (rest % 16)) - 1) : __mmask16(0xFFFF);
+  switch ((rest + 15) / 16) {
+    case 0: break;
+    case 1: Columns<1>(k, rows, j, y, last); break;
+    case 2: Columns<2>(k, rows, j, y, last); break;
+    case 3: Columns<3>(k, rows, j, y, last); break;
+    default: Columns<4>(k, rows, j, y, last); break;
+  }
+}
+
+}  // namespace avx512
+}  // namespace qrt
