@@ -11,8 +11,10 @@ namespace {
 template <int V>
 inline void Columns(int64_t k, const float* const* rows, int64_t j, float* y, __mmask16 last) {
   __m512 best[V];
+  #pragma GCC unroll 4
   for (int v = 0; v < V; ++v) best[v] = _mm512_maskz_loadu_ps(v == V - 1 ? last : 0xFFFF, rows[0] + j + 16 * v);
   for (int64_t t = 1; t < k; ++t) {
+    #pragma GCC unroll 4
     for (int v = 0; v < V; ++v) {
       const __m512 x = _mm512_maskz_loadu_ps(v == V - 1 ? last : 0xFFFF, rows[t] + j + 16 * v);
       const __mmask16 take = _mm512_cmp_ps_mask(x, best[v], _CMP_GT_OQ) |
@@ -20,6 +22,7 @@ inline void Columns(int64_t k, const float* const* rows, int64_t j, float* y, __
       best[v] = _mm512_mask_mov_ps(best[v], take, x);
     }
   }
+  #pragma GCC unroll 4
   for (int v = 0; v < V; ++v) _mm512_mask_storeu_ps(y + j + 16 * v, v == V - 1 ? last : 0xFFFF, best[v]);
 }
 

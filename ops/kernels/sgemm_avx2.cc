@@ -37,19 +37,26 @@ template <int R, int V, bool kMaskLoad, bool kMaskStore>
 inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c, int64_t ldc,
                  bool store, const float* alpha, const float* bias, __m256i mask) {
   __m256 acc[R][V];
+  #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
+    #pragma GCC unroll 16
     for (int v = 0; v < V; ++v) acc[r][v] = _mm256_setzero_ps();
   }
   for (int64_t p = 0; p < kb; ++p) {
     const float* bp = b + p * ldb;
     __m256 bv[V];
+    #pragma GCC unroll 16
     for (int v = 0; v < V; ++v) bv[v] = Load(bp + 8 * v, mask, kMaskLoad && v == V - 1);
+    #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
       const __m256 av = _mm256_broadcast_ss(a + r * lda + p);
+      #pragma GCC unroll 16
       for (int v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
     }
   }
+  #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
+    #pragma GCC unroll 16
     for (int v = 0; v < V; ++v) {
       float* cp = c + r * ldc + 8 * v;
       const bool masked = kMaskStore && v == V - 1;
@@ -204,6 +211,7 @@ template <int V, bool kMasked>
 void GroupsTile(const SgemmArgs& g, int64_t j, __m256i mask) {
   __m256 c[V];
   bool store = !g.accumulate;
+  #pragma GCC unroll 16
   for (int v = 0; v < V; ++v) c[v] = store ? _mm256_setzero_ps() : Load(g.c + j + 8 * v, mask, kMasked && v == V - 1);
   for (int64_t p = 0; p < g.k;) {
     const int64_t left = g.k - p;
@@ -212,18 +220,22 @@ void GroupsTile(const SgemmArgs& g, int64_t j, __m256i mask) {
     for (int64_t q = 0; q < size; ++q) {
       const __m256 a = _mm256_broadcast_ss(g.a + p + q);
       const float* b = g.b + (p + q) * g.ldb + j;
+      #pragma GCC unroll 16
       for (int v = 0; v < V; ++v) {
         const __m256 prod = _mm256_mul_ps(a, Load(b + 8 * v, mask, kMasked && v == V - 1));
         t[v] = q == 0 ? prod : _mm256_add_ps(t[v], prod);
       }
     }
+    #pragma GCC unroll 16
     for (int v = 0; v < V; ++v) c[v] = store ? t[v] : _mm256_add_ps(t[v], c[v]);
     store = false;
     p += size;
   }
   if (g.bias != nullptr) {
+    #pragma GCC unroll 16
     for (int v = 0; v < V; ++v) c[v] = _mm256_add_ps(c[v], _mm256_broadcast_ss(g.bias));
   }
+  #pragma GCC unroll 16
   for (int v = 0; v < V; ++v) Store(g.c + j + 8 * v, mask, kMasked && v == V - 1, c[v]);
 }
 
@@ -278,6 +290,7 @@ template <int V, bool kMasked>
 inline void OneRowTile(int64_t k, const float* a, const float* const* rows, int64_t j, const float* bias, float* c,
                        __m256i mask) {
   __m256 sum[V];
+  #pragma GCC unroll 16
   for (int v = 0; v < V; ++v) sum[v] = _mm256_setzero_ps();  // k == 0 leaves 0
   for (int64_t p = 0; p < k;) {
     const int64_t left = k - p;
@@ -286,17 +299,21 @@ inline void OneRowTile(int64_t k, const float* a, const float* const* rows, int6
     for (int64_t q = 0; q < size; ++q) {
       const __m256 av = _mm256_broadcast_ss(a + p + q);
       const float* b = rows[p + q] + j;
+      #pragma GCC unroll 16
       for (int v = 0; v < V; ++v) {
         const __m256 prod = _mm256_mul_ps(av, Load(b + 8 * v, mask, kMasked && v == V - 1));
         t[v] = q == 0 ? prod : _mm256_add_ps(t[v], prod);
       }
     }
+    #pragma GCC unroll 16
     for (int v = 0; v < V; ++v) sum[v] = p == 0 ? t[v] : _mm256_add_ps(t[v], sum[v]);
     p += size;
   }
   if (bias != nullptr) {
+    #pragma GCC unroll 16
     for (int v = 0; v < V; ++v) sum[v] = _mm256_add_ps(sum[v], _mm256_broadcast_ss(bias));
   }
+  #pragma GCC unroll 16
   for (int v = 0; v < V; ++v) Store(c + j + 8 * v, mask, kMasked && v == V - 1, sum[v]);
 }
 

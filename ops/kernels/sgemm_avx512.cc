@@ -26,19 +26,26 @@ template <int R, int V, bool kMaskLoad, bool kMaskStore>
 inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c, int64_t ldc,
                  bool store, const float* alpha, const float* bias, __mmask16 mask) {
   __m512 acc[R][V];
+  #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
+    #pragma GCC unroll 16
     for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
   }
   for (int64_t p = 0; p < kb; ++p) {
     const float* bp = b + p * ldb;
     __m512 bv[V];
+    #pragma GCC unroll 16
     for (int v = 0; v < V; ++v) bv[v] = Load(bp + 16 * v, mask, kMaskLoad && v == V - 1);
+    #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
       const __m512 av = _mm512_set1_ps(a[r * lda + p]);
+      #pragma GCC unroll 16
       for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]);
     }
   }
+  #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
+    #pragma GCC unroll 16
     for (int v = 0; v < V; ++v) {
       float* cp = c + r * ldc + 16 * v;
       const bool masked = kMaskStore && v == V - 1;
@@ -99,6 +106,7 @@ template <int V, bool kMasked>
 inline void OneRowTile(int64_t k, const float* a, const float* const* rows, int64_t j, const float* bias, float* c,
                        __mmask16 mask) {
   __m512 sum[V];
+  #pragma GCC unroll 16
   for (int v = 0; v < V; ++v) sum[v] = _mm512_setzero_ps();
   for (int64_t p = 0; p < k;) {
     const int64_t left = k - p;
@@ -107,17 +115,21 @@ inline void OneRowTile(int64_t k, const float* a, const float* const* rows, int6
     for (int64_t q = 0; q < size; ++q) {
       const __m512 av = _mm512_set1_ps(a[p + q]);
       const float* b = rows[p + q] + j;
+      #pragma GCC unroll 16
       for (int v = 0; v < V; ++v) {
         const __m512 prod = _mm512_mul_ps(av, Load(b + 16 * v, mask, kMasked && v == V - 1));
         t[v] = q == 0 ? prod : _mm512_add_ps(t[v], prod);
       }
     }
+    #pragma GCC unroll 16
     for (int v = 0; v < V; ++v) sum[v] = p == 0 ? t[v] : _mm512_add_ps(t[v], sum[v]);
     p += size;
   }
   if (bias != nullptr) {
+    #pragma GCC unroll 16
     for (int v = 0; v < V; ++v) sum[v] = _mm512_add_ps(sum[v], _mm512_set1_ps(*bias));
   }
+  #pragma GCC unroll 16
   for (int v = 0; v < V; ++v) Store(c + j + 16 * v, mask, kMasked && v == V - 1, sum[v]);
 }
 
