@@ -1,6 +1,7 @@
 #include "tests/test_util.h"
 
 #include <dirent.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -14,6 +15,7 @@
 
 #include "loaders/model_io.h"
 #include "loaders/tensor_proto.h"
+#include "passes/pass_manager.h"
 
 namespace qrt::testing {
 
@@ -128,6 +130,19 @@ std::string CompareFusedToUnfused(const std::function<Graph()>& load, const std:
     }
   }
   return "";
+}
+
+std::pair<int, std::map<std::string, int>> DefaultPassOutcome(Graph graph, const std::string& pass) {
+  PassStats stats;
+  const Status st = RunPasses(graph, "default", true, &stats);
+  EXPECT_TRUE(st.ok()) << st.message();
+  std::map<std::string, int> ops;
+  for (uint32_t i = 0; i < graph.num_nodes(); ++i) {
+    if (!graph.node(NodeId{i}).dead) ++ops[graph.node(NodeId{i}).op_type];
+  }
+  int rewrites = 0;
+  for (const auto& [name, count] : stats) rewrites += name == pass ? count : 0;
+  return {rewrites, ops};
 }
 
 bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/model.h"
@@ -38,6 +40,10 @@ std::string CompareBits(const Tensor& got, const Tensor& want);
 // outputs bit for bit, else what differs (run and output).
 std::string CompareFusedToUnfused(const std::function<Graph()>& load, const std::vector<Tensor>& inputs,
                                   const std::vector<std::string>& passes, int threads = 1);
+
+// Runs the default passes on `graph` (failing the test on error): the rewrites `pass` made,
+// and the live nodes counted by op type.
+std::pair<int, std::map<std::string, int>> DefaultPassOutcome(Graph graph, const std::string& pass);
 
 // True if `text` contains `part`.
 bool Contains(const std::string& text, const std::string& part);

@@ -10,7 +10,6 @@
 #include <random>
 
 #include "loaders/json_loader.h"
-#include "passes/pass_manager.h"
 #include "tests/test_util.h"
 
 namespace qrt {
@@ -75,17 +74,7 @@ Graph Load(const ConvSpec& s) {
 
 // (fuse-conv-fake-quant rewrites, live op counts) after the default passes.
 std::pair<int, std::map<std::string, int>> Fuse(const ConvSpec& s) {
-  Graph g = Load(s);
-  PassStats stats;
-  const Status st = RunPasses(g, "default", true, &stats);
-  EXPECT_TRUE(st.ok()) << st.message();
-  std::map<std::string, int> ops;
-  for (uint32_t i = 0; i < g.num_nodes(); ++i) {
-    if (!g.node(NodeId{i}).dead) ++ops[g.node(NodeId{i}).op_type];
-  }
-  int n = 0;
-  for (auto& [name, c] : stats) n += name == "fuse-conv-fake-quant" ? c : 0;
-  return {n, ops};
+  return testing::DefaultPassOutcome(Load(s), "fuse-conv-fake-quant");
 }
 
 // Random x in [-4, 4) with every 7th element a trap (zeros of both signs, a huge value, NaN):

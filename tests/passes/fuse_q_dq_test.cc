@@ -13,7 +13,6 @@
 #include <random>
 
 #include "loaders/json_loader.h"
-#include "passes/pass_manager.h"
 #include "tests/test_util.h"
 
 namespace qrt {
@@ -83,17 +82,7 @@ Graph Load(const PairSpec& s) {
 
 // (fuse-q-dq rewrites, live op counts) after the default passes.
 std::pair<int, std::map<std::string, int>> Fuse(const PairSpec& s) {
-  Graph g = Load(s);
-  PassStats stats;
-  const Status st = RunPasses(g, "default", true, &stats);
-  EXPECT_TRUE(st.ok()) << st.message();
-  std::map<std::string, int> ops;
-  for (uint32_t i = 0; i < g.num_nodes(); ++i) {
-    if (!g.node(NodeId{i}).dead) ++ops[g.node(NodeId{i}).op_type];
-  }
-  int n = 0;
-  for (auto& [name, c] : stats) n += name == "fuse-q-dq" ? c : 0;
-  return {n, ops};
+  return testing::DefaultPassOutcome(Load(s), "fuse-q-dq");
 }
 
 // Ties at .5 steps, saturation both ways, NaN, infinities, signed zeros, tiny and huge values,
