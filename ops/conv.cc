@@ -25,9 +25,11 @@
 //   Plans compiled with Isa::kScalar use the reference kernels only.
 //
 // qrt:ConvQuantizeDequantize (made by fuse-conv-fake-quant) is a float Conv followed by
-// qrt:QuantizeDequantize: inputs X, W, B (may be omitted), then that op's scale and zero point.
-// The fake quantization runs on each block of outputs once it is final (OutputEpilogue), the
-// same map on the same floats, so the result is the unfused pair's to the bit.
+// element-wise steps, each optional (at least one): inputs X, W, B; then a
+// qrt:QuantizeDequantize's scale and zero point (3, 4); a PRelu's slope, one value or one per
+// channel (5); another QuantizeDequantize's scale and zero point (6, 7). The steps run on each
+// block of outputs once it is final (OutputEpilogue): the same operations on the same floats,
+// so the result is the unfused chain's to the bit.
 //
 // qrt:QLinearConv (made by fuse-qdq-conv) is QLinearConv plus two int attributes,
 // output_min and output_max: a clamp of the quantized output, which is how a Relu or Clip
@@ -41,6 +43,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "ops/kernels/conv_float.h"
 #include "ops/kernels/conv_ref.h"
@@ -147,8 +150,18 @@ struct ConvState {
   ConvFloatKernels kernels;  // f32: the ordered GEMMs (reference or AVX2, bit-identical)
   int threads = 1;
   int64_t scratch_floats = 0;
-  QuantizeDequantizeF32Fn fake_quant = nullptr;  // qrt:ConvQuantizeDequantize's epilogue
+  // qrt:ConvQuantizeDequantize's epilogue: fake quantization before and after the PRelu.
+  QuantizeDequantizeF32Fn fake_quant_before = nullptr, fake_quant_after = nullptr;
+  bool prelu = false;
+  bool epilogue() const { return fake_quant_before != nullptr || prelu || fake_quant_after != nullptr; }
 };
+
+// The slope per output channel (a one-element slope repeated).
+const float* ChannelSlopes(const Tensor& slope, int64_t channels, std::vector<float>& out) {
+  if (slope.numel() == channels) return slope.data<float>();
+  out.assign(size_t(channels), slope.data<float>()[0]);
+  return out.data();
+}
 
 // Moves the channel dim of an N x A x B x C (or N x C x A x B, `to_nchw` false) tensor.
 template <class T>
@@ -182,8 +195,11 @@ void RunConvTyped(const ConvState& s, const RunArgs& args) {
   T* y = args.output(0)->data<T>();
   if (!s.nhwc) {
     OutputEpilogue epilogue;
-    if (s.fake_quant != nullptr) epilogue = FakeQuantEpilogue(args, 3, s.fake_quant);
-    ConvNchw(s, x, w, b, y, s.fake_quant != nullptr ? &epilogue : nullptr);
+    std::vector<float> slopes;
+    if (s.fake_quant_before != nullptr) epilogue.before = FakeQuantFromInputs(args, 3, s.fake_quant_before);
+    if (s.prelu) epilogue.slope = ChannelSlopes(*args.input(5), s.g.out_channels, slopes);
+    if (s.fake_quant_after != nullptr) epilogue.after = FakeQuantFromInputs(args, 6, s.fake_quant_after);
+    ConvNchw(s, x, w, b, y, s.epilogue() ? &epilogue : nullptr);
     return;
   }
   // The convolution of NCHW copies: the same numbers as Conv on NCHW data.
@@ -228,7 +244,23 @@ Status PrepareConvLayout(PrepareContext& ctx, bool nhwc, bool fake_quant = false
   if (fake_quant) {
     // qrt:QuantizeDequantize takes no float64; neither does the pair fused.
     if (dt != DataType::kFloat32) return Unsupported("ConvQuantizeDequantize on ", DataTypeName(dt));
-    QRT_ASSIGN_OR_RETURN(s.fake_quant, PrepareFakeQuant(ctx, 3));
+    if (ctx.has_input(3)) {
+      QRT_ASSIGN_OR_RETURN(s.fake_quant_before, PrepareFakeQuant(ctx, 3));
+    }
+    if (ctx.has_input(6)) {
+      QRT_ASSIGN_OR_RETURN(s.fake_quant_after, PrepareFakeQuant(ctx, 6));
+    }
+    if (ctx.has_input(4) && !ctx.has_input(3)) return InvalidArgument("input 4 (zero point) without input 3 (scale)");
+    if (ctx.has_input(7) && !ctx.has_input(6)) return InvalidArgument("input 7 (zero point) without input 6 (scale)");
+    if (ctx.has_input(5)) {
+      QRT_RETURN_IF_ERROR(ExpectDType(ctx, 5, {DataType::kFloat32}));
+      if (!IsPerChannel(ctx.input(5).dims, s.g.out_channels, ctx.input(0).dims.size())) {
+        return InvalidArgument("PRelu slope of shape ", DimsToString(ctx.input(5).dims),
+                               " is not one value per channel");
+      }
+      s.prelu = true;
+    }
+    if (!s.epilogue()) return InvalidArgument("no epilogue step (inputs 3, 5 and 6 are all omitted)");
   }
   Dims y_dims = OutputDims(s.g);
   if (nhwc) y_dims = {y_dims[0], y_dims[2], y_dims[3], y_dims[1]};
@@ -491,7 +523,7 @@ Status PrepareQLinearConv(PrepareContext& ctx) { return PrepareIntConv(ctx, true
 
 const OpDef kConvOp{"", "Conv", 2, 3, 1, 1, PrepareConv};
 const OpDef kQrtNhwcConvOp{"qrt", "NhwcConv", 2, 3, 1, 1, PrepareNhwcConv};
-const OpDef kQrtConvQuantizeDequantizeOp{"qrt", "ConvQuantizeDequantize", 4, 5, 1, 1, PrepareConvQuantizeDequantize};
+const OpDef kQrtConvQuantizeDequantizeOp{"qrt", "ConvQuantizeDequantize", 4, 8, 1, 1, PrepareConvQuantizeDequantize};
 const OpDef kConvIntegerOp{"", "ConvInteger", 2, 4, 1, 1, PrepareConvInteger};
 const OpDef kQLinearConvOp{"", "QLinearConv", 8, 9, 1, 1, PrepareQLinearConv};
 const OpDef kQrtQLinearConvOp{"qrt", "QLinearConv", 8, 9, 1, 1, PrepareQLinearConv};

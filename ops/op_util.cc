@@ -37,6 +37,14 @@ Status ExpectDType(const PrepareContext& ctx, int input, std::initializer_list<D
   return InvalidArgument("input ", input, " has dtype ", DataTypeName(t), "; expected one of: ", names);
 }
 
+bool IsPerChannel(const Dims& d, int64_t channels, size_t rank) {
+  if (d.size() > rank) return false;
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (d[i] != 1 && !(rank - d.size() + i == 1 && d[i] == channels)) return false;
+  }
+  return true;
+}
+
 Status NeedsConstant(const PrepareContext&, int input, const char* what) {
   return Status(StatusCode::kNeedsKnownValue, StrCat("input ", input, " (", what,
                      ") must be known when the graph is planned (an initializer or computed "

@@ -88,6 +88,10 @@ inline void StoreFloat(DataType t, void* p, int64_t i, float v) {
 // Checks an input's dtype is one of `allowed`.
 Status ExpectDType(const PrepareContext& ctx, int input, std::initializer_list<DataType> allowed);
 
+// True if a tensor of dims `d` broadcasts (right-aligned) to rank `rank` as one value per
+// channel (axis 1) of `channels`: every dim is 1 except, possibly, the one on axis 1.
+bool IsPerChannel(const Dims& d, int64_t channels, size_t rank);
+
 // Error for an input whose value must be known when the graph is planned.
 Status NeedsConstant(const PrepareContext& ctx, int input, const char* what);
 

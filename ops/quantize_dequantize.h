@@ -12,7 +12,7 @@ namespace qrt {
 // qrt:QuantizeDequantize does; returns the float32 kernel for the quantized type and ISA.
 StatusOr<QuantizeDequantizeF32Fn> PrepareFakeQuant(const PrepareContext& ctx, int scale_input);
 
-// The epilogue of one run: `map` with the scale and zero point read from the inputs.
-OutputEpilogue FakeQuantEpilogue(const RunArgs& args, int scale_input, QuantizeDequantizeF32Fn map);
+// The step of one run: `map` with the scale and zero point read from the inputs.
+FakeQuantStep FakeQuantFromInputs(const RunArgs& args, int scale_input, QuantizeDequantizeF32Fn map);
 
 }  // namespace qrt

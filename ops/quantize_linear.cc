@@ -282,7 +282,7 @@ Status RunQuantizeDequantize(const QuantizeDequantizeState& s, const RunArgs& ar
   const Tensor& x = *args.input(0);
   float* out = args.output(0)->data<float>();
   if (s.kernel) {
-    const OutputEpilogue fq = FakeQuantEpilogue(args, 1, s.kernel);
+    const FakeQuantStep fq = FakeQuantFromInputs(args, 1, s.kernel);
     const float* in = x.data<float>();
     QuantLayout whole;
     whole.outer = x.numel();
@@ -330,9 +330,9 @@ StatusOr<QuantizeDequantizeF32Fn> PrepareFakeQuant(const PrepareContext& ctx, in
   return SelectQuantizeDequantizeF32(q, ctx.isa());
 }
 
-OutputEpilogue FakeQuantEpilogue(const RunArgs& args, int scale_input, QuantizeDequantizeF32Fn map) {
+FakeQuantStep FakeQuantFromInputs(const RunArgs& args, int scale_input, QuantizeDequantizeF32Fn map) {
   const Tensor* zp = args.input(scale_input + 1);
-  OutputEpilogue e;
+  FakeQuantStep e;
   e.map = map;
   e.scale = args.input(scale_input)->data<float>()[0];
   e.zero_point = zp ? int32_t(LoadInt(zp->dtype(), zp->raw(), 0)) : 0;

@@ -1,33 +1,91 @@
-// Conv -> qrt:QuantizeDequantize  =>  qrt:ConvQuantizeDequantize       (fuse-conv-fake-quant)
+// Conv -> [QuantizeDequantize ->] [PRelu ->] QuantizeDequantize
+//   => qrt:ConvQuantizeDequantize                                          (fuse-conv-fake-quant)
 //
-//   x --Conv(w, b)--> y --QuantizeDequantize(s, z)--> f   =>   x --ConvQuantizeDequantize(w, b, s, z)--> f
+//   x --Conv(w, b)--> y --QuantizeDequantize(s, z)--> f
+//     =>   x --ConvQuantizeDequantize(w, b, s, z)--> f
+//   x --Conv(w, b)--> y [--QuantizeDequantize(s0, z0)--> f0] --PRelu(slope)--> p --QuantizeDequantize(s1, z1)--> f
+//     =>   x --ConvQuantizeDequantize(w, b, [s0, z0], slope, s1, z1)--> f
 //
 // In a QDQ graph most float convolutions feed a Q/DQ pair, which fuse-q-dq has made one
-// QuantizeDequantize. Fused into the convolution, the fake quantization runs on each block of
-// outputs as soon as it is final, while it is still in cache, instead of as a second pass over
-// the whole tensor; the map and the floats it maps are the same, so the result is bit-identical.
-// Legality: a default-domain Conv whose output is read only by this QuantizeDequantize and is
-// not a graph output. The fused op checks dtypes, scale and zero point as the pair would (a
-// pair that would not compile does not compile fused either). Runs after fuse-q-dq.
+// QuantizeDequantize; with a PRelu after the convolution (MobileFaceNet) the quantizer puts a
+// pair before and after it. Fused into the convolution, these steps run on each block of
+// outputs as soon as it is final, while it is still in cache, instead of as passes over the
+// whole tensor; the operations and the floats they take are the same, so the result is
+// bit-identical.
+// Legality: a default-domain Conv; every value of the chain but the last is read only by the
+// next node and is not a graph output; the PRelu's slope is a float32 constant with one value,
+// or one per output channel (which needs W's shape: a constant, or the DQ of one). The fused
+// op checks dtypes, scales and zero points as the unfused ops would (a chain that would not
+// compile does not compile fused either). Runs after fuse-q-dq.
+#include <utility>
+
+#include "ops/op_util.h"
 #include "ops/registry.h"
 #include "passes/match_util.h"
 #include "passes/passes.h"
 
 namespace qrt {
+namespace {
+
+// W's dims, when W is a constant or the DequantizeLinear of one.
+const Dims* WeightDims(const Graph& g, ValueId w) {
+  if (const Tensor* t = g.ConstantOf(w)) return &t->dims();
+  const NodeId dq = ProducerIs(g, w, "DequantizeLinear");
+  if (!dq.valid() || g.node(dq).inputs.empty()) return nullptr;
+  const Tensor* q = g.ConstantOf(g.node(dq).inputs[0]);
+  return q != nullptr ? &q->dims() : nullptr;
+}
+
+// A PRelu reading only `conv`'s output whose slope is one float32 constant value per channel.
+bool IsChannelPRelu(const Graph& g, const Node& prelu, const Node& conv) {
+  if (prelu.inputs.size() != 2 || prelu.outputs.size() != 1) return false;
+  const Tensor* slope = g.ConstantOf(prelu.inputs[1]);
+  const Dims* w = WeightDims(g, conv.inputs[1]);
+  return slope != nullptr && slope->dtype() == DataType::kFloat32 && w != nullptr && !w->empty() &&
+         IsPerChannel(slope->dims(), (*w)[0], w->size());
+}
+
+}  // namespace
 
 StatusOr<int> FuseConvFakeQuant(Graph& g) {
   const OpDef* def = FindOp("qrt", "ConvQuantizeDequantize");
   if (def == nullptr) return Internal("op qrt:ConvQuantizeDequantize is not registered");
+  auto fake_quant = [&](ValueId v) {  // the live qrt:QuantizeDequantize producing v, if any
+    const NodeId id = v.valid() ? g.value(v).producer : NodeId{};
+    if (!id.valid()) return NodeId{};
+    const Node& n = g.node(id);
+    const bool ok = !n.dead && n.domain == "qrt" && n.op_type == "QuantizeDequantize" && n.inputs.size() >= 2 &&
+                    n.outputs.size() == 1;
+    return ok ? id : NodeId{};
+  };
+  auto scale_and_zero_point = [](const Node& fq) {
+    return std::pair<ValueId, ValueId>{fq.inputs[1], fq.inputs.size() > 2 ? fq.inputs[2] : ValueId{}};
+  };
   int rewrites = 0;
-  const size_t n_nodes = g.num_nodes();
-  for (uint32_t i = 0; i < n_nodes; ++i) {
-    const Node& fq = g.node(NodeId{i});
-    if (fq.dead || fq.domain != "qrt" || fq.op_type != "QuantizeDequantize") continue;
-    if (fq.inputs.size() < 2 || fq.outputs.size() != 1 || !fq.outputs[0].valid()) continue;
-    const NodeId conv_id = ProducerIs(g, fq.inputs[0], "Conv");
-    if (!conv_id.valid() || !HasSingleUse(g, fq.inputs[0])) continue;
+  // Last node first, so that a chain is taken whole from its last fake quantization.
+  for (uint32_t i = uint32_t(g.num_nodes()); i-- > 0;) {
+    const NodeId last_id = fake_quant(g.node(NodeId{i}).outputs.empty() ? ValueId{} : g.node(NodeId{i}).outputs[0]);
+    if (last_id != NodeId{i}) continue;
+    const Node& last = g.node(last_id);
+    // Conv -> last; or Conv [-> before] -> PRelu -> last.
+    ValueId v = last.inputs[0];
+    if (!HasSingleUse(g, v)) continue;
+    const NodeId prelu_id = ProducerIs(g, v, "PRelu");
+    NodeId before_id;
+    if (prelu_id.valid()) {
+      v = g.node(prelu_id).inputs[0];
+      if (!HasSingleUse(g, v)) continue;
+      before_id = fake_quant(v);
+      if (before_id.valid()) {
+        v = g.node(before_id).inputs[0];
+        if (!HasSingleUse(g, v)) continue;
+      }
+    }
+    const NodeId conv_id = ProducerIs(g, v, "Conv");
+    if (!conv_id.valid()) continue;
     const Node& conv = g.node(conv_id);
     if (conv.outputs.size() != 1 || conv.inputs.size() < 2 || conv.inputs.size() > 3) continue;
+    if (prelu_id.valid() && !IsChannelPRelu(g, g.node(prelu_id), conv)) continue;
 
     Node fused;
     fused.name = conv.name;
@@ -37,10 +95,20 @@ StatusOr<int> FuseConvFakeQuant(Graph& g) {
     fused.def = def;
     fused.attrs = conv.attrs;
     fused.inputs = {conv.inputs[0], conv.inputs[1], conv.inputs.size() > 2 ? conv.inputs[2] : ValueId{}};
-    fused.inputs.insert(fused.inputs.end(), fq.inputs.begin() + 1, fq.inputs.end());
-    fused.outputs = {fq.outputs[0]};
-    g.EraseNode(NodeId{i});
-    g.EraseNode(conv_id);
+    // Inputs 3, 4: the fake quantization before the PRelu (or the only one); 5: the slope;
+    // 6, 7: the fake quantization after it.
+    const auto [s0, z0] = prelu_id.valid() ? (before_id.valid() ? scale_and_zero_point(g.node(before_id))
+                                                                 : std::pair<ValueId, ValueId>{})
+                                           : scale_and_zero_point(last);
+    fused.inputs.insert(fused.inputs.end(), {s0, z0});
+    if (prelu_id.valid()) {
+      const auto [s1, z1] = scale_and_zero_point(last);
+      fused.inputs.insert(fused.inputs.end(), {g.node(prelu_id).inputs[1], s1, z1});
+    }
+    fused.outputs = {last.outputs[0]};
+    for (NodeId id : {last_id, prelu_id, before_id, conv_id}) {
+      if (id.valid()) g.EraseNode(id);
+    }
     g.AddNode(std::move(fused));
     ++rewrites;
   }

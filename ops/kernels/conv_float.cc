@@ -236,7 +236,7 @@ void PaddedRows(const ConvGeometry& g, const float* xg, const float* wg, const f
       kernels.one_row(channels * taps, wg, rows.data(), g.out[2], bias, yg + oh * g.out[2]);
     }
   }
-  if (epilogue != nullptr) epilogue->Apply(yg, g.out_spatial());
+  if (epilogue != nullptr) epilogue->Apply(yg, g.out_spatial(), 0);
 }
 
 // ---- planes (2-D): the patch matrix as row pointers ----------------------------------
@@ -353,7 +353,9 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
           const float* xg = x + (image * g.group + group) * in_group;
           const float* bg = b != nullptr ? b + group : nullptr;
           float* yg = y + (image * g.out_channels + group) * n;
-          PaddedRows(g, xg, w + group * k, bg, yg, kernels, buffer.data(), taps, flat_out, epilogue);
+          const OutputEpilogue eg = epilogue != nullptr ? epilogue->FromRow(group) : OutputEpilogue();
+          PaddedRows(g, xg, w + group * k, bg, yg, kernels, buffer.data(), taps, flat_out,
+                     epilogue != nullptr ? &eg : nullptr);
         }
       });
     }
@@ -363,16 +365,17 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
     for (int64_t image = 0; image < g.batch; ++image) {
       float* yi = y + image * g.out_channels * n;
       GatheredGroups(g, x + image * g.in_channels * g.in_spatial(), w, b, yi);
-      if (epilogue != nullptr) epilogue->Apply(yi, g.out_channels * n);
+      for (int64_t c = 0; c < g.out_channels && epilogue != nullptr; ++c) epilogue->Apply(yi + c * n, n, c);
     }
     return;
   }
   if (algorithm == Algorithm::kPlanes) {
     for (int64_t image = 0; image < g.batch; ++image) {
       for (int64_t group = 0; group < g.group; ++group) {
+        const OutputEpilogue eg = epilogue != nullptr ? epilogue->FromRow(group * m) : OutputEpilogue();
         PlanesGemm(g, x + (image * g.group + group) * in_group, w + group * m * k,
                    b != nullptr ? b + group * m : nullptr, y + (image * g.out_channels + group * m) * n, kernels,
-                   scratch, threads, epilogue);
+                   scratch, threads, epilogue != nullptr ? &eg : nullptr);
       }
     }
     return;
@@ -391,7 +394,8 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
       args.ldc = n;
       args.rule_n = n;
       args.bias = b != nullptr ? b + group * m : nullptr;  // added after the sums
-      args.epilogue = epilogue;
+      const OutputEpilogue eg = epilogue != nullptr ? epilogue->FromRow(group * m) : OutputEpilogue();
+      args.epilogue = epilogue != nullptr ? &eg : nullptr;
       args.threads = threads;
       switch (algorithm) {
         case Algorithm::kDirect:

@@ -150,7 +150,7 @@ void Blocked(const SgemmArgs& g, const float* b, int64_t ldb, sgemm_detail::RowT
       if (g.bias != nullptr) {
         for (int64_t j = 0; j < g.n; ++j) row[j] = row[j] + g.bias[i];
       }
-      if (g.epilogue != nullptr) g.epilogue->Apply(row, g.n);
+      if (g.epilogue != nullptr) g.epilogue->Apply(row, g.n, i);
     }
     return;
   }
@@ -198,7 +198,7 @@ void Blocked(const SgemmArgs& g, const float* b, int64_t ldb, sgemm_detail::RowT
         }
         // The pass's columns are final after the last k block: map them while in cache.
         if (g.epilogue != nullptr && p0 + kb == g.k) {
-          for (int64_t i = 0; i < g.m; ++i) g.epilogue->Apply(g.c + i * g.ldc + j0, cols);
+          for (int64_t i = 0; i < g.m; ++i) g.epilogue->Apply(g.c + i * g.ldc + j0, cols, i);
         }
       }
     });
@@ -347,7 +347,7 @@ void SgemmWith(const SgemmArgs& g, RowTilesFn tiles, int tile_rows) {
   if (g.m == 1 && g.one_row_kernels && g.b_rows == nullptr) {
     if (g.trans_b) avx2::RowLanes(g);
     else avx2::RowGroups(g);
-    if (g.epilogue != nullptr) g.epilogue->Apply(g.c, g.n);
+    if (g.epilogue != nullptr) g.epilogue->Apply(g.c, g.n, 0);
     return;
   }
   if (!g.trans_b || g.b_rows != nullptr) {

@@ -116,7 +116,7 @@ void Sgemm(const SgemmArgs& g) {
   if (g.m <= 0 || g.n <= 0) return;
   Products(g);
   if (g.epilogue != nullptr) {
-    for (int64_t i = 0; i < g.m; ++i) g.epilogue->Apply(g.c + i * g.ldc, g.n);
+    for (int64_t i = 0; i < g.m; ++i) g.epilogue->Apply(g.c + i * g.ldc, g.n, i);
   }
 }
 

@@ -24,6 +24,13 @@ struct ConvSpec {
   std::string scale = "[0.05]", zp_type = "uint8", zp = "[128]";
   bool conv_is_output = false;  // c is also a graph output
   bool other_reader = false;    // a Relu reads c too
+  // A PRelu between the Conv and Q: its slope's shape and values ("" for none), whether the
+  // slope is a graph input instead of a constant, and whether its output is a graph output.
+  std::string slope_shape, slope_data;
+  bool slope_input = false, prelu_is_output = false;
+  // A Q/DQ pair (scale 0.03, zero point 7, uint8) between the Conv and the PRelu, as a QDQ
+  // quantizer places it; whether another node (Abs) reads that pair's output too.
+  bool pair_before_prelu = false, pair_read_elsewhere = false;
 };
 
 std::string DimsJson(const Dims& d) {
@@ -50,20 +57,39 @@ std::string Json(const ConvSpec& s) {
              Values(s.w[0], 2) + "}";
   }
   inits += R"(,{"name":"s","dtype":"float32","shape":[],"data":)" + s.scale + "}";
+  const bool prelu = !s.slope_shape.empty();
+  if (prelu && !s.slope_input) {
+    inits += R"(,{"name":"slope","dtype":"float32","shape":)" + s.slope_shape + R"(,"data":)" + s.slope_data + "}";
+  }
   inits += R"(,{"name":"z","dtype":")" + s.zp_type + R"(","shape":[],"data":)" + s.zp + "}";
   std::string nodes = R"({"name":"conv","op":"Conv","inputs":["x","w")" + std::string(s.bias ? R"(,"b")" : "") +
                       R"(],"outputs":["c"],"attrs":)" + s.attrs + "},";
-  nodes += R"({"name":"q","op":"QuantizeLinear","inputs":["c","s","z"],"outputs":["q"]},)";
+  if (s.pair_before_prelu) {
+    inits += R"(,{"name":"s0","dtype":"float32","shape":[],"data":[0.03]})";
+    inits += R"(,{"name":"z0","dtype":"uint8","shape":[],"data":[7]})";
+    nodes += R"({"name":"q0","op":"QuantizeLinear","inputs":["c","s0","z0"],"outputs":["q0"]},)";
+    nodes += R"({"name":"dq0","op":"DequantizeLinear","inputs":["q0","s0","z0"],"outputs":["f0"]},)";
+  }
+  if (s.pair_read_elsewhere) nodes += R"({"name":"abs","op":"Abs","inputs":["f0"],"outputs":["a"]},)";
+  if (prelu) {
+    nodes += std::string(R"({"name":"prelu","op":"PRelu","inputs":[")") + (s.pair_before_prelu ? "f0" : "c") +
+             R"(","slope"],"outputs":["p"]},)";
+  }
+  nodes += std::string(R"({"name":"q","op":"QuantizeLinear","inputs":[")") + (prelu ? "p" : "c") +
+           R"(","s","z"],"outputs":["q"]},)";
   nodes += R"({"name":"dq","op":"DequantizeLinear","inputs":["q","s","z"],"outputs":["f"]})";
   std::string outputs = R"({"name":"f"})";
   if (s.conv_is_output) outputs += R"(,{"name":"c"})";
+  if (s.prelu_is_output) outputs += R"(,{"name":"p"})";
+  if (s.pair_read_elsewhere) outputs += R"(,{"name":"a"})";
   if (s.other_reader) {
     nodes += R"(,{"name":"relu","op":"Relu","inputs":["c"],"outputs":["r"]})";
     outputs += R"(,{"name":"r"})";
   }
-  return R"({"format":"qrt.graph","version":1,"opsets":{"":13},"inputs":[{"name":"x","dtype":")" + t +
-         R"(","shape":)" + DimsJson(s.x) + R"(}],"outputs":[)" + outputs + R"(],"initializers":[)" + inits +
-         R"(],"nodes":[)" + nodes + "]}";
+  std::string inputs = R"({"name":"x","dtype":")" + t + R"(","shape":)" + DimsJson(s.x) + "}";
+  if (s.slope_input) inputs += R"(,{"name":"slope","dtype":"float32","shape":)" + s.slope_shape + "}";
+  return R"({"format":"qrt.graph","version":1,"opsets":{"":13},"inputs":[)" + inputs + R"(],"outputs":[)" +
+         outputs + R"(],"initializers":[)" + inits + R"(],"nodes":[)" + nodes + "]}";
 }
 
 Graph Load(const ConvSpec& s) {
@@ -91,7 +117,8 @@ Tensor Input(const Dims& dims, uint32_t seed) {
 }
 
 void ExpectFusionExact(const ConvSpec& s, uint32_t seed, int threads = 1) {
-  const std::vector<Tensor> inputs{Input(s.x, seed)};
+  std::vector<Tensor> inputs{Input(s.x, seed)};
+  if (s.slope_input) inputs.push_back(Tensor::FromVector<float>({0.25f}, {1}));
   EXPECT_EQ(testing::CompareFusedToUnfused([&] { return Load(s); }, inputs, {"default", "fuse-q-dq,fuse-conv-fake-quant"},
                                            threads),
             "")
@@ -155,6 +182,71 @@ TEST(FuseConvFakeQuant, ZeroPointsAtTheEndsOddScalesAndThreads) {
   ExpectFusionExact(dw, 13, 2);
 }
 
+// Conv -> PRelu -> Q -> DQ (MobileFaceNet's pattern): a slope per channel in the shapes that
+// broadcast that way, or one slope; negative, zero and NaN slopes; every convolution path
+// that applies the epilogue per channel (1x1, planes, depthwise rows, gathers, groups).
+TEST(FuseConvFakeQuant, PReluInBetweenIsFusedToo) {
+  struct Case {
+    Dims x, w;
+    std::string attrs, slope_shape, slope_data;
+  };
+  const std::string six = R"([0.25,-0.5,0,1.5,"nan",-0.0])";
+  const Case cases[] = {
+      {{1, 8, 5, 7}, {6, 8, 1, 1}, "{}", "[6,1,1]", six},
+      {{1, 8, 5, 7}, {6, 8, 1, 1}, "{}", "[1,6,1,1]", six},
+      {{1, 8, 5, 7}, {6, 8, 1, 1}, "{}", "[1]", "[0.25]"},
+      {{1, 8, 5, 7}, {6, 8, 1, 1}, "{}", "[1,1,1]", "[-2]"},
+      {{1, 5, 9, 11}, {6, 5, 3, 3}, R"({"pads":[1,1,1,1]})", "[6,1,1]", six},
+      {{2, 6, 20, 20}, {6, 1, 3, 3}, R"({"pads":[1,1,1,1],"group":6})", "[6,1,1]", six},
+      {{1, 6, 2, 2}, {6, 1, 3, 3}, R"({"pads":[1,1,1,1],"group":6})", "[6,1,1]", six},
+      {{1, 4, 6, 6}, {6, 2, 3, 3}, R"({"group":2})", "[6,1,1]", six},
+  };
+  for (const Case& c : cases) {
+    for (bool pair_before : {false, true}) {
+      ConvSpec s;
+      s.x = c.x, s.w = c.w, s.attrs = c.attrs, s.slope_shape = c.slope_shape, s.slope_data = c.slope_data;
+      s.pair_before_prelu = pair_before;
+      const auto [n, ops] = Fuse(s);
+      EXPECT_EQ(n, 1) << c.slope_shape << " " << c.attrs;
+      EXPECT_EQ(ops.count("PRelu"), 0u) << c.slope_shape;
+      EXPECT_EQ(ops.count("QuantizeDequantize"), 0u) << c.slope_shape;
+      ExpectFusionExact(s, 20);
+    }
+  }
+  // Another node reads the first pair's output: the chain stops there, and only the Conv and
+  // that pair are fused.
+  ConvSpec s;
+  s.slope_shape = "[1]", s.slope_data = "[0.5]", s.pair_before_prelu = s.pair_read_elsewhere = true;
+  const auto [n, ops] = Fuse(s);
+  EXPECT_EQ(n, 1);
+  EXPECT_EQ(ops.count("PRelu"), 1u);
+  EXPECT_EQ(ops.count("QuantizeDequantize"), 1u);
+  ExpectFusionExact(s, 26);
+}
+
+TEST(FuseConvFakeQuant, LeavesThePReluWhenItsSlopeIsNotPerChannel) {
+  ConvSpec s;
+  s.x = {1, 8, 5, 7}, s.w = {6, 8, 1, 1};
+  s.slope_shape = "[7]", s.slope_data = "[1,2,3,4,5,6,7]";  // one slope per column
+  EXPECT_EQ(Fuse(s).first, 0);
+  ExpectFusionExact(s, 21);
+  s.slope_shape = "[6,5,1]", s.slope_data = Values(30, 3);  // per channel and row
+  EXPECT_EQ(Fuse(s).first, 0);
+  ExpectFusionExact(s, 22);
+  ConvSpec input;
+  input.slope_shape = "[1]", input.slope_input = true;  // not a constant
+  EXPECT_EQ(Fuse(input).first, 0);
+  ExpectFusionExact(input, 23);
+  ConvSpec out;
+  out.slope_shape = "[1]", out.slope_data = "[0.5]", out.prelu_is_output = true;
+  EXPECT_EQ(Fuse(out).first, 0);
+  ExpectFusionExact(out, 24);
+  ConvSpec shared;
+  shared.slope_shape = "[1]", shared.slope_data = "[0.5]", shared.other_reader = true;
+  EXPECT_EQ(Fuse(shared).first, 0) << "another node reads the convolution's output";
+  ExpectFusionExact(shared, 25);
+}
+
 TEST(FuseConvFakeQuant, LeavesTheConvolutionWhenTheRulesDoNotHold) {
   ConvSpec out;
   out.conv_is_output = true;
@@ -170,6 +262,39 @@ TEST(FuseConvFakeQuant, LeavesTheConvolutionWhenTheRulesDoNotHold) {
   Tensor x = Tensor::Allocate(DataType::kFloat64, f64.x).value();
   EXPECT_FALSE(testing::RunGraph(Load(f64), {x}, "none").ok());
   EXPECT_FALSE(testing::RunGraph(Load(f64), {x}, "default").ok());
+}
+
+// The fused op written by hand: steps it cannot run are plan errors, never crashes.
+TEST(FuseConvFakeQuant, TheFusedOpRejectsBadSteps) {
+  auto plan = [](const std::string& inputs, const std::string& slope_shape) {
+    const std::string json =
+        R"({"format":"qrt.graph","version":1,"inputs":[{"name":"x","dtype":"float32","shape":[1,2,3,3]}],)"
+        R"("outputs":[{"name":"y"}],"initializers":[)"
+        R"({"name":"w","dtype":"float32","shape":[4,2,1,1],"data":[1,2,3,4,5,6,7,8]},)"
+        R"({"name":"s","dtype":"float32","shape":[],"data":[0.1]},)"
+        R"({"name":"z","dtype":"uint8","shape":[],"data":[3]},)"
+        R"({"name":"slope","dtype":"float32","shape":)" + slope_shape + R"(,"data":[0.5,0.5,0.5,0.5]}],)"
+        R"("nodes":[{"name":"c","op":"ConvQuantizeDequantize","domain":"qrt","inputs":)" + inputs +
+        R"(,"outputs":["y"]}]})";
+    StatusOr<Graph> g = LoadJsonText(json, "op.json", ".");
+    if (!g.ok()) return StatusOr<std::vector<Tensor>>(g.status());  // too few inputs: a load error
+    return testing::RunGraph(std::move(g).value(), {Tensor::Allocate(DataType::kFloat32, {1, 2, 3, 3}).value()},
+                             "none");
+  };
+  auto ok = plan(R"(["x","w","","s","z"])", "[4]");
+  EXPECT_TRUE(ok.ok()) << ok.status().message();
+  ok = plan(R"(["x","w","","","","slope","s","z"])", "[4,1,1]");
+  EXPECT_TRUE(ok.ok()) << ok.status().message();
+  const std::pair<const char*, const char*> bad[] = {
+      {R"(["x","w","","","z"])", "[4,1,1]"},               // a zero point without its scale
+      {R"(["x","w","","","","","",""])", "[4,1,1]"},       // no step at all (too few inputs)
+      {R"(["x","w","","","","slope","s"])", "[4]"},        // [4] broadcasts along W, not channels
+      {R"(["x","w","","slope","z"])", "[4,1,1]"},          // a scale of four values
+  };
+  for (const auto& [inputs, slope] : bad) {
+    auto r = plan(inputs, slope);
+    EXPECT_FALSE(r.ok()) << inputs << " slope " << slope;
+  }
 }
 
 }  // namespace

@@ -63,7 +63,7 @@ void BM_Conv(benchmark::State& state, const Layer& l, ConvFloatKernels kernels, 
   std::vector<float> y(static_cast<size_t>(g.output_count()));
   std::vector<float> scratch(static_cast<size_t>(std::max<int64_t>(1, ConvFloatScratchFloats(g))));
   OutputEpilogue epilogue;
-  epilogue.map = fake_quant, epilogue.scale = 0.05f, epilogue.zero_point = 3;
+  epilogue.before.map = fake_quant, epilogue.before.scale = 0.05f, epilogue.before.zero_point = 3;
   for (auto _ : state) {
     ConvFloatOrdered(g, x.data(), w.data(), b.data(), y.data(), kernels, scratch.data(), 1,
                      fake_quant != nullptr ? &epilogue : nullptr);
