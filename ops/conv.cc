@@ -156,13 +156,6 @@ struct ConvState {
   bool epilogue() const { return fake_quant_before != nullptr || prelu || fake_quant_after != nullptr; }
 };
 
-// The slope per output channel (a one-element slope repeated).
-const float* ChannelSlopes(const Tensor& slope, int64_t channels, std::vector<float>& out) {
-  if (slope.numel() == channels) return slope.data<float>();
-  out.assign(size_t(channels), slope.data<float>()[0]);
-  return out.data();
-}
-
 // Moves the channel dim of an N x A x B x C (or N x C x A x B, `to_nchw` false) tensor.
 template <class T>
 void SwapChannels(const T* in, int64_t n, int64_t c, int64_t plane, bool to_nchw, T* out) {
@@ -195,9 +188,11 @@ void RunConvTyped(const ConvState& s, const RunArgs& args) {
   T* y = args.output(0)->data<T>();
   if (!s.nhwc) {
     OutputEpilogue epilogue;
-    std::vector<float> slopes;
     if (s.fake_quant_before != nullptr) epilogue.before = FakeQuantFromInputs(args, 3, s.fake_quant_before);
-    if (s.prelu) epilogue.slope = ChannelSlopes(*args.input(5), s.g.out_channels, slopes);
+    if (s.prelu) {  // one slope per output channel, or one for all
+      epilogue.slope = args.input(5)->data<float>();
+      epilogue.slope_step = args.input(5)->numel() == s.g.out_channels ? 1 : 0;
+    }
     if (s.fake_quant_after != nullptr) epilogue.after = FakeQuantFromInputs(args, 6, s.fake_quant_after);
     ConvNchw(s, x, w, b, y, s.epilogue() ? &epilogue : nullptr);
     return;

@@ -7,9 +7,11 @@
 //   AveragePool: sum of the covered elements in window order (double), divided by the
 //                covered count (count_include_pad = 0) or by the window taps that lie
 //                inside the explicitly padded input (count_include_pad = 1), rounded once.
-// MaxPool on float32 in 2-D with unit column stride, without Indices, runs rows of a -inf
-// padded plane through the MaxRows kernels (ops/kernels/max_rows.h), which give the same bits:
-// a -inf pad never replaces a value, and the first covered tap always replaces a leading pad.
+// MaxPool on float32 in 2-D with unit column stride and output rows at least 4 wide, without
+// Indices, where every window covers an input element and the padded plane is about the
+// input's size, runs rows of a -inf padded plane through the MaxRows kernels
+// (ops/kernels/max_rows.h) under the SIMD ISA. Same bits: a -inf pad never replaces a value,
+// and the first covered tap replaces a leading pad (or equals it, if it is -inf itself).
 // Output length per axis: floor or ceil((in + pads - ((k-1)*dilation + 1)) / stride) + 1;
 // with ceil_mode a window that would start inside the end padding is dropped.
 #include <algorithm>
@@ -280,8 +282,9 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
   if (kind == PoolKind::kMax) s.divisor.clear();
   bool every_window_covers = true;
   for (int64_t p = 0; p < s.out_plane; ++p) every_window_covers &= s.tap_start[size_t(p) + 1] > s.tap_start[size_t(p)];
+  // Rows at least 4 wide (a global pool's single output is faster from its tap list).
   if (kind == PoolKind::kMax && x.dtype == DataType::kFloat32 && sr == 2 && !want_indices && strides[1] == 1 &&
-      every_window_covers && ctx.isa() == Isa::kAvx2) {
+      every_window_covers && !global && axes[1].out >= 4 && ctx.isa() == Isa::kAvx2) {
     s.in_h = in[0], s.in_w = in[1], s.out_h = axes[0].out, s.out_w = axes[1].out;
     s.kh = kernel[0], s.kw = kernel[1], s.dh = dilations[0], s.dw = dilations[1], s.sh = strides[0];
     s.top = pad_begin[0], s.left = pad_begin[1];

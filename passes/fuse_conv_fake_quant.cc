@@ -18,6 +18,7 @@
 // op checks dtypes, scales and zero points as the unfused ops would (a chain that would not
 // compile does not compile fused either). Runs after fuse-q-dq.
 #include <utility>
+#include <vector>
 
 #include "ops/op_util.h"
 #include "ops/registry.h"
@@ -62,10 +63,13 @@ StatusOr<int> FuseConvFakeQuant(Graph& g) {
     return std::pair<ValueId, ValueId>{fq.inputs[1], fq.inputs.size() > 2 ? fq.inputs[2] : ValueId{}};
   };
   int rewrites = 0;
-  // Last node first, so that a chain is taken whole from its last fake quantization.
-  for (uint32_t i = uint32_t(g.num_nodes()); i-- > 0;) {
-    const NodeId last_id = fake_quant(g.node(NodeId{i}).outputs.empty() ? ValueId{} : g.node(NodeId{i}).outputs[0]);
-    if (last_id != NodeId{i}) continue;
+  // Consumers first, so that a chain is taken whole from its last fake quantization.
+  QRT_ASSIGN_OR_RETURN(std::vector<NodeId> order, g.TopologicalOrder());
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const Node& node = g.node(*it);
+    if (node.dead || node.outputs.empty()) continue;
+    const NodeId last_id = fake_quant(node.outputs[0]);
+    if (last_id != *it) continue;
     const Node& last = g.node(last_id);
     // Conv -> last; or Conv [-> before] -> PRelu -> last.
     ValueId v = last.inputs[0];

@@ -21,8 +21,8 @@ StatusOr<int> FuseDqMulQ(Graph& graph);
 StatusOr<int> FuseDqAddQ(Graph& graph);
 // DQ(Q(x)) with one per-tensor scale and zero point -> qrt:QuantizeDequantize(x): bit-identical.
 StatusOr<int> FuseQDq(Graph& graph);
-// Conv [-> PRelu] -> qrt:QuantizeDequantize -> qrt:ConvQuantizeDequantize (the PRelu and the
-// fake quantization as the convolution's epilogue): bit-identical.
+// Conv -> QuantizeDequantize, or Conv -> [QuantizeDequantize ->] PRelu -> QuantizeDequantize,
+// becomes qrt:ConvQuantizeDequantize (the steps as the convolution's epilogue): bit-identical.
 StatusOr<int> FuseConvFakeQuant(Graph& graph);
 // Conv -> qrt:NhwcConv with activations kept channels-last between convolutions: exact.
 StatusOr<int> LayoutNhwc(Graph& graph);

@@ -179,7 +179,7 @@ void BuildPlanes(const ConvGeometry& g, const PaddedPlanes& p, const float* x, i
   CopyIntoPlanes(g, p, x, channels, out, split_pairs);
 }
 
-// The patch rows for output row 0 over the planes (built by BuildPlanes), in (c, kh, kw) order:
+// The patch rows for output row 0 over the planes (BuildPlanes, CopyIntoPlanes), in (c, kh, kw) order:
 // tap (kh, kw) of output (0, ow) is padded row kh * dh, column ow * sw + kw * dw, i.e. phase
 // plane (kw * dw) % sw at slot ow + (kw * dw) / sw. Output row oh is oh * sh plane rows further.
 void TapRows(const ConvGeometry& g, const PaddedPlanes& p, const float* planes, std::vector<const float*>& rows) {

@@ -6,23 +6,22 @@
 // QuantizeDequantize keeps the clamped float: it is the exact integer the 8-bit value holds,
 // so float(q) - zp and the multiply are the dequantize's ops on the same numbers.
 //
-// rint(x / s) without the division, where it provably gives the same integer. With s and 1/s
-// normal, r = fl(1/s) and y = fl(x * r) differ from the true x/s by at most (2u + u^2)|x/s| (u = 2^-24)
-// and the reference's fl(x / s) by at most 3.0001u|x/s| < 2^-11 while |x/s| <= 2048. If
-// A = rint(y) and |y - A| < 0.5 - 2^-11 (y - A is exact), fl(x / s) lies strictly inside
-// A's rounding interval, so rint(fl(x / s)) = A. Beyond 2048, |y| and |fl(x / s)| both exceed
-// 2047.99, so A and the reference saturate to the same end (|zp| <= 255); infinities give a
-// NaN difference and NaN fails the compare: those take the division, as does any block of
-// eight with one element near a half-integer.
+// The kernels compute steps = saturate(rint(x / s) + zp) - zp, the quantized value minus the
+// zero point: since the type's bounds lo and hi are integers, that is clamp(rint(x / s), L, H)
+// with L = lo - zp, H = hi - zp (|L|, |H| <= 255), and a clamp to integers commutes with rint.
 //
-// The kernels compute steps = saturate(rint(x / s) + zp) - zp, which is clamp(rint(x / s), lo -
-// zp, hi - zp) since the bounds are integers; and because rint and a clamp to integers commute,
-// the multiply path clamps y first: y' = clamp(y). Then |y'| <= 255, so (y' + 1.5 * 2^23) - 1.5 *
-// 2^23 rounds it to nearest even (and gives +0, never -0, as the integer subtraction
-// float(q) - float(zp) does). A clamped y' is an integer and is accepted: the true quotient is
-// then beyond that bound by less than 2^-11 at most, or saturates anyway. MAXPS and MINPS
-// return their second operand when one is NaN, so y is passed second: NaN stays NaN, fails
-// the compare and takes the division (which zeroes it).
+// Without the division, where it provably gives the same steps. Let s and 1/s be normal,
+// y = fl(x * fl(1/s)), and y' = clamp(y, L, H). MAXPS and MINPS return their second operand
+// when one is NaN, so y is passed second and a NaN y stays NaN.
+// - y' strictly inside (L, H): |x/s| < 256, where y differs from the reference's fl(x / s) by
+//   at most 3.0001u|x/s| < 2^-14 (u = 2^-24). A = (y' + 1.5 * 2^23) - 1.5 * 2^23 is rint(y')
+//   (|y'| <= 255; it gives +0, never -0, as the integer subtraction float(q) - float(zp) does)
+//   and y' - A is exact. If |y' - A| < 0.5 - 2^-11, fl(x / s) lies strictly inside A's
+//   rounding interval, so the reference rounds it to A too, and A is inside [L, H].
+// - y' = H (y >= H, +inf included): fl(x / s) >= H - 2^-14 (or is +inf), so it rounds to at
+//   least H and saturates at H. The same for L. The clamped value is an integer: accepted.
+// - NaN, and any vector with one element near a half-integer: the division, as in the
+//   reference (which zeroes NaN).
 #include <immintrin.h>
 
 #include <cmath>

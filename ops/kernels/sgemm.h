@@ -22,61 +22,11 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
-#include "ops/kernels/quantize_linear.h"
+#include "ops/kernels/output_epilogue.h"
 #include "runtime/cpu_features.h"
 
 namespace qrt {
-
-// One fake quantization step: y = QuantizeDequantize(y) with this scale and zero point; `map`
-// null: no step.
-struct FakeQuantStep {
-  QuantizeDequantizeF32Fn map = nullptr;
-  float scale = 1.f;
-  int32_t zero_point = 0;
-  void Apply(float* y, int64_t n) const {
-    if (map != nullptr) map(n, y, scale, zero_point, y);
-  }
-};
-
-// Element-wise steps applied in place to a GEMM's or convolution's output once it is final
-// (after the bias), a block at a time while the block is still in cache: a fake quantization,
-// a PRelu with one slope per row of C (a convolution's output channel), and another fake
-// quantization, each optional (pass fuse-conv-fake-quant; a QDQ graph quantizes before and
-// after a PRelu). Each element sees the same operations on the same float as in separate
-// passes over the output, so fusing them changes no bit.
-struct OutputEpilogue {
-  FakeQuantStep before;
-  const float* slope = nullptr;  // optional: PRelu, y = y < 0 ? y * slope[row] : y
-  FakeQuantStep after;
-
-  // n outputs of row `row`.
-  void Apply(float* y, int64_t n, int64_t row) const {
-    before.Apply(y, n);
-    if (slope != nullptr) {
-      // As PRelu computes it (binary.cc): y < 0 ? y * s : y. Selected with bit masks, which
-      // the compiler vectorizes (a conditional store in place became a mispredicted branch).
-      const float s = slope[row];
-      for (int64_t i = 0; i < n; ++i) {
-        const float v = y[i], m = v * s;
-        uint32_t vb, mb;
-        std::memcpy(&vb, &v, 4);
-        std::memcpy(&mb, &m, 4);
-        const uint32_t negative = v < 0.f ? ~0u : 0u;
-        const uint32_t out = (mb & negative) | (vb & ~negative);
-        std::memcpy(y + i, &out, 4);
-      }
-    }
-    after.Apply(y, n);
-  }
-  // The same epilogue for rows numbered from `first`.
-  OutputEpilogue FromRow(int64_t first) const {
-    OutputEpilogue e = *this;
-    if (e.slope != nullptr) e.slope += first;
-    return e;
-  }
-};
 
 struct SgemmArgs {
   int64_t m = 0, n = 0, k = 0;

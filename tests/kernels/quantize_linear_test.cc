@@ -146,9 +146,8 @@ TEST(QuantizeLinearKernel, SimdDivisionFreeQuotientNearHalfIntegers) {
   int64_t multiply_wrong = 0;
   for (float scale : scales) {
     std::vector<float> x;
-    // Up to |x/s| ~ 3000: past 2048, where the bound is tightest and saturation takes over;
-    // and every k near the clamp bounds lo - zp and hi - zp of the zero points below, where
-    // the kernels clamp the quotient before rounding it.
+    // Up to |x/s| ~ 3000, far into saturation; and every k near the clamp bounds lo - zp and
+    // hi - zp of the zero points below, where the kernels clamp the quotient before rounding.
     std::vector<int> ks;
     for (int k = -3000; k <= 3000; k += (k > -20 && k < 20) || (k > 2000 && k < 2100) ? 1 : 37) ks.push_back(k);
     for (int edge : {-255, -77, 0, 178, 255}) {

@@ -332,5 +332,56 @@ TEST(Sgemm, BiasAddedLast) {
   }
 }
 
+// The output epilogue (fake quantization, per-row PRelu, fake quantization) is applied once to
+// every element after its last k block and its bias, on every path: k == 0, one row (both B
+// layouts), several k blocks with more rows than a tile, transposed B with several rows, and
+// columns split across threads. Its result equals the reference GEMM followed by the three
+// steps applied by hand.
+TEST(Sgemm, EpilogueOnceAfterTheSumOnEveryPath) {
+  std::mt19937 rng(TestSeed());
+  std::normal_distribution<float> dist(0.f, 1.f);
+  struct Shape {
+    int64_t m, n, k;
+    bool trans_b;
+  };
+  const Shape shapes[] = {{3, 10, 0, false}, {1, 40, 9, false},  {1, 40, 9, true},
+                          {13, 300, 300, false}, {7, 33, 20, true}, {20, 700, 70, false}};
+  for (const Shape& sh : shapes) {
+    std::vector<float> a(static_cast<size_t>(sh.m * sh.k)), b(static_cast<size_t>(sh.k * sh.n)),
+        bias(static_cast<size_t>(sh.m)), slope(static_cast<size_t>(sh.m));
+    for (float& v : a) v = dist(rng);
+    for (float& v : b) v = dist(rng) * 4.f;
+    for (float& v : bias) v = dist(rng);
+    for (float& v : slope) v = dist(rng);
+    OutputEpilogue e;
+    e.before = {ref::QuantizeDequantizeU8, 0.07f, 128};
+    e.slope = slope.data();
+    e.after = {ref::QuantizeDequantizeS8, 0.05f, -3};
+    auto run = [&](SgemmFn f, const OutputEpilogue* epilogue) {
+      std::vector<float> c(static_cast<size_t>(sh.m * sh.n) + 1, -7.f);
+      SgemmArgs g;
+      g.m = sh.m, g.n = sh.n, g.k = sh.k, g.a = a.data(), g.lda = sh.k;
+      g.b = b.data(), g.ldb = sh.trans_b ? sh.k : sh.n, g.trans_b = sh.trans_b;
+      g.c = c.data(), g.ldc = sh.n, g.bias = bias.data(), g.epilogue = epilogue, g.threads = 2;
+      f(g);
+      EXPECT_EQ(c.back(), -7.f) << "wrote past the end";
+      c.pop_back();
+      return c;
+    };
+    std::vector<float> want = run(ref::Sgemm, nullptr);
+    for (int64_t i = 0; i < sh.m; ++i) {
+      float* row = want.data() + i * sh.n;
+      ref::QuantizeDequantizeU8(sh.n, row, 0.07f, 128, row);
+      for (int64_t j = 0; j < sh.n; ++j) row[j] = row[j] < 0.f ? row[j] * slope[size_t(i)] : row[j];
+      ref::QuantizeDequantizeS8(sh.n, row, 0.05f, -3, row);
+    }
+    for (SgemmFn f : Kernels()) {
+      const std::vector<float> got = run(f, &e);
+      EXPECT_EQ(FirstDiff(want.data(), got.data(), want.size() * 4, false), -1)
+          << "m " << sh.m << " n " << sh.n << " k " << sh.k << " trans_b " << sh.trans_b;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace qrt

@@ -130,6 +130,8 @@ TEST(Pool, MaxPoolFastPathEqualsTheTapLists) {
   same.Set("kernel_shape", std::vector<int64_t>{4, 4});
   same.Set("auto_pad", std::string("SAME_LOWER"));
   cases.push_back({{1, 2, 6, 70}, same});
+  // Windows entirely over padding (the fast path is refused: they give the lowest float).
+  cases.push_back({{1, 2, 5, 6}, Pool({1, 1}, {1, 1}, {1, 1, 1, 1})});
   for (const Case& c : cases) {
     const Tensor x = input(c.x);
     auto fast = RunSingleNode("MaxPool", 12, {Data(x.Clone())}, c.attrs, 1, Isa::kAvx2);
@@ -137,6 +139,15 @@ TEST(Pool, MaxPoolFastPathEqualsTheTapLists) {
     ASSERT_TRUE(fast.ok() && lists.ok()) << DimsToString(c.x);
     EXPECT_EQ(testing::CompareBits((*fast)[0], (*lists)[0]), "") << DimsToString(c.x);
   }
+  auto corner = RunSingleNode("MaxPool", 12, {Data(input({1, 1, 3, 3}))}, Pool({1, 1}, {1, 1}, {1, 1, 1, 1}));
+  ASSERT_TRUE(corner.ok());
+  EXPECT_EQ((*corner)[0].data<float>()[0], std::numeric_limits<float>::lowest());
+  // GlobalMaxPool keeps its tap list; both ISAs agree.
+  const Tensor g = input({2, 3, 5, 9});
+  auto g_simd = RunSingleNode("GlobalMaxPool", 12, {Data(g.Clone())}, Attributes(), 1, Isa::kAvx2);
+  auto g_ref = RunSingleNode("GlobalMaxPool", 12, {Data(g.Clone())}, Attributes(), 1, Isa::kScalar);
+  ASSERT_TRUE(g_simd.ok() && g_ref.ok());
+  EXPECT_EQ(testing::CompareBits((*g_simd)[0], (*g_ref)[0]), "");
 }
 
 }  // namespace

@@ -119,9 +119,8 @@ Tensor Input(const Dims& dims, uint32_t seed) {
 void ExpectFusionExact(const ConvSpec& s, uint32_t seed, int threads = 1) {
   std::vector<Tensor> inputs{Input(s.x, seed)};
   if (s.slope_input) inputs.push_back(Tensor::FromVector<float>({0.25f}, {1}));
-  EXPECT_EQ(testing::CompareFusedToUnfused([&] { return Load(s); }, inputs, {"default", "fuse-q-dq,fuse-conv-fake-quant"},
-                                           threads),
-            "")
+  const std::vector<std::string> passes = {"default", "fuse-q-dq,fuse-conv-fake-quant"};
+  EXPECT_EQ(testing::CompareFusedToUnfused([&] { return Load(s); }, inputs, passes, threads), "")
       << "seed " << seed << "\n"
       << Json(s);
 }
@@ -180,6 +179,14 @@ TEST(FuseConvFakeQuant, ZeroPointsAtTheEndsOddScalesAndThreads) {
   ConvSpec dw;
   dw.x = {1, 32, 40, 40}, dw.w = {32, 1, 3, 3}, dw.attrs = R"({"pads":[1,1,1,1],"group":32})";
   ExpectFusionExact(dw, 13, 2);
+  // With a PRelu between two int8 pairs: per-channel slopes across the threads' column passes
+  // and depthwise groups.
+  for (ConvSpec s : {big, dw}) {
+    s.slope_shape = "[" + std::to_string(s.w[0]) + ",1,1]", s.slope_data = Values(s.w[0], 4);
+    s.pair_before_prelu = true, s.zp_type = "int8", s.zp = "[-5]";
+    EXPECT_EQ(Fuse(s).first, 1);
+    ExpectFusionExact(s, 14, 2);
+  }
 }
 
 // Conv -> PRelu -> Q -> DQ (MobileFaceNet's pattern): a slope per channel in the shapes that
@@ -200,6 +207,9 @@ TEST(FuseConvFakeQuant, PReluInBetweenIsFusedToo) {
       {{2, 6, 20, 20}, {6, 1, 3, 3}, R"({"pads":[1,1,1,1],"group":6})", "[6,1,1]", six},
       {{1, 6, 2, 2}, {6, 1, 3, 3}, R"({"pads":[1,1,1,1],"group":6})", "[6,1,1]", six},
       {{1, 4, 6, 6}, {6, 2, 3, 3}, R"({"group":2})", "[6,1,1]", six},
+      {{1, 6, 7, 7}, {6, 1, 3, 3}, R"({"pads":[1,1,1,1],"group":6})", "[6,1,1]", six},  // narrow (flat) rows
+      {{1, 6, 20, 21}, {6, 1, 3, 3}, R"({"pads":[1,1,1,1],"group":6,"strides":[2,2]})", "[6,1,1]", six},
+      {{1, 4, 3, 4, 5}, {6, 2, 2, 2, 2}, R"({"group":2})", "[6,1,1,1]", six},  // 3-D, im2col
   };
   for (const Case& c : cases) {
     for (bool pair_before : {false, true}) {
@@ -287,9 +297,10 @@ TEST(FuseConvFakeQuant, TheFusedOpRejectsBadSteps) {
   EXPECT_TRUE(ok.ok()) << ok.status().message();
   const std::pair<const char*, const char*> bad[] = {
       {R"(["x","w","","","z"])", "[4,1,1]"},               // a zero point without its scale
-      {R"(["x","w","","","","","",""])", "[4,1,1]"},       // no step at all (too few inputs)
+      {R"(["x","w","","","","","",""])", "[4,1,1]"},       // no step (an empty tail is dropped: too few inputs)
       {R"(["x","w","","","","slope","s"])", "[4]"},        // [4] broadcasts along W, not channels
       {R"(["x","w","","slope","z"])", "[4,1,1]"},          // a scale of four values
+      {R"(["x","w","","s","w"])", "[4,1,1]"},              // a float zero point
   };
   for (const auto& [inputs, slope] : bad) {
     auto r = plan(inputs, slope);
