@@ -52,6 +52,12 @@ inline uint32_t Bits(float f) {
   return u;
 }
 
+inline float FromBits(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
 }  // namespace qrt::testing
 
 #define QRT_ASSERT_OK(expr)                                      \

@@ -15,17 +15,8 @@
 namespace qrt {
 namespace {
 
-uint32_t Bits(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
-}
-
-float FromBits(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
+using ::qrt::testing::Bits;
+using ::qrt::testing::FromBits;
 
 std::vector<MaxRowsFn> Kernels() {
   std::vector<MaxRowsFn> f{ref::MaxRows};

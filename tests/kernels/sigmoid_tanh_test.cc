@@ -19,11 +19,7 @@ namespace {
 using ::qrt::testing::Bits;
 using ::qrt::testing::FirstDiff;
 
-float FromBits(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
+using ::qrt::testing::FromBits;
 
 std::vector<FloatMapFn> Sigmoids() {
   std::vector<FloatMapFn> f{ref::Sigmoid};
