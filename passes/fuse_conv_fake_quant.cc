@@ -52,16 +52,10 @@ StatusOr<int> FuseConvFakeQuant(Graph& g) {
   const OpDef* def = FindOp("qrt", "ConvQuantizeDequantize");
   if (def == nullptr) return Internal("op qrt:ConvQuantizeDequantize is not registered");
   auto fake_quant = [&](ValueId v) {  // the live qrt:QuantizeDequantize producing v, if any
-    const NodeId id = v.valid() ? g.value(v).producer : NodeId{};
-    if (!id.valid()) return NodeId{};
-    const Node& n = g.node(id);
-    const bool ok = !n.dead && n.domain == "qrt" && n.op_type == "QuantizeDequantize" && n.inputs.size() >= 2 &&
-                    n.outputs.size() == 1;
-    return ok ? id : NodeId{};
+    const NodeId id = ProducerIs(g, v, "QuantizeDequantize", "qrt");
+    return id.valid() && g.node(id).inputs.size() >= 2 && g.node(id).outputs.size() == 1 ? id : NodeId{};
   };
-  auto scale_and_zero_point = [](const Node& fq) {
-    return std::pair<ValueId, ValueId>{fq.inputs[1], fq.inputs.size() > 2 ? fq.inputs[2] : ValueId{}};
-  };
+  auto scale_and_zero_point = [](const Node& fq) { return std::pair<ValueId, ValueId>{fq.inputs[1], InputOr(fq, 2)}; };
   int rewrites = 0;
   // Consumers first, so that a chain is taken whole from its last fake quantization.
   QRT_ASSIGN_OR_RETURN(std::vector<NodeId> order, g.TopologicalOrder());
@@ -98,7 +92,7 @@ StatusOr<int> FuseConvFakeQuant(Graph& g) {
     fused.opset = 1;
     fused.def = def;
     fused.attrs = conv.attrs;
-    fused.inputs = {conv.inputs[0], conv.inputs[1], conv.inputs.size() > 2 ? conv.inputs[2] : ValueId{}};
+    fused.inputs = {conv.inputs[0], conv.inputs[1], InputOr(conv, 2)};
     // Inputs 3, 4: the fake quantization before the PRelu (or the only one); 5: the slope;
     // 6, 7: the fake quantization after it.
     const auto [s0, z0] = prelu_id.valid() ? (before_id.valid() ? scale_and_zero_point(g.node(before_id))

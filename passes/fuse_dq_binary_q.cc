@@ -34,7 +34,7 @@ bool MatchOperand(const Graph& g, ValueId v, Operand* out) {
   const Node& n = g.node(dq);
   if (n.inputs.size() < 2 || !n.inputs[0].valid()) return false;
   ValueId x = n.inputs[0], s = n.inputs[1];
-  ValueId zp = n.inputs.size() > 2 ? n.inputs[2] : ValueId{};
+  ValueId zp = InputOr(n, 2);
   if (!IsUsableScale(g, s)) return false;
   const Tensor* scale = g.ConstantOf(s);
   if (zp.valid()) {

@@ -27,8 +27,6 @@ bool SameConstant(const Graph& g, ValueId a, ValueId b) {
          std::memcmp(ta->raw(), tb->raw(), ta->nbytes()) == 0;
 }
 
-ValueId InputOr(const Node& n, size_t i) { return n.inputs.size() > i ? n.inputs[i] : ValueId{}; }
-
 }  // namespace
 
 StatusOr<int> FuseQDq(Graph& g) {

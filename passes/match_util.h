@@ -2,19 +2,24 @@
 #pragma once
 
 #include <cmath>
+#include <string_view>
 
 #include "runtime/graph.h"
 
 namespace qrt {
 
-// The live node producing `v` if it is the ONNX op `op_type`, else an invalid id.
-inline NodeId ProducerIs(const Graph& g, ValueId v, std::string_view op_type) {
+// The live node producing `v` if it is the op `op_type` of `domain` (ONNX's by default),
+// else an invalid id.
+inline NodeId ProducerIs(const Graph& g, ValueId v, std::string_view op_type, std::string_view domain = "") {
   if (!v.valid()) return NodeId{};
   NodeId p = g.value(v).producer;
   if (!p.valid()) return NodeId{};
   const Node& n = g.node(p);
-  return !n.dead && n.domain.empty() && n.op_type == op_type ? p : NodeId{};
+  return !n.dead && n.domain == domain && n.op_type == op_type ? p : NodeId{};
 }
+
+// Input i of n, or an invalid id when n has fewer inputs (an omitted optional input).
+inline ValueId InputOr(const Node& n, size_t i) { return n.inputs.size() > i ? n.inputs[i] : ValueId{}; }
 
 // True if exactly one live node reads `v`, and reads it once, and it is not a graph output.
 inline bool HasSingleUse(const Graph& g, ValueId v) {
@@ -66,7 +71,7 @@ inline bool MatchDq(const Graph& g, ValueId v, DqInfo* out) {
   out->node = id;
   out->data = n.inputs[0];
   out->scale = n.inputs[1];
-  out->zero_point = n.inputs.size() > 2 ? n.inputs[2] : ValueId{};
+  out->zero_point = InputOr(n, 2);
   if (out->zero_point.valid() && !g.IsConstant(out->zero_point)) return false;
   return !n.attrs.Has("block_size");
 }
