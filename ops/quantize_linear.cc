@@ -281,8 +281,8 @@ struct QuantizeDequantizeState {
 Status RunQuantizeDequantize(const QuantizeDequantizeState& s, const RunArgs& args) {
   const Tensor& x = *args.input(0);
   float* out = args.output(0)->data<float>();
+  const FakeQuantStep fq = FakeQuantFromInputs(args, 1, s.kernel);
   if (s.kernel) {
-    const FakeQuantStep fq = FakeQuantFromInputs(args, 1, s.kernel);
     const float* in = x.data<float>();
     QuantLayout whole;
     whole.outer = x.numel();
@@ -290,14 +290,13 @@ Status RunQuantizeDequantize(const QuantizeDequantizeState& s, const RunArgs& ar
                [&](int64_t i, int64_t n, int64_t) { fq.map(n, in + i, fq.scale, fq.zero_point, out + i); });
     return Status::Ok();
   }
-  const Tensor* zp = args.input(2);
-  const float scale = args.input(1)->data<float>()[0];
-  const int32_t z = zp ? int32_t(LoadInt(zp->dtype(), zp->raw(), 0)) : 0;
   // RunQuantize's and RunDequantize's generic loops, one element at a time.
   double lo, hi;
   IntRange(s.q_dtype, &lo, &hi);
+  const float z = float(fq.zero_point);
   for (int64_t i = 0; i < x.numel(); ++i) {
-    out[i] = (float(QuantizeValue(LoadInputAsFloat(s.x_dtype, x.raw(), i), scale, z, lo, hi)) - float(z)) * scale;
+    out[i] = (float(QuantizeValue(LoadInputAsFloat(s.x_dtype, x.raw(), i), fq.scale, fq.zero_point, lo, hi)) - z) *
+             fq.scale;
   }
   return Status::Ok();
 }
