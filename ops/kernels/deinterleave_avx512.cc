@@ -1,6 +1,6 @@
 // AVX-512F SplitPairs: one VPERMT2PS per output vector picks the even (odd) elements of two
 // input vectors; the tail is masked.
-#include <immintrin.h>
+#include "ops/kernels/avx512_intrinsics.h"
 
 #include "ops/kernels/deinterleave.h"
 
@@ -18,10 +18,9 @@ void SplitPairs(int64_t pairs, const float* src, float* even, float* odd) {
   }
   const int64_t left = pairs - i;  // in [0, 16): masked loads and stores
   if (left == 0) return;
-  const __mmask16 out = __mmask16((1u << left) - 1);
-  const __m512 lo = _mm512_maskz_loadu_ps(left >= 8 ? __mmask16(0xFFFF) : __mmask16((1u << (2 * left)) - 1), src + 2 * i);
-  const __m512 hi = left > 8 ? _mm512_maskz_loadu_ps(__mmask16((1u << (2 * (left - 8))) - 1), src + 2 * i + 16)
-                             : _mm512_setzero_ps();
+  const __mmask16 out = FirstLanes(left);
+  const __m512 lo = _mm512_maskz_loadu_ps(FirstLanes(2 * left), src + 2 * i);
+  const __m512 hi = left > 8 ? _mm512_maskz_loadu_ps(FirstLanes(2 * (left - 8)), src + 2 * i + 16) : _mm512_setzero_ps();
   _mm512_mask_storeu_ps(even + i, out, _mm512_permutex2var_ps(lo, even_index, hi));
   _mm512_mask_storeu_ps(odd + i, out, _mm512_permutex2var_ps(lo, odd_index, hi));
 }

@@ -8,6 +8,7 @@
 // - tails use masked loads/stores of the same vector code.
 #include <immintrin.h>
 
+#include "ops/kernels/avx2_lanes.h"
 #include "ops/kernels/fake_quantize.h"
 
 namespace qrt {
@@ -28,11 +29,6 @@ inline __m256 Compute(__m256 x, __m256 il, __m256 ih, __m256 ol, __m256 oh, __m2
   return _mm256_blendv_ps(t, ol, _mm256_cmp_ps(x, lo, _CMP_LE_OQ));
 }
 
-inline __m256i TailMask(int64_t n) {
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
-                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-
 // Range k is loaded per element when bit k of M is set, else broadcast once.
 template <unsigned M>
 void Run(const FakeQuantizeRunArgs& a) {
@@ -50,7 +46,7 @@ void Run(const FakeQuantizeRunArgs& a) {
     _mm256_storeu_ps(y + i, Compute(_mm256_loadu_ps(x + i), r[0], r[1], r[2], r[3], L));
   }
   if (i < a.n) {
-    const __m256i m = TailMask(a.n - i);
+    const __m256i m = FirstLanes(a.n - i);
     __m256 r[4];
     for (int k = 0; k < 4; ++k) r[k] = ((M >> k) & 1) ? _mm256_maskload_ps(p[k] + i, m) : b[k];
     _mm256_maskstore_ps(y + i, m, Compute(_mm256_maskload_ps(x + i, m), r[0], r[1], r[2], r[3], L));

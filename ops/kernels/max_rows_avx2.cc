@@ -4,6 +4,7 @@
 // stored masked, so its lanes' chains overlap.
 #include <immintrin.h>
 
+#include "ops/kernels/avx2_lanes.h"
 #include "ops/kernels/max_rows.h"
 
 namespace qrt {
@@ -41,8 +42,7 @@ void MaxRows(int64_t k, const float* const* rows, int64_t n, float* y) {
   int64_t j = 0;
   for (; j + 32 <= n; j += 32) Columns<4, false>(k, rows, j, y, _mm256_setzero_si256());
   const int64_t rest = n - j;
-  const __m256i last =
-      _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(rest % 8 ? rest % 8 : 8)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  const __m256i last = FirstLanes(rest % 8 ? rest % 8 : 8);
   switch ((rest + 7) / 8) {
     case 0: break;
     case 1: Columns<1, true>(k, rows, j, y, last); break;

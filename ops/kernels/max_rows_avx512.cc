@@ -1,7 +1,7 @@
 // AVX-512F MaxRows: the AVX2 kernel's rule at 16 lanes, with the replace mask in a mask
 // register and a merge-masked move.
-#include <immintrin.h>
 
+#include "ops/kernels/avx512_intrinsics.h"
 #include "ops/kernels/max_rows.h"
 
 namespace qrt {
@@ -32,7 +32,7 @@ void MaxRows(int64_t k, const float* const* rows, int64_t n, float* y) {
   int64_t j = 0;
   for (; j + 64 <= n; j += 64) Columns<4>(k, rows, j, y, 0xFFFF);
   const int64_t rest = n - j;  // one tile as wide as it needs, its last vector masked
-  const __mmask16 last = rest % 16 ? __mmask16((1u << (rest % 16)) - 1) : __mmask16(0xFFFF);
+  const __mmask16 last = FirstLanes(rest % 16 ? rest % 16 : 16);
   switch ((rest + 15) / 16) {
     case 0: break;
     case 1: Columns<1>(k, rows, j, y, last); break;

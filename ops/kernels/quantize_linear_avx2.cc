@@ -26,6 +26,7 @@
 
 #include <cmath>
 
+#include "ops/kernels/avx2_lanes.h"
 #include "ops/kernels/quantize_linear.h"
 
 namespace qrt {
@@ -108,7 +109,7 @@ void QuantizeDequantize(int64_t n, const float* x, float scale, int32_t zp, floa
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_mul_ps(q.Steps(_mm256_loadu_ps(x + i)), q.scale));
   if (i < n) {  // masked: lanes not loaded are 0 and are not stored
-    const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(n - i)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m256i m = FirstLanes(n - i);
     _mm256_maskstore_ps(y + i, m, _mm256_mul_ps(q.Steps(_mm256_maskload_ps(x + i, m)), q.scale));
   }
 }

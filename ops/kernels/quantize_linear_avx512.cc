@@ -45,14 +45,12 @@ struct Quantizer {
   }
 };
 
-inline __mmask16 FirstLanes(int64_t count) { return __mmask16((1u << count) - 1); }  // count in [0, 16]
-
 template <bool kSigned>
 void Quantize(int64_t n, const float* x, float scale, int32_t zp, void* out) {
   uint8_t* y = static_cast<uint8_t*>(out);
   const Quantizer q(scale, zp, kSigned);
   for (int64_t i = 0; i < n; i += 16) {
-    const __mmask16 m = n - i >= 16 ? __mmask16(0xFFFF) : FirstLanes(n - i);
+    const __mmask16 m = FirstLanes(n - i);
     const __m512i v = _mm512_cvtps_epi32(_mm512_add_ps(q.Steps(_mm512_maskz_loadu_ps(m, x + i)), q.zp));
     _mm512_mask_cvtepi32_storeu_epi8(y + i, m, v);
   }

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 
+#include "ops/kernels/avx2_lanes.h"
 #include "ops/kernels/quantize_v2.h"
 
 namespace qrt {
@@ -71,11 +72,6 @@ inline __m256i Pack(__m256i a, __m256i b, __m256i c, __m256i d) {
   return _mm256_permutevar8x32_epi32(r, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
-inline __m256i TailMask(int64_t n) {
-  const int k = n <= 0 ? 0 : (n >= 8 ? 8 : static_cast<int>(n));
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(k), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-
 template <bool Signed, Kind K, bool Inc>
 void Run(int64_t n, const float* x, void* out, const QuantizeV2Consts& c) {
   uint8_t* y = static_cast<uint8_t*>(out);
@@ -99,7 +95,7 @@ void Run(int64_t n, const float* x, void* out, const QuantizeV2Consts& c) {
     __m256i q[4];
     for (int j = 0; j < 4; ++j) {
       const int64_t e = i + 8 * j;
-      const __m256i m = TailMask(rem - 8 * j);
+      const __m256i m = FirstLanes(rem - 8 * j);
       const __m256 lo = Inc ? _mm256_maskload_ps(c.lo + e, m) : lo_b;
       const __m256 hi = Inc ? _mm256_maskload_ps(c.hi + e, m) : hi_b;
       const __m256 scale = Inc ? _mm256_maskload_ps(c.scale + e, m) : scale_b;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "ops/kernels/avx2_lanes.h"
 #include "ops/kernels/sgemm.h"
 #include "ops/kernels/sgemm_blocked.h"
 #include "runtime/parallel.h"
@@ -14,11 +15,6 @@
 namespace qrt {
 namespace avx2 {
 namespace {
-
-inline __m256i TailMask(int64_t count) {  // lanes [0, count) for count in [1, 8]
-  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(count)), lanes);
-}
 
 // `masked` is a constant wherever these are inlined (the tile loops are unrolled).
 inline __m256 Load(const float* p, __m256i mask, bool masked) {
@@ -90,7 +86,7 @@ void RowsOfTiles(const float* a, int64_t lda, const float* b, int64_t ldb, int64
   const int64_t rest = cols - j;
   if (rest == 0) return;
   const int vectors = int((rest + 7) / 8);
-  const __m256i mask = TailMask(rest % 8 ? rest % 8 : 8);
+  const __m256i mask = FirstLanes(rest % 8 ? rest % 8 : 8);
   if (readable >= j + 8 * vectors) {
     RestTile<R, false>(vectors, a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, mask);
   } else {
@@ -114,7 +110,7 @@ inline void CopyFloats(const float* src, int64_t n, float* dst) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, _mm256_loadu_ps(src + i));
   if (i < n) {
-    const __m256i tail = TailMask(n - i);
+    const __m256i tail = FirstLanes(n - i);
     _mm256_maskstore_ps(dst + i, tail, _mm256_maskload_ps(src + i, tail));
   }
 }
@@ -244,7 +240,7 @@ void RowGroups(const SgemmArgs& g) {
   int64_t j = 0;
   for (; j + 32 <= g.n; j += 32) GroupsTile<4, false>(g, j, none);
   for (; j + 8 <= g.n; j += 8) GroupsTile<1, false>(g, j, none);
-  if (g.n > j) GroupsTile<1, true>(g, j, TailMask(g.n - j));
+  if (g.n > j) GroupsTile<1, true>(g, j, FirstLanes(g.n - j));
 }
 
 // ---- m == 1, B transposed: eight lane sums and a fixed tree ----------------------------
@@ -280,7 +276,7 @@ void LanesOfColumns(const SgemmArgs& g, int64_t j, int64_t full, __m256i tail) {
 
 void RowLanes(const SgemmArgs& g) {
   const int64_t full = g.k / 8 * 8;
-  const __m256i tail = TailMask(std::max<int64_t>(1, g.k - full));
+  const __m256i tail = FirstLanes(std::max<int64_t>(1, g.k - full));
   int64_t j = 0;
   for (; j + 4 <= g.n; j += 4) LanesOfColumns<4>(g, j, full, tail);
   for (; j < g.n; ++j) LanesOfColumns<1>(g, j, full, tail);
@@ -326,7 +322,7 @@ void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n,
   // The rest in one tile as wide as it needs, its last vector masked: its vectors' sums are
   // independent chains that overlap, where one vector at a time waits on each add.
   const int64_t rest = n - j;
-  const __m256i mask = TailMask(rest % 8 ? rest % 8 : 8);
+  const __m256i mask = FirstLanes(rest % 8 ? rest % 8 : 8);
   switch ((rest + 7) / 8) {
     case 0: break;
     case 1: OneRowTile<1, true>(k, a, rows, j, bias, c, mask); break;

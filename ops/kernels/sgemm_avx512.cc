@@ -2,9 +2,7 @@
 // tiles at twice the width, bit-identical (the same fused multiply-adds per element, in the
 // same order), and the one-row kernel for depthwise convolutions likewise. Picked at run time
 // when the CPU and OS support AVX-512F; the other one-row orders stay AVX2.
-#include <immintrin.h>
-
-
+#include "ops/kernels/avx512_intrinsics.h"
 #include "ops/kernels/sgemm.h"
 #include "ops/kernels/sgemm_blocked.h"
 
@@ -80,7 +78,7 @@ void RowsOfTiles(const float* a, int64_t lda, const float* b, int64_t ldb, int64
   const int64_t rest = cols - j;
   if (rest == 0) return;
   const int vectors = int((rest + 15) / 16);
-  const __mmask16 mask = rest % 16 ? __mmask16((1u << (rest % 16)) - 1) : __mmask16(0xFFFF);
+  const __mmask16 mask = FirstLanes(rest % 16 ? rest % 16 : 16);
   if (readable >= j + 16 * vectors) {
     RestTile<R, false>(vectors, a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, mask);
   } else {
@@ -143,7 +141,7 @@ void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n,
   // The rest in one tile as wide as it needs, its last vector masked: its vectors' sums are
   // independent chains that overlap, where one vector at a time waits on each add.
   const int64_t rest = n - j;
-  const __mmask16 mask = rest % 16 ? __mmask16((1u << (rest % 16)) - 1) : __mmask16(0xFFFF);
+  const __mmask16 mask = FirstLanes(rest % 16 ? rest % 16 : 16);
   switch ((rest + 15) / 16) {
     case 0: break;
     case 1: OneRowTile<1, true>(k, a, rows, j, bias, c, mask); break;

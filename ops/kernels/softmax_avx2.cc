@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ops/kernels/avx2_lanes.h"
 #include "ops/kernels/softmax.h"
 
 namespace qrt {
@@ -40,7 +41,7 @@ void SoftmaxRow(int64_t n, const float* x, float* y) {
     lanes = _mm256_add_ps(lanes, e);
   }
   if (i < n) {  // the tail in lanes 0 .. n - i - 1; the other lanes add +0
-    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(n - i)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m256i mask = FirstLanes(n - i);
     const __m256 e = _mm256_and_ps(Exp(_mm256_add_ps(neg_max, _mm256_maskload_ps(x + i, mask))), _mm256_castsi256_ps(mask));
     _mm256_maskstore_ps(y + i, mask, e);
     lanes = _mm256_add_ps(lanes, e);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "ops/kernels/avx2_lanes.h"
 #include "ops/kernels/uniform_dequantize.h"
 
 namespace qrt {
@@ -13,11 +14,6 @@ namespace avx2 {
 namespace {
 
 enum class In { kI8, kU8, kI32 };
-
-inline __m256i TailMask(int64_t n) {
-  const int k = n <= 0 ? 0 : (n >= 8 ? 8 : static_cast<int>(n));
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(k), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
 
 // Eight elements starting at p, widened to int32.
 template <In I>
@@ -47,7 +43,7 @@ void Run(int64_t n, const void* in, float* y, const float* scale, const int32_t*
     }
   }
   for (; i < n; i += 8) {
-    const __m256i m = TailMask(n - i);
+    const __m256i m = FirstLanes(n - i);
     __m256i v;
     if (I == In::kI32) {
       v = _mm256_maskload_epi32(reinterpret_cast<const int*>(x + i * kSize), m);
