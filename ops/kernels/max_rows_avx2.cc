@@ -6,6 +6,7 @@
 
 #include "ops/kernels/avx2_lanes.h"
 #include "ops/kernels/max_rows.h"
+#include "ops/kernels/tile_width.h"
 
 namespace qrt {
 namespace avx2 {
@@ -43,13 +44,7 @@ void MaxRows(int64_t k, const float* const* rows, int64_t n, float* y) {
   for (; j + 32 <= n; j += 32) Columns<4, false>(k, rows, j, y, _mm256_setzero_si256());
   const int64_t rest = n - j;
   const __m256i last = FirstLanes(rest % 8 ? rest % 8 : 8);
-  switch ((rest + 7) / 8) {
-    case 0: break;
-    case 1: Columns<1, true>(k, rows, j, y, last); break;
-    case 2: Columns<2, true>(k, rows, j, y, last); break;
-    case 3: Columns<3, true>(k, rows, j, y, last); break;
-    default: Columns<4, true>(k, rows, j, y, last); break;
-  }
+  WithVectors<4>((rest + 7) / 8, [&](auto v) { Columns<decltype(v)::value, true>(k, rows, j, y, last); });
 }
 
 }  // namespace avx2

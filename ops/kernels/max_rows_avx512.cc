@@ -3,6 +3,7 @@
 
 #include "ops/kernels/avx512_intrinsics.h"
 #include "ops/kernels/max_rows.h"
+#include "ops/kernels/tile_width.h"
 
 namespace qrt {
 namespace avx512 {
@@ -33,13 +34,7 @@ void MaxRows(int64_t k, const float* const* rows, int64_t n, float* y) {
   for (; j + 64 <= n; j += 64) Columns<4>(k, rows, j, y, 0xFFFF);
   const int64_t rest = n - j;  // one tile as wide as it needs, its last vector masked
   const __mmask16 last = FirstLanes(rest % 16 ? rest % 16 : 16);
-  switch ((rest + 15) / 16) {
-    case 0: break;
-    case 1: Columns<1>(k, rows, j, y, last); break;
-    case 2: Columns<2>(k, rows, j, y, last); break;
-    case 3: Columns<3>(k, rows, j, y, last); break;
-    default: Columns<4>(k, rows, j, y, last); break;
-  }
+  WithVectors<4>((rest + 15) / 16, [&](auto v) { Columns<decltype(v)::value>(k, rows, j, y, last); });
 }
 
 }  // namespace avx512

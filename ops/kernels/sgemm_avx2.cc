@@ -10,6 +10,7 @@
 #include "ops/kernels/avx2_lanes.h"
 #include "ops/kernels/sgemm.h"
 #include "ops/kernels/sgemm_blocked.h"
+#include "ops/kernels/tile_width.h"
 #include "runtime/parallel.h"
 
 namespace qrt {
@@ -65,16 +66,6 @@ inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64
   }
 }
 
-template <int R, bool kMaskLoad>
-void RestTile(int vectors, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c,
-              int64_t ldc, bool store, const float* alpha, const float* bias, __m256i mask) {
-  switch (vectors) {
-    case 1: Tile<R, 1, kMaskLoad, true>(a, lda, b, ldb, kb, c, ldc, store, alpha, bias, mask); break;
-    case 2: Tile<R, 2, kMaskLoad, true>(a, lda, b, ldb, kb, c, ldc, store, alpha, bias, mask); break;
-    default: Tile<R, 3, kMaskLoad, true>(a, lda, b, ldb, kb, c, ldc, store, alpha, bias, mask); break;
-  }
-}
-
 template <int R>
 void RowsOfTiles(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c, int64_t ldc,
                  int64_t cols, int64_t readable, bool store, const float* alpha, const float* bias) {
@@ -87,11 +78,12 @@ void RowsOfTiles(const float* a, int64_t lda, const float* b, int64_t ldb, int64
   if (rest == 0) return;
   const int vectors = int((rest + 7) / 8);
   const __m256i mask = FirstLanes(rest % 8 ? rest % 8 : 8);
-  if (readable >= j + 8 * vectors) {
-    RestTile<R, false>(vectors, a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, mask);
-  } else {
-    RestTile<R, true>(vectors, a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, mask);
-  }
+  const bool read_masked = readable < j + 8 * vectors;
+  WithVectors<3>(vectors, [&](auto v) {
+    constexpr int V = decltype(v)::value;
+    if (read_masked) Tile<R, V, true, true>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, mask);
+    else Tile<R, V, false, true>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, mask);
+  });
 }
 
 void Avx2RowTiles(int rows, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c,
@@ -323,13 +315,8 @@ void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n,
   // independent chains that overlap, where one vector at a time waits on each add.
   const int64_t rest = n - j;
   const __m256i mask = FirstLanes(rest % 8 ? rest % 8 : 8);
-  switch ((rest + 7) / 8) {
-    case 0: break;
-    case 1: OneRowTile<1, true>(k, a, rows, j, bias, c, mask); break;
-    case 2: OneRowTile<2, true>(k, a, rows, j, bias, c, mask); break;
-    case 3: OneRowTile<3, true>(k, a, rows, j, bias, c, mask); break;
-    default: OneRowTile<4, true>(k, a, rows, j, bias, c, mask); break;
-  }
+  WithVectors<4>((rest + 7) / 8,
+                 [&](auto v) { OneRowTile<decltype(v)::value, true>(k, a, rows, j, bias, c, mask); });
 }
 
 void Sgemm(const SgemmArgs& g) { sgemm_detail::SgemmWith(g, Avx2RowTiles, 4); }

@@ -5,6 +5,7 @@
 #include "ops/kernels/avx512_intrinsics.h"
 #include "ops/kernels/sgemm.h"
 #include "ops/kernels/sgemm_blocked.h"
+#include "ops/kernels/tile_width.h"
 
 namespace qrt {
 namespace avx512 {
@@ -56,17 +57,6 @@ inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64
   }
 }
 
-template <int R, bool kMaskLoad>
-void RestTile(int vectors, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c,
-              int64_t ldc, bool store, const float* alpha, const float* bias, __mmask16 mask) {
-  switch (vectors) {
-    case 1: Tile<R, 1, kMaskLoad, true>(a, lda, b, ldb, kb, c, ldc, store, alpha, bias, mask); break;
-    case 2: Tile<R, 2, kMaskLoad, true>(a, lda, b, ldb, kb, c, ldc, store, alpha, bias, mask); break;
-    case 3: Tile<R, 3, kMaskLoad, true>(a, lda, b, ldb, kb, c, ldc, store, alpha, bias, mask); break;
-    default: Tile<R, 4, kMaskLoad, true>(a, lda, b, ldb, kb, c, ldc, store, alpha, bias, mask); break;
-  }
-}
-
 template <int R>
 void RowsOfTiles(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c, int64_t ldc,
                  int64_t cols, int64_t readable, bool store, const float* alpha, const float* bias) {
@@ -79,11 +69,12 @@ void RowsOfTiles(const float* a, int64_t lda, const float* b, int64_t ldb, int64
   if (rest == 0) return;
   const int vectors = int((rest + 15) / 16);
   const __mmask16 mask = FirstLanes(rest % 16 ? rest % 16 : 16);
-  if (readable >= j + 16 * vectors) {
-    RestTile<R, false>(vectors, a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, mask);
-  } else {
-    RestTile<R, true>(vectors, a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, mask);
-  }
+  const bool read_masked = readable < j + 16 * vectors;
+  WithVectors<4>(vectors, [&](auto v) {
+    constexpr int V = decltype(v)::value;
+    if (read_masked) Tile<R, V, true, true>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, mask);
+    else Tile<R, V, false, true>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, mask);
+  });
 }
 
 void RowTiles(int rows, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c,
@@ -142,13 +133,8 @@ void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n,
   // independent chains that overlap, where one vector at a time waits on each add.
   const int64_t rest = n - j;
   const __mmask16 mask = FirstLanes(rest % 16 ? rest % 16 : 16);
-  switch ((rest + 15) / 16) {
-    case 0: break;
-    case 1: OneRowTile<1, true>(k, a, rows, j, bias, c, mask); break;
-    case 2: OneRowTile<2, true>(k, a, rows, j, bias, c, mask); break;
-    case 3: OneRowTile<3, true>(k, a, rows, j, bias, c, mask); break;
-    default: OneRowTile<4, true>(k, a, rows, j, bias, c, mask); break;
-  }
+  WithVectors<4>((rest + 15) / 16,
+                 [&](auto v) { OneRowTile<decltype(v)::value, true>(k, a, rows, j, bias, c, mask); });
 }
 
 }  // namespace avx512
