@@ -247,41 +247,12 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
   for (size_t a = sr; a-- > 1;) row_strides[a - 1] = row_strides[a] * in[a];
   for (size_t a = 1; a < sr; ++a) col_strides[a] = col_strides[a - 1] * in[a - 1];
   const bool want_indices = kind == PoolKind::kMax && ctx.has_output(1);
-  // Enumerate output positions and window taps in row-major order.
-  std::vector<int64_t> o(sr, 0), t(sr, 0);
-  s.tap_start.push_back(0);
-  for (int64_t p = 0; p < s.out_plane; ++p) {
-    int64_t counted = 1;
-    for (size_t a = 0; a < sr; ++a) counted *= axes[a].counted[size_t(o[a])];
-    std::fill(t.begin(), t.end(), 0);
-    for (int64_t j = 0; j < window; ++j) {
-      int64_t off = 0, ioff = 0;
-      bool inside = true;
-      for (size_t a = 0; a < sr && inside; ++a) {
-        const int64_t i = axes[a].index[size_t(o[a] * kernel[a] + t[a])];
-        inside = i >= 0;
-        off += i * row_strides[a];
-        ioff += i * col_strides[a];
-      }
-      if (inside) {
-        s.taps.push_back(off);
-        if (want_indices) s.index_taps.push_back(col_major ? ioff : off);
-      }
-      for (size_t a = sr; a-- > 0;) {
-        if (++t[a] < kernel[a]) break;
-        t[a] = 0;
-      }
-    }
-    s.tap_start.push_back(int64_t(s.taps.size()));
-    s.divisor.push_back(double(counted));
-    for (size_t a = sr; a-- > 0;) {
-      if (++o[a] < axes[a].out) break;
-      o[a] = 0;
-    }
-  }
-  if (kind == PoolKind::kMax) s.divisor.clear();
+  // The MaxRows path (see the top) needs no tap lists. A window covers an input element when
+  // every axis has a tap inside (MaxPool counts only those).
   bool every_window_covers = true;
-  for (int64_t p = 0; p < s.out_plane; ++p) every_window_covers &= s.tap_start[size_t(p) + 1] > s.tap_start[size_t(p)];
+  for (size_t a = 0; a < sr; ++a) {
+    for (int64_t counted : axes[a].counted) every_window_covers &= counted > 0;
+  }
   // Rows at least 4 wide (a global pool's single output is faster from its tap list).
   if (kind == PoolKind::kMax && x.dtype == DataType::kFloat32 && sr == 2 && !want_indices && strides[1] == 1 &&
       every_window_covers && !global && axes[1].out >= 4 && ctx.isa() == Isa::kAvx2) {
@@ -293,9 +264,43 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
     // Only where the padded plane is about the size of the input (absurd pads keep the lists).
     if (double(s.padded_h) * double(s.padded_w) <= 4.0 * double(s.in_plane) + 4096) {
       s.max_rows = SelectMaxRows(ctx.isa());
-      s.tap_start.clear(), s.taps.clear();
     }
   }
+  if (s.max_rows == nullptr) {
+    // Enumerate output positions and window taps in row-major order.
+    std::vector<int64_t> o(sr, 0), t(sr, 0);
+    s.tap_start.push_back(0);
+    for (int64_t p = 0; p < s.out_plane; ++p) {
+      int64_t counted = 1;
+      for (size_t a = 0; a < sr; ++a) counted *= axes[a].counted[size_t(o[a])];
+      std::fill(t.begin(), t.end(), 0);
+      for (int64_t j = 0; j < window; ++j) {
+        int64_t off = 0, ioff = 0;
+        bool inside = true;
+        for (size_t a = 0; a < sr && inside; ++a) {
+          const int64_t i = axes[a].index[size_t(o[a] * kernel[a] + t[a])];
+          inside = i >= 0;
+          off += i * row_strides[a];
+          ioff += i * col_strides[a];
+        }
+        if (inside) {
+          s.taps.push_back(off);
+          if (want_indices) s.index_taps.push_back(col_major ? ioff : off);
+        }
+        for (size_t a = sr; a-- > 0;) {
+          if (++t[a] < kernel[a]) break;
+          t[a] = 0;
+        }
+      }
+      s.tap_start.push_back(int64_t(s.taps.size()));
+      s.divisor.push_back(double(counted));
+      for (size_t a = sr; a-- > 0;) {
+        if (++o[a] < axes[a].out) break;
+        o[a] = 0;
+      }
+    }
+  }
+  if (kind == PoolKind::kMax) s.divisor.clear();
   ctx.SetOutput(0, x.dtype, out_dims);
   if (want_indices) ctx.SetOutput(1, DataType::kInt64, out_dims);
   ctx.SetKernel<PoolState, RunPool>(std::move(s));
