@@ -5,11 +5,11 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <vector>
 
 #include "ops/kernels/avx2_lanes.h"
 #include "ops/kernels/sgemm.h"
 #include "ops/kernels/sgemm_blocked.h"
+#include "ops/kernels/thread_scratch.h"
 #include "ops/kernels/tile_width.h"
 #include "runtime/parallel.h"
 
@@ -161,12 +161,11 @@ void Blocked(const SgemmArgs& g, const float* b, int64_t ldb, sgemm_detail::RowT
         // last vector unmasked (the padding's products land in lanes that are not stored).
         const bool pack = g.m > tile_rows || g.b_rows != nullptr;
         auto padded = [](int64_t w) { return (w + kPadTo - 1) / kPadTo * kPadTo; };
-        thread_local std::vector<float> panel;
+        float* panel = pack ? ThreadScratchFloats(ScratchSlot::kGemmPanel, size_t(kb * padded(cols))) : nullptr;
         if (pack) {
-          panel.resize(size_t(kb * padded(cols)));
           for (int64_t s0 = 0; s0 < cols; s0 += kColumnsPerStrip) {
             const int64_t w = std::min(kColumnsPerStrip, cols - s0), wp = padded(w);
-            float* strip = panel.data() + s0 * kb;
+            float* strip = panel + s0 * kb;
             for (int64_t p = 0; p < kb; ++p) {
               PackRow(g, b, ldb, p0 + p, j0 + s0, w, strip + p * wp);
               for (int64_t z = w; z < wp; ++z) strip[p * wp + z] = 0.f;
@@ -175,7 +174,7 @@ void Blocked(const SgemmArgs& g, const float* b, int64_t ldb, sgemm_detail::RowT
         }
         for (int64_t s0 = 0; s0 < cols; s0 += kColumnsPerStrip) {
           const int64_t w = std::min(kColumnsPerStrip, cols - s0);
-          const float* bs = pack ? panel.data() + s0 * kb : b + p0 * ldb + j0 + s0;
+          const float* bs = pack ? panel + s0 * kb : b + p0 * ldb + j0 + s0;
           const int64_t lds = pack ? padded(w) : ldb;
           for (int64_t i0 = 0; i0 < g.m; i0 += tile_rows) {
             const int rows = int(std::min<int64_t>(tile_rows, g.m - i0));
@@ -339,12 +338,11 @@ void SgemmWith(const SgemmArgs& g, RowTilesFn tiles, int tile_rows) {
   }
   // m > 1 with B transposed (rare: Gemm with transB and several rows, a convolution whose
   // kernel covers its input): transpose B once; the order of the sums does not change.
-  thread_local std::vector<float> bt;
-  bt.resize(size_t(g.k * g.n));
+  float* bt = ThreadScratchFloats(ScratchSlot::kGemmTransposedB, size_t(g.k * g.n));
   for (int64_t j = 0; j < g.n; ++j) {
-    for (int64_t p = 0; p < g.k; ++p) bt[size_t(p * g.n + j)] = g.b[j * g.ldb + p];
+    for (int64_t p = 0; p < g.k; ++p) bt[p * g.n + j] = g.b[j * g.ldb + p];
   }
-  avx2::Blocked(g, bt.data(), g.n, tiles, tile_rows);
+  avx2::Blocked(g, bt, g.n, tiles, tile_rows);
 }
 
 }  // namespace sgemm_detail
