@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "ops/kernels/conv_float.h"
+#include "ops/kernels/conv_pointwise_int8.h"
 #include "ops/kernels/conv_ref.h"
 #include "ops/kernels/matmul_ref.h"
 #include "ops/kernels/requantize.h"
@@ -152,9 +153,35 @@ struct ConvState {
   int64_t scratch_floats = 0;
   // qrt:ConvQuantizeDequantize's epilogue: fake quantization before and after the PRelu.
   QuantizeDequantizeF32Fn fake_quant_before = nullptr, fake_quant_after = nullptr;
+  bool before_signed = false;  // fake_quant_before's quantized type
   bool prelu = false;
+  // The 1x1 convolution in 8-bit integers where it gives the same bits (conv_pointwise_int8.h).
+  std::shared_ptr<const PointwiseInt8Plan> int8;
   bool epilogue() const { return fake_quant_before != nullptr || prelu || fake_quant_after != nullptr; }
 };
+
+// Takes the int8 pointwise path where it applies: qrt:ConvQuantizeDequantize with a fake
+// quantization first, constant W and bias, W and X on 8-bit grids, a 1x1 direct convolution.
+// By default only for 32 to 384 input channels, where it measured faster than the float GEMM
+// (qrt_kernel_bench ConvGrid_*): with fewer the layer is bound by memory either way; with more,
+// more outputs fall near a rounding boundary and are recomputed as floats.
+// qrt_path "int8" requires it, "f32" and "ref" refuse it.
+Status ChooseInt8(const PrepareContext& ctx, const std::string& forced, ConvState& s) {
+  constexpr int64_t kMinChannels = 32, kMaxChannels = 384;
+  if (forced == "f32" || forced == "ref" || ctx.isa() != Isa::kAvx2 || s.fake_quant_before == nullptr) {
+    return forced == "int8" ? Unsupported("qrt_path int8 needs a fake quantization first and the AVX2 ISA")
+                            : Status::Ok();
+  }
+  const TensorInfo &x = ctx.input(0), &w = ctx.input(1), &b = ctx.input(2);
+  const bool b_known = !ctx.has_input(2) || b.value != nullptr;
+  if (PointwiseInt8Available() && x.grid != nullptr && w.value != nullptr && w.grid != nullptr && b_known &&
+      ((s.g.in_channels >= kMinChannels && s.g.in_channels <= kMaxChannels) || forced == "int8")) {
+    s.int8 = PlanPointwiseInt8(s.g, w.value->data<float>(), *w.grid, *x.grid,
+                               ctx.has_input(2) ? b.value->data<float>() : nullptr);
+  }
+  if (forced == "int8" && s.int8 == nullptr) return Unsupported("qrt_path int8 does not apply to this node");
+  return Status::Ok();
+}
 
 // Moves the channel dim of an N x A x B x C (or N x C x A x B, `to_nchw` false) tensor.
 template <class T>
@@ -194,6 +221,17 @@ void RunConvTyped(const ConvState& s, const RunArgs& args) {
       epilogue.slope_step = args.input(5)->numel() == s.g.out_channels ? 1 : 0;
     }
     if (s.fake_quant_after != nullptr) epilogue.after = FakeQuantFromInputs(args, 6, s.fake_quant_after);
+    if constexpr (std::is_same_v<T, float>) {
+      if (s.int8 != nullptr) {
+        PointwiseInt8Args a;
+        a.x = x, a.w = w, a.bias = b, a.y = y, a.batch = s.g.batch;
+        a.epilogue = epilogue;
+        a.before_signed = s.before_signed;
+        a.gemm = s.kernels.gemm;
+        a.threads = s.threads;
+        if (ConvPointwiseInt8(*s.int8, a)) return;
+      }
+    }
     ConvNchw(s, x, w, b, y, s.epilogue() ? &epilogue : nullptr);
     return;
   }
@@ -232,10 +270,13 @@ Status PrepareConvLayout(PrepareContext& ctx, bool nhwc, bool fake_quant = false
     return InvalidArgument("B must be 1-D of size ", s.g.out_channels);
   }
   QRT_ASSIGN_OR_RETURN(std::string forced, ForcedPath(ctx));
-  if (!forced.empty() && forced != "ref") return Unsupported("qrt_path ", forced, " for a float Conv");
+  if (!forced.empty() && forced != "ref" && !(fake_quant && (forced == "f32" || forced == "int8"))) {
+    return Unsupported("qrt_path ", forced, " for a float Conv");
+  }
   s.kernels = SelectConvFloatKernels(forced == "ref" ? Isa::kScalar : ctx.isa());
   s.scratch_floats = ConvFloatScratchFloats(s.g);
   s.threads = ctx.threads();
+  std::shared_ptr<const QuantGrid> output_grid;
   if (fake_quant) {
     // qrt:QuantizeDequantize takes no float64; neither does the pair fused.
     if (dt != DataType::kFloat32) return Unsupported("ConvQuantizeDequantize on ", DataTypeName(dt));
@@ -256,10 +297,18 @@ Status PrepareConvLayout(PrepareContext& ctx, bool nhwc, bool fake_quant = false
       s.prelu = true;
     }
     if (!s.epilogue()) return InvalidArgument("no epilogue step (inputs 3, 5 and 6 are all omitted)");
+    s.before_signed = ctx.has_input(4) && ctx.input(4).dtype == DataType::kInt8;
+    QRT_RETURN_IF_ERROR(ChooseInt8(ctx, forced, s));
+    // The output lies on the last fake quantization's grid.
+    const int last = s.fake_quant_after != nullptr ? 6 : (s.prelu ? -1 : 3);
+    if (last > 0) {
+      output_grid = ConstantGrid(ctx, last, ctx.has_input(last + 1) ? ctx.input(last + 1).dtype : DataType::kUInt8, -1);
+    }
   }
   Dims y_dims = OutputDims(s.g);
   if (nhwc) y_dims = {y_dims[0], y_dims[2], y_dims[3], y_dims[1]};
   ctx.SetOutput(0, dt, y_dims);
+  ctx.SetOutputGrid(0, std::move(output_grid));
   ctx.SetKernel<ConvState, RunConv>(std::move(s));
   return Status::Ok();
 }

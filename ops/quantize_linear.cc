@@ -267,6 +267,14 @@ Status PrepareDequantize(PrepareContext& ctx) {
     s.dequantize = SelectDequantizeToF32(s.q_dtype, ctx.isa());
   }
   ctx.SetOutput(0, s.f_dtype, ctx.input(0).dims);
+  if (s.f_dtype == DataType::kFloat32 && !s.layout.blocked) {
+    int64_t axis = -1;
+    if (!s.layout.per_tensor) {
+      QRT_ASSIGN_OR_RETURN(int64_t a, ctx.attrs().GetInt("axis", 1));
+      QRT_ASSIGN_OR_RETURN(axis, NormalizeAxis(a, int64_t(ctx.input(0).dims.size())));
+    }
+    ctx.SetOutputGrid(0, ConstantGrid(ctx, 1, s.q_dtype, axis));
+  }
   s.threads = ctx.threads();
   ctx.SetKernel<QdqState, RunDequantize>(std::move(s));
   return Status::Ok();
@@ -311,6 +319,7 @@ Status PrepareQuantizeDequantize(PrepareContext& ctx) {
   if (s.x_dtype == DataType::kFloat32) s.kernel = kernel;
   s.threads = ctx.threads();
   ctx.SetOutput(0, DataType::kFloat32, ctx.input(0).dims);
+  ctx.SetOutputGrid(0, ConstantGrid(ctx, 1, s.q_dtype, -1));
   ctx.SetKernel<QuantizeDequantizeState, RunQuantizeDequantize>(std::move(s));
   return Status::Ok();
 }
@@ -327,6 +336,25 @@ StatusOr<QuantizeDequantizeF32Fn> PrepareFakeQuant(const PrepareContext& ctx, in
   }
   QRT_RETURN_IF_ERROR(CheckZeroPoint(ctx, q, scale_input));
   return SelectQuantizeDequantizeF32(q, ctx.isa());
+}
+
+std::shared_ptr<const QuantGrid> ConstantGrid(const PrepareContext& ctx, int scale_input, DataType q_dtype,
+                                              int64_t axis) {
+  if (q_dtype != DataType::kUInt8 && q_dtype != DataType::kInt8) return nullptr;
+  const Tensor* scale = ctx.input(scale_input).value;
+  const Tensor* zp = ctx.input(scale_input + 1).value;
+  if (scale == nullptr || scale->dtype() != DataType::kFloat32 || (ctx.has_input(scale_input + 1) && zp == nullptr)) {
+    return nullptr;
+  }
+  auto grid = std::make_shared<QuantGrid>();
+  grid->type = q_dtype;
+  grid->axis = axis;
+  for (int64_t i = 0; i < scale->numel(); ++i) {
+    grid->scales.push_back(scale->data<float>()[i]);
+    grid->zero_points.push_back(zp != nullptr ? int32_t(LoadInt(q_dtype, zp->raw(), i)) : 0);
+  }
+  if (grid->scales.empty() || (axis < 0 && grid->scales.size() != 1)) return nullptr;
+  return grid;
 }
 
 FakeQuantStep FakeQuantFromInputs(const RunArgs& args, int scale_input, QuantizeDequantizeF32Fn map) {

@@ -14,6 +14,7 @@ struct CpuFeatures {
                          // inside Isa::kAvx2 where it gives the same results); QRT_NO_AVX512=1
                          // turns it off
   bool avx512bw_vbmi = false;  // avx512f plus AVX512BW and AVX512_VBMI (byte/word ops, VPERMB)
+  bool avx512_vnni = false;    // avx512f plus AVX512_VNNI (VPDPBUSD: u8 x s8 sums in int32)
 };
 
 // Detected once (CPUID + XGETBV) and cached.

@@ -12,6 +12,7 @@
 #include "runtime/attributes.h"
 #include "runtime/cpu_features.h"
 #include "runtime/graph.h"
+#include "runtime/quant_grid.h"
 #include "runtime/status.h"
 #include "runtime/tensor.h"
 
@@ -35,11 +36,12 @@ struct Kernel {
 };
 
 // Input information at plan time: dtype, concrete dims, and the value if it is known
-// (an initializer, or computed at plan time from known values).
+// (an initializer, or computed at plan time from known values); the grid its producer set.
 struct TensorInfo {
   DataType dtype = DataType::kUndefined;
   Dims dims;
   const Tensor* value = nullptr;
+  std::shared_ptr<const QuantGrid> grid;
 };
 
 struct PlanOptions {
@@ -78,6 +80,8 @@ class PrepareContext {
     outputs_[i].dims = std::move(dims);
   }
   const TensorInfo& output(int i) const { return outputs_[i]; }
+  // Declares that output i's data lies on `grid` (QuantGrid); call after SetOutput.
+  void SetOutputGrid(int i, std::shared_ptr<const QuantGrid> grid) { outputs_[i].grid = std::move(grid); }
 
   // Sets the kernel: `Fn` is called with the state this context keeps alive.
   template <class State, Status (*Fn)(const State&, const RunArgs&)>

@@ -143,6 +143,7 @@ StatusOr<std::shared_ptr<const Plan>> BuildPlan(const Graph& graph, const std::v
         info.dtype = pv.dtype;
         info.dims = pv.dims;
         info.value = pv.storage == Storage::kConstant ? pv.constant : nullptr;
+        info.grid = pv.grid;
         if (pv.storage != Storage::kConstant) all_known = false;
       }
       infos.push_back(std::move(info));
@@ -170,6 +171,7 @@ StatusOr<std::shared_ptr<const Plan>> BuildPlan(const Graph& graph, const std::v
       PlannedValue& pv = plan->values[out.index];
       pv.dtype = info.dtype;
       pv.dims = info.dims;
+      pv.grid = info.grid;
       pv.storage = Storage::kArena;
     }
     if (all_known || ctx.independent_of_input_data()) {

@@ -20,6 +20,7 @@ struct PlannedValue {
   Storage storage = Storage::kNone;
   const Tensor* constant = nullptr;  // kConstant: the graph's initializer or a folded tensor
   size_t offset = 0;                 // kArena: byte offset in the arena
+  std::shared_ptr<const QuantGrid> grid;  // set by the producer's prepare (op_def.h)
 };
 
 struct PlanStep {

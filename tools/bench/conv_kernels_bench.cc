@@ -5,12 +5,15 @@
 //   qrt_kernel_bench --benchmark_filter=Conv
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "ops/kernels/conv_float.h"
+#include "ops/kernels/conv_pointwise_int8.h"
 
 namespace qrt {
 namespace {
@@ -74,6 +77,45 @@ void BM_Conv(benchmark::State& state, const Layer& l, ConvFloatKernels kernels, 
   state.SetItemsProcessed(state.iterations() * g.output_count());
 }
 
+// Values on 8-bit grids, as in a QDQ graph: x = fl(d * s_x) (u8, zero point 128), w = fl(e * s_w[c])
+// (s8 per channel); the output scale makes the outputs span the 8-bit range, as calibration does.
+void BM_ConvInt8(benchmark::State& state, const Layer& l, bool int8) {
+  const ConvGeometry g = GeometryOf(l);
+  std::mt19937 rng(7);
+  QuantGrid xg, wg;
+  xg.type = DataType::kUInt8, xg.scales = {0.02f}, xg.zero_points = {128};
+  wg.type = DataType::kInt8, wg.axis = 0;
+  std::vector<float> x(static_cast<size_t>(g.in_channels * g.in_spatial())), w(static_cast<size_t>(g.weight_count()));
+  for (float& v : x) v = float(int(rng() % 256) - 128) * xg.scales[0];
+  const int64_t k = g.reduction_size();
+  for (int64_t c = 0; c < g.out_channels; ++c) {
+    wg.scales.push_back(0.01f + 0.0001f * float(c % 7)), wg.zero_points.push_back(0);
+    for (int64_t i = 0; i < k; ++i) w[size_t(c * k + i)] = float(int(rng() % 255) - 127) * wg.scales.back();
+  }
+  const std::vector<float> b = Random(g.out_channels, 3);
+  std::vector<float> y(static_cast<size_t>(g.output_count()));
+  std::vector<float> scratch(static_cast<size_t>(std::max<int64_t>(1, ConvFloatScratchFloats(g))));
+  const ConvFloatKernels kernels{avx512::Sgemm, avx512::SgemmOneRow, avx512::SplitPairs};
+  ConvFloatOrdered(g, x.data(), w.data(), b.data(), y.data(), kernels, scratch.data());
+  float top = 0;
+  for (float v : y) top = std::max(top, std::fabs(v));
+  OutputEpilogue epilogue;
+  epilogue.before.map = avx512::QuantizeDequantizeS8, epilogue.before.scale = top / 127, epilogue.before.zero_point = 0;
+  const auto plan = PlanPointwiseInt8(g, w.data(), wg, xg, b.data());
+  if (plan == nullptr) return state.SkipWithError("no int8 plan");
+  PointwiseInt8Args a;
+  a.x = x.data(), a.w = w.data(), a.bias = b.data(), a.y = y.data(), a.epilogue = epilogue, a.before_signed = true;
+  a.gemm = avx512::Sgemm;
+  for (auto _ : state) {
+    if (!int8) ConvFloatOrdered(g, x.data(), w.data(), b.data(), y.data(), kernels, scratch.data(), 1, &epilogue);
+    else if (!ConvPointwiseInt8(*plan, a)) return state.SkipWithError("int8 path refused");
+    benchmark::ClobberMemory();
+  }
+  const double macs = static_cast<double>(g.output_count()) * static_cast<double>(g.reduction_size());
+  state.counters["GFLOPS"] = benchmark::Counter(2 * macs * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetItemsProcessed(state.iterations() * g.output_count());
+}
+
 void Register() {
   struct Family {
     const char* tag;
@@ -101,6 +143,25 @@ void Register() {
 }
 
 const int kRegistered = (Register(), 0);
+
+// The exact int8 pointwise path against the float path it replaces, on the same grid data.
+void RegisterInt8() {
+  if (!PointwiseInt8Available()) return;
+  const Layer layers[] = {{"pw_32to192_28", 32, 192, 28, 1, 1, 1},  {"pw_64to384_14", 64, 384, 14, 1, 1, 1},
+                          {"pw_96to576_14", 96, 576, 14, 1, 1, 1},  {"pw_576to96_14", 576, 96, 14, 1, 1, 1},
+                          {"pw_160to960_7", 160, 960, 7, 1, 1, 1},  {"pw_960to160_7", 960, 160, 7, 1, 1, 1},
+                          {"pw_320to1280_7", 320, 1280, 7, 1, 1, 1}, {"pw_24to144_56", 24, 144, 56, 1, 1, 1},
+                          {"pw_16to96_112", 16, 96, 112, 1, 1, 1}};
+  for (const Layer& l : layers) {
+    for (bool int8 : {false, true}) {
+      const std::string name = std::string("ConvGrid_") + l.name + (int8 ? "/int8_vnni" : "/f32_avx512");
+      benchmark::RegisterBenchmark(name.c_str(), [l, int8](benchmark::State& s) { BM_ConvInt8(s, l, int8); })
+          ->UseRealTime();
+    }
+  }
+}
+
+const int kRegisteredInt8 = (RegisterInt8(), 0);
 
 }  // namespace
 }  // namespace qrt

@@ -1,0 +1,137 @@
+// Plan time of the exact int8 pointwise convolution (conv_pointwise_int8.h): which
+// convolutions qualify, and their integer weights and per-channel constants.
+#include "ops/kernels/conv_pointwise_int8.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "runtime/parallel.h"
+
+namespace qrt {
+namespace {
+
+bool NormalPositive(float v) { return std::isnormal(v) && v > 0.f; }
+
+// A float rounded up: the smallest float >= v (v finite, non-negative).
+float RoundUp(double v) {
+  float f = float(v);
+  if (double(f) < v) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+  return f;
+}
+
+}  // namespace
+
+bool PointwiseInt8Available() { return DetectCpuFeatures().avx512_vnni; }
+
+std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g, const float* w,
+                                                           const QuantGrid& w_grid, const QuantGrid& x_grid,
+                                                           const float* bias) {
+  // The direct 1x1 case of the ordered convolution, with more than one output channel (one
+  // channel takes the GEMM's one-row order) and k small enough for the error bound's constants
+  // and for int32 sums (4096 * 255 * 128 < 2^31).
+  for (int d = 0; d < 3; ++d) {
+    if (g.kernel[d] != 1 || g.stride[d] != 1 || g.dilation[d] != 1 || g.pad_begin[d] != 0 || g.pad_end[d] != 0) {
+      return nullptr;
+    }
+  }
+  const int64_t channels = g.out_channels, k = g.in_channels, columns = g.out_spatial();
+  if (g.group != 1 || channels < 2 || k < 1 || k > 4096 || columns < 1) return nullptr;
+  // X: one scale and zero point; W: signed, zero point 0, one scale or one per output channel.
+  if (x_grid.axis != -1 || x_grid.scales.size() != 1 || !NormalPositive(x_grid.scales[0])) return nullptr;
+  if (w_grid.type != DataType::kInt8) return nullptr;
+  const bool per_channel = w_grid.axis == 0 && int64_t(w_grid.scales.size()) == channels;
+  if (!per_channel && !(w_grid.axis == -1 && w_grid.scales.size() == 1)) return nullptr;
+  for (size_t i = 0; i < w_grid.scales.size(); ++i) {
+    if (!NormalPositive(w_grid.scales[i]) || w_grid.zero_points[i] != 0) return nullptr;
+  }
+  auto plan = std::make_shared<PointwiseInt8Plan>();
+  PointwiseInt8Plan& p = *plan;
+  p.channels = channels;
+  p.k = k;
+  p.quads = (k + 3) / 4;
+  p.columns = columns;
+  p.k_block = SgemmStrideK(columns, k);
+  p.x_scale = x_grid.scales[0];
+  p.x_inverse = 1.f / p.x_scale;
+  if (!std::isnormal(p.x_inverse)) return nullptr;
+  const bool x_signed = x_grid.type == DataType::kInt8;
+  const int32_t type_low = x_signed ? -128 : 0, type_high = x_signed ? 127 : 255;
+  const int32_t zp = x_grid.zero_points[0];
+  if (zp < type_low || zp > type_high) return nullptr;
+  p.d_low = type_low - zp;
+  p.d_high = type_high - zp;
+  // Every grid value fl(d * s_x) finite (else an infinite X would pass Pack's check as d).
+  if (!(double(std::max(-p.d_low, p.d_high)) * double(p.x_scale) <= std::ldexp(1.0, 100))) return nullptr;
+  p.x_offset = zp - type_low;  // d + offset = q - type_low, a byte
+  p.has_bias = bias != nullptr;
+  // Roundings on a term's longest path to the result (header), plus 10 for the rest of the bound.
+  const int64_t roundings = std::min(k, p.k_block) + (k + p.k_block - 1) / p.k_block + 1;
+  p.error_factor = RoundUp(double(roundings + 10) * 1.01 * std::ldexp(1.0, -24));
+  p.weights.assign(size_t(channels * p.quads), 0);
+  for (int64_t c = 0; c < channels; ++c) {
+    const float s = w_grid.scales[per_channel ? size_t(c) : 0];
+    // Far from underflow and overflow, where the argument's relative error bounds hold: every
+    // nonzero product is at least m, and no sum or bound can come near FLT_MAX.
+    const float m = p.x_scale * s;
+    const double largest = double(m) * 255 * 128 * double(k) + (bias != nullptr ? std::fabs(double(bias[c])) : 0);
+    if (!(m >= std::ldexp(1.f, -100)) || !(largest <= std::ldexp(1.0, 100))) return nullptr;
+    int64_t sum = 0;
+    double squares = 0;
+    for (int64_t i = 0; i < k; ++i) {
+      // e = w / s exactly when w is on the grid: recover it and check as DequantizeLinear
+      // computes it, (float(e) - 0) * s.
+      const float v = w[c * k + i];
+      const float r = std::nearbyint(v / s);
+      if (!(r >= -128.f && r <= 127.f) || (r - 0.f) * s != v) return nullptr;
+      const int32_t e = int32_t(r);
+      sum += e;
+      squares += double(e) * double(e);
+      uint32_t& quad = reinterpret_cast<uint32_t&>(p.weights[size_t(c * p.quads + i / 4)]);
+      quad |= uint32_t(uint8_t(int8_t(e))) << (8 * (i % 4));
+    }
+    const float b = bias != nullptr ? bias[c] : 0.f;
+    if (!std::isfinite(b)) return nullptr;
+    p.offset_sums.push_back(int32_t(sum * p.x_offset));
+    p.multipliers.push_back(m);
+    // Computed in double (relative error ~2^-50), then pushed up by 2^-20 and rounded up.
+    p.norm_bounds.push_back(RoundUp(double(p.x_scale) * double(s) * std::sqrt(squares) * (1 + std::ldexp(1.0, -20))));
+    p.biases.push_back(b);
+    p.bias_bounds.push_back(RoundUp(double(p.error_factor) * std::fabs(double(b))));
+    if (!std::isfinite(p.norm_bounds.back()) || !std::isfinite(p.bias_bounds.back())) return nullptr;
+  }
+  return plan;
+}
+
+bool ConvPointwiseInt8(const PointwiseInt8Plan& p, const PointwiseInt8Args& a) {
+  const FakeQuantStep& fq = a.epilogue.before;
+  // The step rule needs s_y and 1/s_y normal; the argument, a positive scale.
+  if (!PointwiseInt8Available() || fq.map == nullptr || !(fq.scale > 0.f) || !std::isnormal(fq.scale) ||
+      !std::isnormal(1.f / fq.scale)) {
+    return false;
+  }
+  OutputEpilogue rest = a.epilogue;
+  rest.before = FakeQuantStep();
+  const bool has_rest = rest.slope != nullptr || rest.after.map != nullptr;
+  constexpr int64_t kColumns = kPointwiseInt8Columns;
+  const int64_t blocks = (p.columns + kColumns - 1) / kColumns;
+  for (int64_t n = 0; n < a.batch; ++n) {
+    const float* x = a.x + n * p.k * p.columns;
+    float* y = a.y + n * p.channels * p.columns;
+    ParallelFor(a.threads, blocks, 1, 2, [&](int64_t first, int64_t last) {
+      thread_local std::vector<int32_t> packed, open;
+      thread_local std::vector<float> floats;
+      packed.resize(size_t(p.quads * kColumns));
+      floats.resize(size_t(p.k * kColumns));
+      open.resize(size_t(2 * p.channels * 4));
+      const PointwiseInt8Scratch scratch{packed.data(), floats.data(), open.data()};
+      for (int64_t b = first; b < last; ++b) {
+        avx512::PointwiseInt8Block(p, a, x, y, b * kColumns, has_rest ? &rest : nullptr, scratch);
+      }
+    });
+  }
+  return true;
+}
+
+}  // namespace qrt

@@ -1,0 +1,103 @@
+// The 1x1 convolution of qrt:ConvQuantizeDequantize computed with 8-bit integers (AVX-512
+// VNNI), giving the same bits as the ordered float convolution (conv_float.h) followed by its
+// epilogue, which stays the specification.
+//
+// Where it applies: X and W are float32 values on 8-bit grids (runtime QuantGrid; X per tensor,
+// W signed with zero point 0, per tensor or per output channel), so x_k = fl(s_x * d_k) and
+// w_k = fl(s_w * e_k) for integers d_k, e_k; the epilogue starts with a fake quantization
+// (scale s_y). X is checked at run time: a block of columns not on its grid (NaN, infinities,
+// any value the producer did not make) runs the float path instead.
+//
+// Why it is exact. Per output, with u = 2^-24, K input channels, bias b, and R the number of
+// roundings on the longest path a term takes to the reference's result: the reference cuts k
+// into blocks of kb (sgemm.h), so a product meets at most kb multiply-adds of its block, one
+// addition per block sum and the bias: R = min(K, kb) + ceil(K / kb) + 1 (134 for K = 576 at
+// 14x14, where K + 2 would be 578).
+//   - S = sum_k d_k e_k is exact in int32 (VPDPBUSD on the bytes d_k + offset, minus
+//     offset * sum_k e_k), and T = sum_k |d_k e_k| <= ||d||_2 ||e||_2 (Cauchy-Schwarz);
+//   - the real value Z = sum_k x_k w_k + b differs from s_x s_w S + b by at most 2.01u P,
+//     P = s_x s_w T (each of x_k, w_k is within u of s_x d_k, s_w e_k);
+//   - the reference's float result y_ref is within gamma_R (P' + |b|) <= 1.0005 R u (P' + |b|)
+//     of Z (R <= 4098 as K <= 4096), P' = sum_k |x_k w_k| <= (1 + 2.01u) P;
+//   - the estimate y = fl(fl(S) * fl(s_x s_w) + b) is within 3.02u P + u|b| of s_x s_w S + b.
+//   So |y_ref - y| <= 1.0005 (R + 6) u (P + |b|). The kernel takes E = (R + 10) * 1.01 u (P + |b|),
+//   P bounded through the norms, all in float: every rounding in forming E is covered by the
+//   extra 4u and the 1% (the step rule has its own margin for its roundings). Then y_ref is in
+//   [y - E, y + E].
+//   Scales are kept far from underflow and overflow (plan), where these relative bounds hold.
+//   The fake quantization's step q(v) = clamp(rint(fl(v / s_y)), L, H) is monotonic in v. The
+//   kernel's one-step rule (StepRule in the .cc) proves that every v in [y - E, y + E] has the
+//   same step A; then q(y_ref) = A, and the first epilogue step's output, fl(A * s_y), is the
+//   reference's. Every other output (near a rounding boundary) is computed as the reference
+//   computes it; the epilogue's later steps then run on the same floats.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "ops/kernels/conv_ref.h"
+#include "ops/kernels/output_epilogue.h"
+#include "ops/kernels/sgemm.h"
+#include "runtime/quant_grid.h"
+
+namespace qrt {
+
+// What plan time knows: the integer weights and the per-channel constants of the argument.
+struct PointwiseInt8Plan {
+  int64_t channels = 0, k = 0, quads = 0;  // output channels, input channels, ceil(k / 4)
+  int64_t columns = 0;                     // output positions per image
+  int64_t k_block = 0;                     // SgemmStrideK(columns, k): the reference's order
+  // X's grid: x = fl(d * x_scale), d in [d_low, d_high]; d + x_offset is the byte VPDPBUSD reads.
+  float x_scale = 0, x_inverse = 0;
+  int32_t d_low = 0, d_high = 0, x_offset = 0;
+  std::vector<int32_t> weights;       // channels x quads, four signed bytes e_k each, k ascending
+  std::vector<int32_t> offset_sums;   // x_offset * sum_k e_k per channel
+  std::vector<float> multipliers;     // fl(x_scale * w_scale[c])
+  std::vector<float> norm_bounds;     // >= x_scale * w_scale[c] * ||e||_2
+  std::vector<float> biases;          // b[c], 0 without a bias
+  std::vector<float> bias_bounds;     // error_factor * |b[c]|
+  float error_factor = 0;             // >= (R + 10) * 1.01 * 2^-24 (R: the header)
+  bool has_bias = false;
+};
+
+// The plan for a convolution of geometry g with constant float weights w (on w_grid), float
+// bias (nullable) and input grid x_grid; null where the int8 path does not apply.
+std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g, const float* w,
+                                                           const QuantGrid& w_grid, const QuantGrid& x_grid,
+                                                           const float* bias);
+
+struct PointwiseInt8Args {
+  const float* x = nullptr;  // batch x k x columns
+  const float* w = nullptr;  // channels x k, the float weights (for outputs computed as floats)
+  const float* bias = nullptr;
+  float* y = nullptr;        // batch x channels x columns
+  int64_t batch = 1;
+  OutputEpilogue epilogue;   // epilogue.before is the fake quantization the argument needs
+  bool before_signed = false;  // its quantized type
+  SgemmFn gemm = nullptr;    // the float path for columns off X's grid
+  int threads = 1;
+};
+
+// The int8 kernel is there (AVX-512 VNNI).
+bool PointwiseInt8Available();
+
+// Runs the convolution and its epilogue. Returns false, having written nothing, when the
+// epilogue's scale rules the argument out for this run (the caller then runs the float path).
+bool ConvPointwiseInt8(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args);
+
+// The SIMD part: one block of kPointwiseInt8Columns output columns of one image (x and y at
+// the image), with the caller's buffers; `rest` is the epilogue after its first step (null if
+// none). The driver (conv_pointwise_int8.cc) owns threads and buffers.
+constexpr int64_t kPointwiseInt8Columns = 64;
+struct PointwiseInt8Scratch {
+  int32_t* packed;  // quads x 64
+  float* floats;    // k x 64
+  int32_t* open;    // 2 x channels x 4
+};
+namespace avx512 {
+void PointwiseInt8Block(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args, const float* x, float* y,
+                        int64_t j0, const OutputEpilogue* rest, const PointwiseInt8Scratch& scratch);
+}  // namespace avx512
+
+}  // namespace qrt
