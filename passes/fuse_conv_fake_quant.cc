@@ -12,11 +12,24 @@
 // outputs as soon as it is final, while it is still in cache, instead of as passes over the
 // whole tensor; the operations and the floats they take are the same, so the result is
 // bit-identical.
+// And, for 1x1 convolutions whose output only a QuantizeLinear reads (MobileNetV2's projections,
+// whose 8-bit output feeds a QuantizedAdd):
+//   x --Conv(w, b)--> y --QuantizeLinear(s, z)--> q
+//     =>   x --ConvQuantizeDequantize(w, b, s, z)--> y' --QuantizeLinear(s, z)--> q
+// Q(DQ(Q(y))) = Q(y) for every y: DQ(Q(y)) = fl(d * s) with |d| <= 255, and fl(fl(d * s) / s)
+// is within 2^-14 of d, so it rounds back to d (s a positive normal float32 constant at most
+// FLT_MAX / 256, so that fl(d * s) neither overflows nor loses bits below the normal range).
+// The fused convolution's output then lies on an 8-bit grid, and on CPUs with AVX-512 VNNI it
+// sums in int8 (ops/kernels/conv_pointwise_int8.h); elsewhere the added step costs one pass
+// over the (small) output, so only 1x1 convolutions, where the integer path applies, are taken.
 // Legality: a default-domain Conv; every value of the chain but the last is read only by the
 // next node and is not a graph output; the PRelu's slope is a float32 constant with one value,
 // or one per output channel (which needs W's shape: a constant, or the DQ of one). The fused
 // op checks dtypes, scales and zero points as the unfused ops would (a chain that would not
 // compile does not compile fused either). Runs after fuse-q-dq.
+#include <cmath>
+#include <limits>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -44,6 +57,37 @@ bool IsChannelPRelu(const Graph& g, const Node& prelu, const Node& conv) {
   const Dims* w = WeightDims(g, conv.inputs[1]);
   return slope != nullptr && slope->dtype() == DataType::kFloat32 && w != nullptr && !w->empty() &&
          IsPerChannel(slope->dims(), (*w)[0], w->size());
+}
+
+// A 1x1 convolution with one group, read from W's dims and the attributes (no strides,
+// dilations or pads: the integer path's geometry).
+bool IsPointwise(const Graph& g, const Node& conv) {
+  const Dims* w = WeightDims(g, conv.inputs[1]);
+  if (w == nullptr || w->size() != 4 || (*w)[2] != 1 || (*w)[3] != 1) return false;
+  for (const char* name : {"strides", "dilations", "pads"}) {
+    if (!conv.attrs.Has(name)) continue;
+    auto v = conv.attrs.GetInts(name);
+    if (!v.ok()) return false;
+    for (int64_t i : *v) {
+      if (i != (std::string_view(name) == "pads" ? 0 : 1)) return false;
+    }
+  }
+  auto group = conv.attrs.GetInt("group", 1);
+  auto auto_pad = conv.attrs.GetString("auto_pad", "NOTSET");
+  return group.ok() && *group == 1 && auto_pad.ok() && *auto_pad != "SAME_UPPER" && *auto_pad != "SAME_LOWER";
+}
+
+// QuantizeLinear(v, s, z) with what Q(DQ(Q(y))) = Q(y) needs: s one positive normal float32
+// constant at most FLT_MAX / 256; z an 8-bit constant, or absent with the default uint8 output.
+bool IsRequantizableQuantize(const Graph& g, const Node& q) {
+  if (q.inputs.size() < 2 || q.outputs.size() != 1 || !IsConstScalar(g, q.inputs[1])) return false;
+  const Tensor* s = g.ConstantOf(q.inputs[1]);
+  if (s->dtype() != DataType::kFloat32) return false;
+  const float scale = s->data<float>()[0];
+  if (!std::isnormal(scale) || !(scale > 0.f) || !(scale <= std::numeric_limits<float>::max() / 256)) return false;
+  const ValueId z = InputOr(q, 2);
+  if (z.valid()) return IsConstScalar(g, z) && Is8Bit(g.ConstantOf(z)->dtype());
+  return !q.attrs.Has("output_dtype");
 }
 
 }  // namespace
@@ -107,6 +151,30 @@ StatusOr<int> FuseConvFakeQuant(Graph& g) {
     for (NodeId id : {last_id, prelu_id, before_id, conv_id}) {
       if (id.valid()) g.EraseNode(id);
     }
+    g.AddNode(std::move(fused));
+    ++rewrites;
+  }
+  // Conv -> QuantizeLinear (1x1): the convolution takes the fake quantization, the
+  // QuantizeLinear stays and reads the same value name.
+  QRT_ASSIGN_OR_RETURN(order, g.TopologicalOrder());
+  for (NodeId q_id : order) {
+    const Node& q = g.node(q_id);
+    if (q.dead || q.domain != "" || q.op_type != "QuantizeLinear" || q.inputs.empty()) continue;
+    const ValueId y = q.inputs[0];
+    const NodeId conv_id = ProducerIs(g, y, "Conv");
+    if (!conv_id.valid() || !HasSingleUse(g, y) || !IsRequantizableQuantize(g, q)) continue;
+    const Node& conv = g.node(conv_id);
+    if (conv.outputs.size() != 1 || conv.inputs.size() < 2 || conv.inputs.size() > 3 || !IsPointwise(g, conv)) continue;
+    Node fused;
+    fused.name = conv.name;
+    fused.domain = "qrt";
+    fused.op_type = "ConvQuantizeDequantize";
+    fused.opset = 1;
+    fused.def = def;
+    fused.attrs = conv.attrs;
+    fused.inputs = {conv.inputs[0], conv.inputs[1], InputOr(conv, 2), q.inputs[1], InputOr(q, 2)};
+    fused.outputs = {y};
+    g.EraseNode(conv_id);
     g.AddNode(std::move(fused));
     ++rewrites;
   }

@@ -275,6 +275,109 @@ TEST(FuseConvFakeQuant, LeavesTheConvolutionWhenTheRulesDoNotHold) {
 }
 
 // The fused op written by hand: steps it cannot run are plan errors, never crashes.
+// Conv -> QuantizeLinear whose 8-bit output two nodes read (so no Q/DQ pair to fuse): the 1x1
+// convolution takes the fake quantization and the QuantizeLinear stays; Q(DQ(Q(y))) = Q(y).
+struct QuantizeSpec {
+  Dims x = {1, 40, 5, 7};
+  Dims w = {13, 40, 1, 1};
+  std::string attrs = "{}";
+  std::string scale = "[0.05]", zp_type = "uint8", zp = "[128]", scale_shape = "[]";
+  bool grid_input = false;     // X as DequantizeLinear(uint8 input), W as DequantizeLinear(int8)
+  bool conv_read_elsewhere = false;
+};
+
+std::string QuantizeJson(const QuantizeSpec& s) {
+  const int64_t wn = ElementCount(s.w);
+  std::string inits;
+  std::string nodes;
+  if (s.grid_input) {
+    std::mt19937 rng(3);
+    std::string wq = "[";
+    for (int64_t i = 0; i < wn; ++i) wq += (i ? "," : "") + std::to_string(int(rng() % 256) - 128);
+    inits += R"({"name":"wq","dtype":"int8","shape":)" + DimsJson(s.w) + R"(,"data":)" + wq + "]},";
+    inits += R"({"name":"ws","dtype":"float32","shape":[],"data":[0.0042]},)";
+    inits += R"({"name":"xs","dtype":"float32","shape":[],"data":[0.031]},{"name":"xz","dtype":"uint8","shape":[],"data":[119]},)";
+    nodes += R"({"name":"dqx","op":"DequantizeLinear","inputs":["xq","xs","xz"],"outputs":["x"]},)";
+    nodes += R"({"name":"dqw","op":"DequantizeLinear","inputs":["wq","ws"],"outputs":["w"]},)";
+  } else {
+    inits += R"({"name":"w","dtype":"float32","shape":)" + DimsJson(s.w) + R"(,"data":)" + Values(wn, 1) + "},";
+  }
+  inits += R"({"name":"b","dtype":"float32","shape":[)" + std::to_string(s.w[0]) + R"(],"data":)" + Values(s.w[0], 2) + "},";
+  inits += R"({"name":"s","dtype":"float32","shape":)" + s.scale_shape + R"(,"data":)" + s.scale + "},";
+  inits += R"({"name":"z","dtype":")" + s.zp_type + R"(","shape":)" + s.scale_shape + R"(,"data":)" + s.zp + "}";
+  nodes += R"({"name":"conv","op":"Conv","inputs":["x","w","b"],"outputs":["c"],"attrs":)" + s.attrs + "},";
+  if (s.conv_read_elsewhere) nodes += R"({"name":"relu","op":"Relu","inputs":["c"],"outputs":["r"]},)";
+  nodes += R"({"name":"q","op":"QuantizeLinear","inputs":["c","s","z"],"outputs":["q"]},)";
+  nodes += R"({"name":"dq","op":"DequantizeLinear","inputs":["q","s","z"],"outputs":["f"]},)";
+  nodes += R"({"name":"neg","op":"Neg","inputs":["f"],"outputs":["n"]})";
+  const std::string input = s.grid_input ? R"({"name":"xq","dtype":"uint8","shape":)" : R"({"name":"x","dtype":"float32","shape":)";
+  std::string outputs = R"([{"name":"q"},{"name":"n"})";
+  if (s.conv_read_elsewhere) outputs += R"(,{"name":"r"})";
+  return R"({"format":"qrt.graph","version":1,"inputs":[)" + input + DimsJson(s.x) + R"(}],"outputs":)" + outputs +
+         R"(],"initializers":[)" + inits + R"(],"nodes":[)" + nodes + "]}";
+}
+
+Graph LoadQuantize(const QuantizeSpec& s) {
+  StatusOr<Graph> g = LoadJsonText(QuantizeJson(s), "conv_q.json", ".");
+  EXPECT_TRUE(g.ok()) << g.status().message() << "\n" << QuantizeJson(s);
+  return std::move(g).value();
+}
+
+TEST(FuseConvFakeQuant, PointwiseConvolutionBeforeAQuantizeLinearTakesItsFakeQuantization) {
+  for (bool grid : {false, true}) {
+    for (const char* zp : {"[0]", "[128]", "[255]"}) {
+      QuantizeSpec s;
+      s.grid_input = grid, s.zp = zp;
+      const auto [n, ops] = testing::DefaultPassOutcome(LoadQuantize(s), "fuse-conv-fake-quant");
+      EXPECT_EQ(n, 1);
+      EXPECT_EQ(ops.count("Conv"), 0u);
+      EXPECT_EQ(ops.at("ConvQuantizeDequantize"), 1);
+      EXPECT_EQ(ops.at("QuantizeLinear"), 1);
+      Tensor x = grid ? Tensor::Allocate(DataType::kUInt8, s.x).value() : Input(s.x, 21);
+      if (grid) {
+        std::mt19937 rng(22);
+        for (int64_t i = 0; i < x.numel(); ++i) x.data<uint8_t>()[i] = uint8_t(rng());
+      }
+      for (int threads : {1, 2}) {
+        EXPECT_EQ(testing::CompareFusedToUnfused([&] { return LoadQuantize(s); }, {x}, {"default"}, threads), "")
+            << "grid " << grid << " zp " << zp << "\n" << QuantizeJson(s);
+      }
+    }
+  }
+  // Signed output, a scale at the top of the allowed range, one that is the smallest normal.
+  for (const char* scale : {"[1.3e36]", "[1.1754944e-38]", "[0.0039215689]"}) {
+    QuantizeSpec s;
+    s.scale = scale, s.zp_type = "int8", s.zp = "[-7]";
+    EXPECT_EQ(testing::DefaultPassOutcome(LoadQuantize(s), "fuse-conv-fake-quant").first, 1) << scale;
+    EXPECT_EQ(testing::CompareFusedToUnfused([&] { return LoadQuantize(s); }, {Input(s.x, 23)}, {"default"}), "")
+        << scale;
+  }
+}
+
+TEST(FuseConvFakeQuant, LeavesAConvolutionBeforeAQuantizeLinearWhenTheRulesDoNotHold) {
+  auto rewrites = [](const QuantizeSpec& s) {
+    return testing::DefaultPassOutcome(LoadQuantize(s), "fuse-conv-fake-quant").first;
+  };
+  QuantizeSpec s;
+  EXPECT_EQ(rewrites(s), 1);
+  QuantizeSpec t = s;
+  t.w = {13, 40, 3, 3}, t.attrs = R"({"pads":[1,1,1,1]})";  // not 1x1
+  EXPECT_EQ(rewrites(t), 0);
+  t = s, t.attrs = R"({"strides":[2,2]})";
+  EXPECT_EQ(rewrites(t), 0);
+  t = s, t.w = {40, 1, 1, 1}, t.attrs = R"({"group":40})";
+  EXPECT_EQ(rewrites(t), 0);
+  t = s, t.conv_read_elsewhere = true;  // the float output is needed too
+  EXPECT_EQ(rewrites(t), 0);
+  for (const char* scale : {"[-0.05]", "[1e-40]", "[2e36]", "[0]"}) {  // negative, subnormal, too large, zero
+    t = s, t.scale = scale;
+    EXPECT_EQ(rewrites(t), 0) << scale;
+  }
+  t = s, t.scale_shape = "[13]", t.scale = Values(13, 5), t.zp = "[1,2,3,4,5,6,7,8,9,10,11,12,13]";
+  t.attrs = "{}";
+  EXPECT_EQ(rewrites(t), 0);  // per-axis
+}
+
 TEST(FuseConvFakeQuant, TheFusedOpRejectsBadSteps) {
   auto plan = [](const std::string& inputs, const std::string& slope_shape) {
     const std::string json =
