@@ -129,14 +129,7 @@ StatusOr<int> FuseConvFakeQuant(Graph& g) {
     if (conv.outputs.size() != 1 || conv.inputs.size() < 2 || conv.inputs.size() > 3) continue;
     if (prelu_id.valid() && !IsChannelPRelu(g, g.node(prelu_id), conv)) continue;
 
-    Node fused;
-    fused.name = conv.name;
-    fused.domain = "qrt";
-    fused.op_type = "ConvQuantizeDequantize";
-    fused.opset = 1;
-    fused.def = def;
-    fused.attrs = conv.attrs;
-    fused.inputs = {conv.inputs[0], conv.inputs[1], InputOr(conv, 2)};
+    Node fused = MakeNode(def, conv.name, {conv.inputs[0], conv.inputs[1], InputOr(conv, 2)}, {}, conv.attrs);
     // Inputs 3, 4: the fake quantization before the PRelu (or the only one); 5: the slope;
     // 6, 7: the fake quantization after it.
     const auto [s0, z0] = prelu_id.valid() ? (before_id.valid() ? scale_and_zero_point(g.node(before_id))
@@ -165,15 +158,8 @@ StatusOr<int> FuseConvFakeQuant(Graph& g) {
     if (!conv_id.valid() || !HasSingleUse(g, y) || !IsRequantizableQuantize(g, q)) continue;
     const Node& conv = g.node(conv_id);
     if (conv.outputs.size() != 1 || conv.inputs.size() < 2 || conv.inputs.size() > 3 || !IsPointwise(g, conv)) continue;
-    Node fused;
-    fused.name = conv.name;
-    fused.domain = "qrt";
-    fused.op_type = "ConvQuantizeDequantize";
-    fused.opset = 1;
-    fused.def = def;
-    fused.attrs = conv.attrs;
-    fused.inputs = {conv.inputs[0], conv.inputs[1], InputOr(conv, 2), q.inputs[1], InputOr(q, 2)};
-    fused.outputs = {y};
+    Node fused = MakeNode(def, conv.name, {conv.inputs[0], conv.inputs[1], InputOr(conv, 2), q.inputs[1], InputOr(q, 2)},
+                          {y}, conv.attrs);
     g.EraseNode(conv_id);
     g.AddNode(std::move(fused));
     ++rewrites;

@@ -78,14 +78,9 @@ StatusOr<int> Fuse(Graph& g, std::string_view binary_op, std::string_view fused_
     Operand a, b;
     if (!MatchOperand(g, bin.inputs[0], &a) || !MatchOperand(g, bin.inputs[1], &b)) continue;
 
-    Node fused;
-    fused.name = bin.name;
-    fused.domain = "qrt";
-    fused.op_type = std::string(fused_op);
-    fused.opset = 1;
-    fused.def = def;
-    fused.inputs = {a.data, a.scale, a.zero_point, b.data, b.scale, b.zero_point, q.inputs[1], q.inputs[2]};
-    fused.outputs = q.outputs;
+    Node fused = MakeNode(def, bin.name,
+                          {a.data, a.scale, a.zero_point, b.data, b.scale, b.zero_point, q.inputs[1], q.inputs[2]},
+                          q.outputs);
     fused.attrs.Set("requantize", std::string("divide"));
     if (a.axis) fused.attrs.Set("A_axis", *a.axis);
     if (b.axis) fused.attrs.Set("B_axis", *b.axis);

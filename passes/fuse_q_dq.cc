@@ -51,15 +51,8 @@ StatusOr<int> FuseQDq(Graph& g) {
     if (!SameConstant(g, scale, dq.inputs[1]) || !SameConstant(g, zero_point, InputOr(dq, 2))) continue;
 
     // x --QuantizeDequantize(s, z)--> y
-    Node fused;
-    fused.name = dq.name;
-    fused.domain = "qrt";
-    fused.op_type = "QuantizeDequantize";
-    fused.opset = 1;
-    fused.def = def;
-    fused.inputs = {q.inputs[0], scale};
+    Node fused = MakeNode(def, dq.name, {q.inputs[0], scale}, {dq.outputs[0]});
     if (zero_point.valid()) fused.inputs.push_back(zero_point);
-    fused.outputs = {dq.outputs[0]};
     g.EraseNode(NodeId{i});
     g.EraseNode(q_id);
     g.AddNode(std::move(fused));

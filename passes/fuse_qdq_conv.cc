@@ -134,13 +134,7 @@ StatusOr<int> FuseQdqConv(Graph& g) {
       bias = b.data;
     }
 
-    Node fused;
-    fused.name = conv.name;
-    fused.domain = "qrt";
-    fused.op_type = "QLinearConv";
-    fused.opset = 1;
-    fused.def = def;
-    fused.attrs = conv.attrs;
+    Node fused = MakeNode(def, conv.name, {}, q.outputs, conv.attrs);
     if (act_id.valid()) {
       fused.attrs.Set("output_min", out_min);
       fused.attrs.Set("output_max", out_max);
@@ -149,7 +143,6 @@ StatusOr<int> FuseQdqConv(Graph& g) {
     const ValueId w_zp = w.zero_point.valid() ? w.zero_point : ZeroConstant(g, conv.name + "_w_zp", w_type, ws.dims());
     fused.inputs = {x.data, x.scale, x_zp, w.data, w.scale, w_zp, q.inputs[1], q.inputs[2]};
     if (bias.valid()) fused.inputs.push_back(bias);
-    fused.outputs = q.outputs;
 
     std::vector<ValueId> dq_outputs = {conv.inputs[0], conv.inputs[1]};
     if (bias.valid()) dq_outputs.push_back(conv.inputs[2]);

@@ -180,15 +180,8 @@ bool FuseGemm(Graph& g, NodeId qi, const OpDef* conv_def) {
 
   const ValueId a4 = g.AddUniqueValue(name + "_a4", DqDataType(g, a));
   const ValueId y4 = g.AddUniqueValue(name + "_y4", g.ConstantOf(y.zero_point)->dtype());
-  Node conv;
-  conv.name = name;
-  conv.domain = "qrt";
-  conv.op_type = "QLinearConv";
-  conv.opset = 1;
-  conv.def = conv_def;
-  conv.inputs = {a4, a.scale, a_zp, w_id, w_scale, w_zp, y.scale, y.zero_point};
+  Node conv = MakeNode(conv_def, name, {a4, a.scale, a_zp, w_id, w_scale, w_zp, y.scale, y.zero_point}, {y4});
   if (bias.valid()) conv.inputs.push_back(bias);
-  conv.outputs = {y4};
   const ValueId out = g.node(qi).outputs[0];
   const std::vector<ValueId> dq_outputs = {gm.inputs[0], gm.inputs[1], bias.valid() ? gm.inputs[2] : ValueId{}};
   Node to4 = MakeReshape(g, name + "_rows", a.data, ShapeConstant(g, name + "_shape4", {0, k, 1, 1}), a4);

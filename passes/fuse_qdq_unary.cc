@@ -70,14 +70,7 @@ StatusOr<int> FuseQdqUnary(Graph& g) {
     const ValueId table_id = g.AddUniqueValue(f.name + "_table", (*table)[0].dtype());
     g.value(table_id).shape = ShapeFromDims({256});
     g.value(table_id).constant = std::move((*table)[0]);
-    Node lut;
-    lut.name = f.name;
-    lut.domain = "qrt";
-    lut.op_type = "LookupTable";
-    lut.opset = 1;
-    lut.def = def;
-    lut.inputs = {dq.inputs[0], table_id};
-    lut.outputs = {q.outputs[0]};
+    Node lut = MakeNode(def, f.name, {dq.inputs[0], table_id}, {q.outputs[0]});
     const ValueId dq_out = f.inputs[0];
     g.EraseNode(NodeId{i});
     g.EraseNode(f_id);

@@ -1,10 +1,14 @@
-// Legality helpers shared by the fusion passes.
+// Helpers shared by the fusion passes: legality checks, and the fused nodes they build.
 #pragma once
 
 #include <cmath>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "runtime/graph.h"
+#include "runtime/op_def.h"
 
 namespace qrt {
 
@@ -16,6 +20,21 @@ inline NodeId ProducerIs(const Graph& g, ValueId v, std::string_view op_type, st
   if (!p.valid()) return NodeId{};
   const Node& n = g.node(p);
   return !n.dead && n.domain == domain && n.op_type == op_type ? p : NodeId{};
+}
+
+// A node of the registered op `def` (qrt's ops are opset 1), as a rewrite adds it.
+inline Node MakeNode(const OpDef* def, std::string name, std::vector<ValueId> inputs, std::vector<ValueId> outputs,
+                     Attributes attrs = {}) {
+  Node n;
+  n.name = std::move(name);
+  n.domain = std::string(def->domain);
+  n.op_type = std::string(def->op_type);
+  n.opset = 1;
+  n.def = def;
+  n.inputs = std::move(inputs);
+  n.outputs = std::move(outputs);
+  n.attrs = std::move(attrs);
+  return n;
 }
 
 // Input i of n, or an invalid id when n has fewer inputs (an omitted optional input).
