@@ -77,26 +77,33 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
     const float m = p.x_scale * s;
     const double largest = double(m) * 255 * 128 * double(k) + (bias != nullptr ? std::fabs(double(bias[c])) : 0);
     if (!(m >= std::ldexp(1.f, -100)) || !(largest <= std::ldexp(1.0, 100))) return nullptr;
-    int64_t sum = 0;
-    double squares = 0;
+    // On the grid, w = fl(e * s) and w * fl(1/s) is within 3 * 2^-24 * 128 of e: rounding it
+    // (1.5 * 2^23 added and taken away, after a clamp that keeps it in range) gives e, which
+    // is then checked as DequantizeLinear computes it, (float(e) - 0) * s. A plain loop without
+    // division, libm call or early exit, so that the compiler vectorizes it (millions of weights).
+    const float inverse = 1.f / s;
+    const float* row = w + c * k;
+    int8_t* bytes = reinterpret_cast<int8_t*>(p.weights.data() + c * p.quads);  // k ascending (little-endian)
+    int32_t sum = 0, squares = 0;  // |sum| <= 128 * 4096, squares <= 16384 * 4096
+    bool off_grid = false;
     for (int64_t i = 0; i < k; ++i) {
-      // e = w / s exactly when w is on the grid: recover it and check as DequantizeLinear
-      // computes it, (float(e) - 0) * s.
-      const float v = w[c * k + i];
-      const float r = std::nearbyint(v / s);
-      if (!(r >= -128.f && r <= 127.f) || (r - 0.f) * s != v) return nullptr;
+      const float t = row[i] * inverse;
+      const float clamped = t < -128.f ? -128.f : (t > 127.f ? 127.f : t);
+      const float r = (clamped + 12582912.f) - 12582912.f;
+      off_grid |= !((r - 0.f) * s == row[i]);
       const int32_t e = int32_t(r);
+      bytes[i] = int8_t(e);
       sum += e;
-      squares += double(e) * double(e);
-      uint32_t& quad = reinterpret_cast<uint32_t&>(p.weights[size_t(c * p.quads + i / 4)]);
-      quad |= uint32_t(uint8_t(int8_t(e))) << (8 * (i % 4));
+      squares += e * e;
     }
+    if (off_grid) return nullptr;
     const float b = bias != nullptr ? bias[c] : 0.f;
     if (!std::isfinite(b)) return nullptr;
-    p.offset_sums.push_back(int32_t(sum * p.x_offset));
+    p.offset_sums.push_back(int32_t(int64_t(sum) * p.x_offset));
     p.multipliers.push_back(m);
     // Computed in double (relative error ~2^-50), then pushed up by 2^-20 and rounded up.
-    p.norm_bounds.push_back(RoundUp(double(p.x_scale) * double(s) * std::sqrt(squares) * (1 + std::ldexp(1.0, -20))));
+    p.norm_bounds.push_back(
+        RoundUp(double(p.x_scale) * double(s) * std::sqrt(double(squares)) * (1 + std::ldexp(1.0, -20))));
     p.biases.push_back(b);
     p.bias_bounds.push_back(RoundUp(double(p.error_factor) * std::fabs(double(b))));
     if (!std::isfinite(p.norm_bounds.back()) || !std::isfinite(p.bias_bounds.back())) return nullptr;
