@@ -25,7 +25,9 @@ static_assert(kBlock == kPointwiseInt8Columns, "the driver's block width");
 
 // Packs columns [0, cols) of X (k rows, row stride ld) for VPDPBUSD: entry (q, j) holds the
 // bytes d + offset of rows 4q..4q+3 at column j (0 past k, where the weights are 0 too);
-// norms[j] = ||d||_2 of column j; floats (k x 64) the columns as they are, 0 past cols, for the
+// norms[j] >= ||d||_2 of column j (the squares summed in float, each partial sum then within
+// k * 2^-24 <= 2^-12 of the exact one, below it at worst: the sum is raised by 2^-11 before the
+// square root, so the norm is an upper bound); floats (k x 64) the columns as they are, 0 past cols, for the
 // outputs computed as floats (contiguous and in cache, where X's rows are a plane apart).
 // False if an element is not fl(d * s_x) for a d in range.
 bool Pack(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, int32_t* out, float* norms,
@@ -35,8 +37,8 @@ bool Pack(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, 
   const __m512 magic = _mm512_set1_ps(12582912.0f);  // 1.5 * 2^23: (t + magic) - magic = rint(t)
   const __m512i offset = _mm512_set1_epi32(p.x_offset);
   __mmask16 valid[kTileVectors];
-  __m512i squares[kTileVectors];
-  for (int v = 0; v < kTileVectors; ++v) valid[v] = FirstLanes(cols - 16 * v), squares[v] = _mm512_setzero_si512();
+  __m512 squares[kTileVectors];
+  for (int v = 0; v < kTileVectors; ++v) valid[v] = FirstLanes(cols - 16 * v), squares[v] = _mm512_setzero_ps();
   __mmask16 off_grid = 0;
   for (int64_t q = 0; q < p.quads; ++q) {
     __m512i quad[kTileVectors];
@@ -52,15 +54,16 @@ bool Pack(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, 
         const __m512 d = _mm512_sub_ps(_mm512_add_ps(t, magic), magic);
         // As DequantizeLinear computes it: (float(q) - float(zp)) * s = fl(d * s). NaN differs.
         off_grid |= _mm512_cmp_ps_mask(_mm512_mul_ps(d, scale), xv, _CMP_NEQ_UQ);
-        const __m512i di = _mm512_cvtps_epi32(d);
-        squares[v] = _mm512_add_epi32(squares[v], _mm512_mullo_epi32(di, di));
-        quad[v] = _mm512_or_si512(quad[v], _mm512_sllv_epi32(_mm512_add_epi32(di, offset), shift));
+        squares[v] = _mm512_fmadd_ps(d, d, squares[v]);
+        const __m512i byte = _mm512_add_epi32(_mm512_cvtps_epi32(d), offset);
+        quad[v] = _mm512_or_si512(quad[v], j == 0 ? byte : _mm512_sllv_epi32(byte, shift));
       }
     }
     for (int v = 0; v < kTileVectors; ++v) _mm512_storeu_si512(out + q * kBlock + 16 * v, quad[v]);
   }
   for (int v = 0; v < kTileVectors; ++v) {
-    _mm512_storeu_ps(norms + 16 * v, _mm512_sqrt_ps(_mm512_cvtepi32_ps(squares[v])));
+    const __m512 raised = _mm512_mul_ps(squares[v], _mm512_set1_ps(1.f + 1.f / 2048.f));
+    _mm512_storeu_ps(norms + 16 * v, _mm512_sqrt_ps(raised));
   }
   return off_grid == 0;
 }
