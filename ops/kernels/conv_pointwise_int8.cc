@@ -74,6 +74,9 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
     const float s = w_grid.scales[per_channel ? size_t(c) : 0];
     // Far from underflow and overflow, where the argument's relative error bounds hold: every
     // nonzero product is at least m, and no sum or bound can come near FLT_MAX.
+    // W's grid values finite too: with s above FLT_MAX / 128, DequantizeLinear made +-inf, which
+    // the check below would take for e = 127 or -128.
+    if (!(128.0 * double(s) <= std::ldexp(1.0, 100))) return nullptr;
     const float m = p.x_scale * s;
     const double largest = double(m) * 255 * 128 * double(k) + (bias != nullptr ? std::fabs(double(bias[c])) : 0);
     if (!(m >= std::ldexp(1.f, -100)) || !(largest <= std::ldexp(1.0, 100))) return nullptr;
@@ -83,16 +86,17 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
     // division, libm call or early exit, so that the compiler vectorizes it (millions of weights).
     const float inverse = 1.f / s;
     const float* row = w + c * k;
-    int8_t* bytes = reinterpret_cast<int8_t*>(p.weights.data() + c * p.quads);  // k ascending (little-endian)
+    // The row's bytes in k order (the int32 quads are little-endian).
+    unsigned char* bytes = reinterpret_cast<unsigned char*>(p.weights.data() + c * p.quads);
     int32_t sum = 0, squares = 0;  // |sum| <= 128 * 4096, squares <= 16384 * 4096
     bool off_grid = false;
     for (int64_t i = 0; i < k; ++i) {
       const float t = row[i] * inverse;
-      const float clamped = t < -128.f ? -128.f : (t > 127.f ? 127.f : t);
+      const float clamped = t >= -128.f ? (t <= 127.f ? t : 127.f) : -128.f;  // NaN: -128, then off the grid
       const float r = (clamped + 12582912.f) - 12582912.f;
       off_grid |= !((r - 0.f) * s == row[i]);
       const int32_t e = int32_t(r);
-      bytes[i] = int8_t(e);
+      bytes[i] = static_cast<unsigned char>(int8_t(e));
       sum += e;
       squares += e * e;
     }

@@ -351,6 +351,24 @@ TEST(ConvPointwiseInt8, RefusesWhatTheArgumentDoesNotCover) {
     EXPECT_EQ(PlanPointwiseInt8(g, wt.data(), tiny, xg, b), nullptr);      // X's values overflow
     EXPECT_EQ(PlanPointwiseInt8(g, wt.data(), tiny, in.x_grid, b), nullptr);  // products underflow
   }
+  {
+    // W's scale 2^127 (and X's 2^-60, so that their product is ordinary): DequantizeLinear gave
+    // +-inf for the largest weights, which must not pass as e = 127 or -128.
+    QuantGrid huge = in.w_grid;
+    QuantGrid small_x = in.x_grid;
+    small_x.scales = {std::ldexp(1.f, -60)};
+    std::vector<float> wh(in.w.size());
+    for (size_t ch = 0; ch < huge.scales.size(); ++ch) huge.scales[ch] = std::ldexp(1.f, 127);
+    for (size_t i = 0; i < wh.size(); ++i) {
+      const float e = std::nearbyint(in.w[i] / in.w_grid.scales[i / size_t(c.k)]);
+      wh[i] = (e - 0.f) * std::ldexp(1.f, 127);  // infinite for |e| >= 2
+    }
+    EXPECT_EQ(PlanPointwiseInt8(g, wh.data(), huge, small_x, b), nullptr);
+    // NaN weights are off every grid.
+    std::vector<float> wn = in.w;
+    wn[7] = std::numeric_limits<float>::quiet_NaN();
+    EXPECT_EQ(PlanPointwiseInt8(g, wn.data(), in.w_grid, in.x_grid, b), nullptr);
+  }
   xg = in.x_grid, xg.scales = {std::ldexp(1.f, 90)};
   EXPECT_EQ(PlanPointwiseInt8(g, in.w.data(), in.w_grid, xg, b), nullptr);  // sums near overflow
   std::vector<float> bias = in.b;

@@ -274,7 +274,6 @@ TEST(FuseConvFakeQuant, LeavesTheConvolutionWhenTheRulesDoNotHold) {
   EXPECT_FALSE(testing::RunGraph(Load(f64), {x}, "default").ok());
 }
 
-// The fused op written by hand: steps it cannot run are plan errors, never crashes.
 // Conv -> QuantizeLinear whose 8-bit output two nodes read (so no Q/DQ pair to fuse): the 1x1
 // convolution takes the fake quantization and the QuantizeLinear stays; Q(DQ(Q(y))) = Q(y).
 struct QuantizeSpec {
@@ -378,6 +377,7 @@ TEST(FuseConvFakeQuant, LeavesAConvolutionBeforeAQuantizeLinearWhenTheRulesDoNot
   EXPECT_EQ(rewrites(t), 0);  // per-axis
 }
 
+// The fused op written by hand: steps it cannot run are plan errors, never crashes.
 TEST(FuseConvFakeQuant, TheFusedOpRejectsBadSteps) {
   auto plan = [](const std::string& inputs, const std::string& slope_shape) {
     const std::string json =
