@@ -50,8 +50,8 @@
 #include "ops/kernels/conv_ref.h"
 #include "ops/kernels/matmul_ref.h"
 #include "ops/kernels/requantize.h"
+#include "ops/kernels/thread_scratch.h"
 #include "ops/onednn/onednn_conv.h"
-#include "ops/onednn/onednn_util.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 #include "ops/quantize_dequantize.h"
@@ -200,7 +200,7 @@ template <class T>
 void ConvNchw(const ConvState& s, const T* x, const T* w, const T* b, T* y, const OutputEpilogue* epilogue) {
   if constexpr (std::is_same_v<T, float>) {
     float* scratch = static_cast<float*>(
-        onednn::ThreadScratch(onednn::kOpSlot0, size_t(std::max<int64_t>(1, s.scratch_floats)) * sizeof(float)));
+        ThreadScratch(ScratchSlot::kOp0, size_t(std::max<int64_t>(1, s.scratch_floats)) * sizeof(float)));
     ConvFloatOrdered(s.g, x, w, b, y, s.kernels, scratch, s.threads, epilogue);
   } else {
     ref::ConvFloat(s.g, x, w, b, y);
@@ -237,8 +237,8 @@ void RunConvTyped(const ConvState& s, const RunArgs& args) {
   }
   // The convolution of NCHW copies: the same numbers as Conv on NCHW data.
   const int64_t in_plane = s.g.in[1] * s.g.in[2], out_plane = s.g.out[1] * s.g.out[2];
-  T* xt = static_cast<T*>(onednn::ThreadScratch(onednn::kOpSlot1, size_t(args.input(0)->numel()) * sizeof(T)));
-  T* yt = static_cast<T*>(onednn::ThreadScratch(onednn::kOpSlot2, size_t(args.output(0)->numel()) * sizeof(T)));
+  T* xt = static_cast<T*>(ThreadScratch(ScratchSlot::kOp1, size_t(args.input(0)->numel()) * sizeof(T)));
+  T* yt = static_cast<T*>(ThreadScratch(ScratchSlot::kOp2, size_t(args.output(0)->numel()) * sizeof(T)));
   SwapChannels(x, s.g.batch, s.g.in_channels, in_plane, true, xt);
   ConvNchw(s, xt, w, b, yt, nullptr);
   SwapChannels(yt, s.g.batch, s.g.out_channels, out_plane, false, y);
@@ -381,7 +381,7 @@ template <class Tx, class Tw>
 void RunRefTyped(const IntConvState& s, const RunArgs& args, int32_t* acc) {
   const Tensor* wz = s.w_zp >= 0 ? args.input(s.w_zp) : nullptr;
   int32_t* w_zp = static_cast<int32_t*>(
-      onednn::ThreadScratch(onednn::kOpSlot1, size_t(s.g.out_channels) * sizeof(int32_t)));
+      ThreadScratch(ScratchSlot::kOp1, size_t(s.g.out_channels) * sizeof(int32_t)));
   for (int64_t m = 0; m < s.g.out_channels; ++m) w_zp[m] = ZeroPointAt(wz, m);
   const int32_t x_zp = ZeroPointAt(s.x_zp >= 0 ? args.input(s.x_zp) : nullptr, 0);
   ref::ConvInteger(s.g, args.input(0)->data<Tx>(), x_zp, args.input(s.w)->data<Tw>(), w_zp, nullptr, acc);
@@ -391,7 +391,7 @@ Status RunIntConv(const IntConvState& s, const RunArgs& args) {
   const Tensor& x = *args.input(0);
   const int64_t out_count = s.g.output_count();
   // ConvInteger writes its accumulators straight into y.
-  void* acc = s.qlinear ? onednn::ThreadScratch(onednn::kOpSlot0, size_t(out_count) * 4) : args.output(0)->raw();
+  void* acc = s.qlinear ? ThreadScratch(ScratchSlot::kOp0, size_t(out_count) * 4) : args.output(0)->raw();
   switch (s.path) {
     case IntPath::kInt8: {
       QRT_RETURN_IF_ERROR(s.onednn->Run(x.raw(), acc));
@@ -400,7 +400,7 @@ Status RunIntConv(const IntConvState& s, const RunArgs& args) {
     case IntPath::kF32: {
       const int32_t x_zp = ZeroPointAt(s.x_zp >= 0 ? args.input(s.x_zp) : nullptr, 0);
       const int64_t x_count = x.numel();
-      float* xf = static_cast<float*>(onednn::ThreadScratch(onednn::kOpSlot1, size_t(x_count) * sizeof(float)));
+      float* xf = static_cast<float*>(ThreadScratch(ScratchSlot::kOp1, size_t(x_count) * sizeof(float)));
       if (s.x_dtype == DataType::kUInt8) {
         const uint8_t* xu = x.data<uint8_t>();
         for (int64_t i = 0; i < x_count; ++i) xf[i] = float(int32_t(xu[i]) - x_zp);

@@ -22,8 +22,8 @@
 #include "ops/kernels/matmul_ref.h"
 #include "ops/kernels/requantize.h"
 #include "ops/kernels/sgemm.h"
+#include "ops/kernels/thread_scratch.h"
 #include "ops/onednn/onednn_matmul.h"
-#include "ops/onednn/onednn_util.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
@@ -215,7 +215,7 @@ void RunGemmFloat(const GemmState& s, const RunArgs& args) {
     }
   }
   if (s.trans_a) {  // A' into row-major M x K
-    float* at = static_cast<float*>(onednn::ThreadScratch(onednn::kOpSlot0, size_t(s.m * s.k) * sizeof(float)));
+    float* at = static_cast<float*>(ThreadScratch(ScratchSlot::kOp0, size_t(s.m * s.k) * sizeof(float)));
     for (int64_t i = 0; i < s.m; ++i) {
       for (int64_t p = 0; p < s.k; ++p) at[i * s.k + p] = a[p * s.m + i];
     }
@@ -306,7 +306,7 @@ void RunIntRef(const IntMatMulState& s, const RunArgs& args, int32_t* acc) {
   const Tb* b = args.input(s.b)->data<Tb>();
   const int32_t a_zp = ParamAt(s.a_zp >= 0 ? args.input(s.a_zp) : nullptr, 0);
   const Tensor* bz = s.b_zp >= 0 ? args.input(s.b_zp) : nullptr;
-  int32_t* b_zp = static_cast<int32_t*>(onednn::ThreadScratch(onednn::kOpSlot1, size_t(sh.n) * sizeof(int32_t)));
+  int32_t* b_zp = static_cast<int32_t*>(ThreadScratch(ScratchSlot::kOp1, size_t(sh.n) * sizeof(int32_t)));
   for (int64_t j = 0; j < sh.n; ++j) b_zp[j] = ParamAt(bz, j);
   const GemmStrides st{sh.k, 1, sh.n, 1};
   ForEachBatch(sh, [&](int64_t o, int64_t ai, int64_t bi) {
@@ -334,16 +334,16 @@ Status RunIntMatMul(const IntMatMulState& s, const RunArgs& args) {
   const MatMulShape& sh = s.shape;
   const int64_t out_count = sh.batch_count * sh.m * sh.n;
   Tensor& y = *args.output(0);
-  int32_t* acc = s.qlinear ? static_cast<int32_t*>(onednn::ThreadScratch(onednn::kOpSlot0, size_t(out_count) * 4))
+  int32_t* acc = s.qlinear ? static_cast<int32_t*>(ThreadScratch(ScratchSlot::kOp0, size_t(out_count) * 4))
                            : y.data<int32_t>();
   if (s.onednn) {
     const Tensor& a = *args.input(0);
-    float* af = static_cast<float*>(onednn::ThreadScratch(onednn::kOpSlot1, size_t(a.numel()) * sizeof(float)));
+    float* af = static_cast<float*>(ThreadScratch(ScratchSlot::kOp1, size_t(a.numel()) * sizeof(float)));
     ToFloatMinusZp(s.a_dtype, a.numel(), 1, a.raw(), s.a_zp >= 0 ? args.input(s.a_zp) : nullptr, af);
     const float* bf = s.b_float.data();
     if (s.b_float.empty()) {
       const Tensor& b = *args.input(s.b);
-      float* t = static_cast<float*>(onednn::ThreadScratch(onednn::kOpSlot2, size_t(b.numel()) * sizeof(float)));
+      float* t = static_cast<float*>(ThreadScratch(ScratchSlot::kOp2, size_t(b.numel()) * sizeof(float)));
       ToFloatMinusZp(s.b_dtype, b.numel(), sh.n, b.raw(), s.b_zp >= 0 ? args.input(s.b_zp) : nullptr, t);
       bf = t;
     }

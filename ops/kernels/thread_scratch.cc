@@ -5,30 +5,25 @@
 #include <new>
 
 namespace qrt {
-namespace {
 
-struct FreeDeleter {
-  void operator()(float* p) const { std::free(p); }
-};
-
-struct Buffer {
-  std::unique_ptr<float, FreeDeleter> data;
-  size_t capacity = 0;
-};
-
-}  // namespace
-
-float* ThreadScratchFloats(ScratchSlot slot, size_t count) {
+void* ThreadScratch(ScratchSlot slot, size_t bytes) {
+  struct Buffer {
+    std::unique_ptr<void, decltype(&std::free)> data{nullptr, &std::free};
+    size_t size = 0;
+  };
   thread_local Buffer buffers[size_t(ScratchSlot::kCount)];
   Buffer& b = buffers[size_t(slot)];
-  if (count > b.capacity) {
-    const size_t bytes = (count * sizeof(float) + 63) / 64 * 64;
-    void* p = std::aligned_alloc(64, bytes);
-    if (p == nullptr) throw std::bad_alloc();
-    b.data.reset(static_cast<float*>(p));
-    b.capacity = bytes / sizeof(float);
+  if (b.size < bytes || !b.data) {
+    const size_t size = (bytes + 63) / 64 * 64 + 64;
+    b.data.reset(std::aligned_alloc(64, size));
+    if (!b.data) throw std::bad_alloc();
+    b.size = size;
   }
   return b.data.get();
+}
+
+float* ThreadScratchFloats(ScratchSlot slot, size_t count) {
+  return static_cast<float*>(ThreadScratch(slot, count * sizeof(float)));
 }
 
 }  // namespace qrt

@@ -6,6 +6,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "ops/kernels/thread_scratch.h"
 #include "ops/onednn/onednn_util.h"
 
 namespace qrt::onednn {
@@ -124,14 +125,14 @@ Status Conv::Run(const void* x, void* y) const {
     memory user_dst(p.user_dst, eng, y);
     memory src = user_src, dst = user_dst;
     if (p.src_reorder) {
-      src = memory(p.src_md, eng, ThreadScratch(kSrcSlot, p.src_md.get_size()));
+      src = memory(p.src_md, eng, ThreadScratch(ScratchSlot::kOnednnSrc, p.src_md.get_size()));
       p.src_reorder->execute(s, user_src, src);
     }
-    if (p.dst_reorder) dst = memory(p.dst_md, eng, ThreadScratch(kDstSlot, p.dst_md.get_size()));
+    if (p.dst_reorder) dst = memory(p.dst_md, eng, ThreadScratch(ScratchSlot::kOnednnDst, p.dst_md.get_size()));
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, p.weights}, {DNNL_ARG_DST, dst}};
     if (p.bias) args.emplace(DNNL_ARG_BIAS, p.bias);
     if (p.scratch_md.get_size() != 0) {
-      args.emplace(DNNL_ARG_SCRATCHPAD, memory(p.scratch_md, eng, ThreadScratch(kPadSlot, p.scratch_md.get_size())));
+      args.emplace(DNNL_ARG_SCRATCHPAD, memory(p.scratch_md, eng, ThreadScratch(ScratchSlot::kOnednnPad, p.scratch_md.get_size())));
     }
     p.prim.execute(s, args);
     if (p.dst_reorder) p.dst_reorder->execute(s, dst, user_dst);
