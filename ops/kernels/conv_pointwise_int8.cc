@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <vector>
 
+#include "ops/kernels/thread_scratch.h"
 #include "runtime/parallel.h"
 
 namespace qrt {
@@ -65,25 +65,24 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
   // Every grid value fl(d * s_x) finite (else an infinite X would pass Pack's check as d).
   if (!(double(std::max(-p.d_low, p.d_high)) * double(p.x_scale) <= std::ldexp(1.0, 100))) return nullptr;
   p.x_offset = zp - type_low;  // d + offset = q - type_low, a byte
-  p.has_bias = bias != nullptr;
   // Roundings on a term's longest path to the result (header), plus 10 for the rest of the bound.
   const int64_t roundings = std::min(k, p.k_block) + (k + p.k_block - 1) / p.k_block + 1;
   p.error_factor = RoundUp(double(roundings + 10) * 1.01 * std::ldexp(1.0, -24));
   p.weights.assign(size_t(channels * p.quads), 0);
   for (int64_t c = 0; c < channels; ++c) {
     const float s = w_grid.scales[per_channel ? size_t(c) : 0];
-    // Far from underflow and overflow, where the argument's relative error bounds hold: every
-    // nonzero product is at least m, and no sum or bound can come near FLT_MAX.
-    // W's grid values finite too: with s above FLT_MAX / 128, DequantizeLinear made +-inf, which
+    // W's grid values finite: with s above FLT_MAX / 128, DequantizeLinear made +-inf, which
     // the check below would take for e = 127 or -128.
     if (!(128.0 * double(s) <= std::ldexp(1.0, 100))) return nullptr;
+    // Far from underflow and overflow, where the argument's relative error bounds hold: every
+    // nonzero product is at least m, and no sum or bound can come near FLT_MAX.
     const float m = p.x_scale * s;
     const double largest = double(m) * 255 * 128 * double(k) + (bias != nullptr ? std::fabs(double(bias[c])) : 0);
     if (!(m >= std::ldexp(1.f, -100)) || !(largest <= std::ldexp(1.0, 100))) return nullptr;
     // On the grid, w = fl(e * s) and w * fl(1/s) is within 3 * 2^-24 * 128 of e: rounding it
     // (1.5 * 2^23 added and taken away, after a clamp that keeps it in range) gives e, which
-    // is then checked as DequantizeLinear computes it, (float(e) - 0) * s. A plain loop without
-    // division, libm call or early exit, so that the compiler vectorizes it (millions of weights).
+    // is then checked as DequantizeLinear computes it, (float(e) - 0) * s. No division or libm
+    // call per weight (MobileNetV2 has millions).
     const float inverse = 1.f / s;
     const float* row = w + c * k;
     // The row's bytes in k order (the int32 quads are little-endian).
@@ -131,12 +130,10 @@ bool ConvPointwiseInt8(const PointwiseInt8Plan& p, const PointwiseInt8Args& a) {
     const float* x = a.x + n * p.k * p.columns;
     float* y = a.y + n * p.channels * p.columns;
     ParallelFor(a.threads, blocks, 1, 2, [&](int64_t first, int64_t last) {
-      thread_local std::vector<int32_t> packed, open;
-      thread_local std::vector<float> floats;
-      packed.resize(size_t(p.quads * kColumns));
-      floats.resize(size_t(p.k * kColumns));
-      open.resize(size_t(2 * p.channels * 4));
-      const PointwiseInt8Scratch scratch{packed.data(), floats.data(), open.data()};
+      const PointwiseInt8Scratch scratch{
+          static_cast<int32_t*>(ThreadScratch(ScratchSlot::kPointwisePacked, size_t(p.quads * kColumns) * 4)),
+          ThreadScratchFloats(ScratchSlot::kPointwiseFloats, size_t(p.k * kColumns)),
+          static_cast<int32_t*>(ThreadScratch(ScratchSlot::kPointwiseOpen, size_t(2 * p.channels * 4) * 4))};
       for (int64_t b = first; b < last; ++b) {
         avx512::PointwiseInt8Block(p, a, x, y, b * kColumns, has_rest ? &rest : nullptr, scratch);
       }

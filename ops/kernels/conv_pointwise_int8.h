@@ -58,7 +58,6 @@ struct PointwiseInt8Plan {
   std::vector<float> biases;          // b[c], 0 without a bias
   std::vector<float> bias_bounds;     // error_factor * |b[c]|
   float error_factor = 0;             // >= (R + 10) * 1.01 * 2^-24 (R: the header)
-  bool has_bias = false;
 };
 
 // The plan for a convolution of geometry g with constant float weights w (on w_grid), float
@@ -88,7 +87,7 @@ bool ConvPointwiseInt8(const PointwiseInt8Plan& plan, const PointwiseInt8Args& a
 
 // The SIMD part: one block of kPointwiseInt8Columns output columns of one image (x and y at
 // the image), with the caller's buffers; `rest` is the epilogue after its first step (null if
-// none). The driver (conv_pointwise_int8.cc) owns threads and buffers.
+// none). The driver (conv_pointwise_int8.cc) owns threads and buffers (ThreadScratch).
 constexpr int64_t kPointwiseInt8Columns = 64;
 struct PointwiseInt8Scratch {
   int32_t* packed;  // quads x 64

@@ -14,6 +14,7 @@
 
 #include "ops/kernels/avx512_intrinsics.h"
 #include "ops/kernels/conv_pointwise_int8.h"
+#include "ops/kernels/quantizer_avx512.h"
 
 namespace qrt::avx512 {
 namespace {
@@ -101,26 +102,14 @@ void Tile(const int32_t* x, int64_t quads, const int32_t* w, int64_t w_stride, _
 using TileFn = void (*)(const int32_t*, int64_t, const int32_t*, int64_t, __m512i (&)[kTileRows][kTileVectors]);
 constexpr TileFn kTiles[kTileRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>, Tile<4>, Tile<5>, Tile<6>};
 
-// The first epilogue step's quantization of every float within E of y (the argument in
-// conv_pointwise_int8.h): t = clamp(fl(y * fl(1/s_y)), L, H), A = rint(t), r = fl(E * fl(1/s_y)).
+// Channel c's 16 outputs from their int32 sums: writes fl(A * s_y) to the `valid` lanes and
+// returns the lanes whose step is not proven. The rule, with the fake quantization's constants
+// (`rule`, its Quantizer): t = clamp(fl(y * fl(1/s_y)), L, H), A = rint(t), r = fl(E * fl(1/s_y)).
 // Where |t - A| + r < 0.5 - 2^-11, every v in [y - E, y + E] has the step A: the products'
 // roundings move v / s_y by under 2^-14 (|t| <= 255, r < 0.5), so fl(v / s_y) stays strictly
 // inside A's rounding interval; where t was clamped to H (or L), fl(v / s_y) stays above
 // H - 0.5 (below L + 0.5) and saturates to it. NaN is never conclusive.
-struct StepRule {
-  __m512 inverse, scale, low, high, magic, inside;
-  StepRule(float s, int32_t zp, bool is_signed)
-      : inverse(_mm512_set1_ps(1.f / s)),
-        scale(_mm512_set1_ps(s)),
-        low(_mm512_set1_ps((is_signed ? -128.f : 0.f) - float(zp))),
-        high(_mm512_set1_ps((is_signed ? 127.f : 255.f) - float(zp))),
-        magic(_mm512_set1_ps(12582912.0f)),  // 1.5 * 2^23: (t + magic) - magic = rint(t), |t| <= 2^22
-        inside(_mm512_set1_ps(0.5f - 1.f / 2048.f)) {}
-};
-
-// Channel c's 16 outputs from their int32 sums: writes fl(A * s_y) to the `valid` lanes and
-// returns the lanes whose step is not proven.
-inline __mmask16 Finish(const PointwiseInt8Plan& p, int64_t c, __m512i acc, __m512 norms, const StepRule& rule,
+inline __mmask16 Finish(const PointwiseInt8Plan& p, int64_t c, __m512i acc, __m512 norms, const Quantizer& rule,
                         __mmask16 valid, float* out) {
   const __m512 sum = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc, _mm512_set1_epi32(p.offset_sums[size_t(c)])));
   const __m512 y = _mm512_fmadd_ps(sum, _mm512_set1_ps(p.multipliers[size_t(c)]), _mm512_set1_ps(p.biases[size_t(c)]));
@@ -134,22 +123,18 @@ inline __mmask16 Finish(const PointwiseInt8Plan& p, int64_t c, __m512i acc, __m5
   return valid & __mmask16(~proven);
 }
 
-struct Image {
-  const float* x;
-  float* y;
-};
-
-// Columns [j0, j0 + cols) of one image through the float GEMM and the whole epilogue.
-void FloatColumns(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const Image& im, int64_t j0, int64_t cols) {
+// Columns [j0, j0 + cols) of one image (x, y) through the float GEMM and the whole epilogue.
+void FloatColumns(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y, int64_t j0,
+                  int64_t cols) {
   SgemmArgs g;
   g.m = p.channels;
   g.n = cols;
   g.k = p.k;
   g.a = a.w;
   g.lda = p.k;
-  g.b = im.x + j0;
+  g.b = x + j0;
   g.ldb = p.columns;
-  g.c = im.y + j0;
+  g.c = y + j0;
   g.ldc = p.columns;
   g.rule_n = p.columns;
   g.bias = a.bias;
@@ -157,6 +142,7 @@ void FloatColumns(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const 
   a.gemm(g);
 }
 
+// The outputs of channel c, columns 16v..16v+15 of the block: one tile vector.
 // The outputs of channel c, columns 16v..16v+15 of the block: one tile vector.
 struct TileVector {  // PointwiseInt8Scratch::open holds two int32 per entry
   int32_t c, v;
@@ -208,19 +194,18 @@ constexpr ReferenceFn kReference[9] = {nullptr,
 
 void PointwiseInt8Block(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y_image,
                         int64_t j0, const OutputEpilogue* rest, const PointwiseInt8Scratch& scratch) {
-  const Image im{x, y_image};
   const int64_t cols = std::min(kBlock, p.columns - j0);
   alignas(64) float norm_values[kBlock];
-  if (!Pack(p, im.x + j0, p.columns, cols, scratch.packed, norm_values, scratch.floats)) {
-    FloatColumns(p, a, im, j0, cols);
+  if (!Pack(p, x + j0, p.columns, cols, scratch.packed, norm_values, scratch.floats)) {
+    FloatColumns(p, a, x, y_image, j0, cols);
     return;
   }
   const FakeQuantStep& fq = a.epilogue.before;
-  const StepRule rule(fq.scale, fq.zero_point, a.before_signed);
+  const Quantizer rule(fq.scale, fq.zero_point, a.before_signed);
   __m512 norms[kTileVectors];
   __mmask16 valid[kTileVectors];
   for (int v = 0; v < kTileVectors; ++v) norms[v] = _mm512_load_ps(norm_values + 16 * v), valid[v] = FirstLanes(cols - 16 * v);
-  float* y = im.y + j0;
+  float* y = y_image + j0;
   TileVector* open = reinterpret_cast<TileVector*>(scratch.open);
   int64_t count = 0;
   __m512i acc[kTileRows][kTileVectors];

@@ -8,42 +8,11 @@
 
 #include "ops/kernels/avx512_intrinsics.h"
 #include "ops/kernels/quantize_linear.h"
+#include "ops/kernels/quantizer_avx512.h"
 
 namespace qrt {
 namespace avx512 {
 namespace {
-
-constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-
-// Steps(x) = saturate(rint(x / s) + zp) - zp, NaN as 0: the quantized value minus the zero
-// point, an exact integer-valued float (quantize_linear_avx2.cc has the argument).
-struct Quantizer {
-  __m512 scale, inverse, inside, magic, zp, low, high, lo, hi;
-  bool multiply;  // scale and 1/scale normal: the division-free path applies
-
-  Quantizer(float s, int32_t z, bool is_signed)
-      : scale(_mm512_set1_ps(s)),
-        inverse(_mm512_set1_ps(1.0f / s)),
-        inside(_mm512_set1_ps(0.5f - 1.0f / 2048.0f)),
-        magic(_mm512_set1_ps(12582912.0f)),
-        zp(_mm512_set1_ps(float(z))),
-        low(_mm512_set1_ps((is_signed ? -128.f : 0.f) - float(z))),
-        high(_mm512_set1_ps((is_signed ? 127.f : 255.f) - float(z))),
-        lo(_mm512_set1_ps(is_signed ? -128.f : 0.f)),
-        hi(_mm512_set1_ps(is_signed ? 127.f : 255.f)),
-        multiply(std::isnormal(s) && std::isnormal(1.0f / s)) {}
-
-  __m512 Steps(__m512 x) const {
-    if (multiply) {
-      const __m512 y = _mm512_min_ps(high, _mm512_max_ps(low, _mm512_mul_ps(x, inverse)));
-      const __m512 a = _mm512_sub_ps(_mm512_add_ps(y, magic), magic);
-      if (_mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(y, a)), inside, _CMP_LT_OQ) == 0xFFFF) return a;
-    }
-    __m512 r = _mm512_roundscale_ps(_mm512_div_ps(x, scale), kNearest);
-    r = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(r, r, _CMP_ORD_Q), r);
-    return _mm512_sub_ps(_mm512_min_ps(_mm512_max_ps(_mm512_add_ps(r, zp), lo), hi), zp);
-  }
-};
 
 template <bool kSigned>
 void Quantize(int64_t n, const float* x, float scale, int32_t zp, void* out) {
