@@ -13,10 +13,7 @@ namespace qrt {
 namespace {
 
 std::vector<SplitPairsFn> Kernels() {
-  std::vector<SplitPairsFn> f{ref::SplitPairs};
-  if (::qrt::testing::HaveAvx2()) f.push_back(avx2::SplitPairs);
-  if (DetectCpuFeatures().avx512f) f.push_back(avx512::SplitPairs);
-  return f;
+  return ::qrt::testing::KernelsThisCpuRuns<SplitPairsFn>(ref::SplitPairs, avx2::SplitPairs, avx512::SplitPairs);
 }
 
 TEST(SplitPairs, EvenAndOddElementsForEveryLength) {

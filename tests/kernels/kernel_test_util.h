@@ -17,6 +17,17 @@ namespace qrt::testing {
 
 inline bool HaveAvx2() { return EffectiveIsa(Isa::kAvx2) == Isa::kAvx2; }
 
+// The members of one kernel family this CPU runs, reference first: the AVX2 kernel where the
+// CPU has AVX2, the AVX-512 one (if the family has it) where it has AVX-512F. Tests run every
+// member and compare it with the reference.
+template <class Fn>
+std::vector<Fn> KernelsThisCpuRuns(Fn ref, Fn avx2, Fn avx512 = nullptr) {
+  std::vector<Fn> f{ref};
+  if (HaveAvx2()) f.push_back(avx2);
+  if (avx512 != nullptr && DetectCpuFeatures().avx512f) f.push_back(avx512);
+  return f;
+}
+
 #define QRT_REQUIRE_AVX2() \
   if (!::qrt::testing::HaveAvx2()) GTEST_SKIP() << "CPU lacks AVX2/FMA"
 

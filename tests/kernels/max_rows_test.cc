@@ -19,10 +19,7 @@ using ::qrt::testing::Bits;
 using ::qrt::testing::FromBits;
 
 std::vector<MaxRowsFn> Kernels() {
-  std::vector<MaxRowsFn> f{ref::MaxRows};
-  if (::qrt::testing::HaveAvx2()) f.push_back(avx2::MaxRows);
-  if (DetectCpuFeatures().avx512f) f.push_back(avx512::MaxRows);
-  return f;
+  return ::qrt::testing::KernelsThisCpuRuns<MaxRowsFn>(ref::MaxRows, avx2::MaxRows, avx512::MaxRows);
 }
 
 TEST(MaxRows, ReferenceKeepsTheFirstOfTiesAndTheFirstNaN) {

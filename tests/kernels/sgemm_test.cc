@@ -35,17 +35,11 @@ std::vector<float> Gemm(SgemmFn f, int64_t m, int64_t n, int64_t k, const std::v
 }
 
 std::vector<SgemmFn> Kernels() {
-  std::vector<SgemmFn> f{ref::Sgemm};
-  if (::qrt::testing::HaveAvx2()) f.push_back(avx2::Sgemm);
-  if (DetectCpuFeatures().avx512f) f.push_back(avx512::Sgemm);
-  return f;
+  return ::qrt::testing::KernelsThisCpuRuns<SgemmFn>(ref::Sgemm, avx2::Sgemm, avx512::Sgemm);
 }
 
 std::vector<SgemmOneRowFn> OneRowKernels() {
-  std::vector<SgemmOneRowFn> f{ref::SgemmOneRow};
-  if (::qrt::testing::HaveAvx2()) f.push_back(avx2::SgemmOneRow);
-  if (DetectCpuFeatures().avx512f) f.push_back(avx512::SgemmOneRow);
-  return f;
+  return ::qrt::testing::KernelsThisCpuRuns<SgemmOneRowFn>(ref::SgemmOneRow, avx2::SgemmOneRow, avx512::SgemmOneRow);
 }
 
 TEST(SgemmStrideK, Rule) {

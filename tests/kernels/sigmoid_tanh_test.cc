@@ -22,14 +22,10 @@ using ::qrt::testing::FirstDiff;
 using ::qrt::testing::FromBits;
 
 std::vector<FloatMapFn> Sigmoids() {
-  std::vector<FloatMapFn> f{ref::Sigmoid};
-  if (::qrt::testing::HaveAvx2()) f.push_back(avx2::Sigmoid);
-  return f;
+  return ::qrt::testing::KernelsThisCpuRuns<FloatMapFn>(ref::Sigmoid, avx2::Sigmoid);
 }
 std::vector<FloatMapFn> Tanhs() {
-  std::vector<FloatMapFn> f{ref::Tanh};
-  if (::qrt::testing::HaveAvx2()) f.push_back(avx2::Tanh);
-  return f;
+  return ::qrt::testing::KernelsThisCpuRuns<FloatMapFn>(ref::Tanh, avx2::Tanh);
 }
 
 // (x, y) bit patterns: ORT 1.30 (--opt disabled, this machine) on a Sigmoid / Tanh model. The

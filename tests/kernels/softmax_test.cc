@@ -19,9 +19,7 @@ using ::qrt::testing::Bits;
 using ::qrt::testing::FirstDiff;
 
 std::vector<SoftmaxRowFn> Kernels() {
-  std::vector<SoftmaxRowFn> f{ref::SoftmaxRow};
-  if (::qrt::testing::HaveAvx2()) f.push_back(avx2::SoftmaxRow);
-  return f;
+  return ::qrt::testing::KernelsThisCpuRuns<SoftmaxRowFn>(ref::SoftmaxRow, avx2::SoftmaxRow);
 }
 
 // Rows x0[i] = ((37 i mod 101) - 50) / 8 and x1[i] = ((53 i mod 97) - 40) / 3, i < 37 (exact
