@@ -178,4 +178,30 @@ uint64_t qrt_context_arena_bytes(const qrt_context* context) {
   return context ? uint64_t(context->session.arena_bytes()) : 0;
 }
 
+qrt_status qrt_context_set_profiling(qrt_context* context, int enabled) {
+  return Guard([&]() -> qrt::Status {
+    if (context == nullptr) return qrt::InvalidArgument("qrt_context_set_profiling: context is NULL");
+    context->session.SetProfiling(enabled != 0);
+    return qrt::Status::Ok();
+  });
+}
+
+size_t qrt_context_profile_count(const qrt_context* context) {
+  return context ? context->session.step_times().size() : 0;
+}
+
+qrt_status qrt_context_profile_entry(const qrt_context* context, size_t index, qrt_profile_entry* out) {
+  return Guard([&]() -> qrt::Status {
+    if (context == nullptr || out == nullptr) return qrt::InvalidArgument("qrt_context_profile_entry: NULL argument");
+    const auto& times = context->session.step_times();
+    if (index >= times.size()) {
+      return qrt::InvalidArgument("profile entry ", index, " out of range: there are ", times.size());
+    }
+    const qrt::Node& n = context->model->graph().node(times[index].node);
+    *out = qrt_profile_entry{n.name.c_str(), n.domain.c_str(), n.op_type.c_str(), times[index].total_ns,
+                             context->session.profiled_runs()};
+    return qrt::Status::Ok();
+  });
+}
+
 }  // extern "C"

@@ -1,6 +1,7 @@
 #include "runtime/session.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -39,7 +40,20 @@ Status Session::Bind(std::shared_ptr<const Plan> plan) {
     step_outputs_.push_back(std::move(outs));
   }
   plan_ = std::move(plan);
+  ResetProfile();
   return Status::Ok();
+}
+
+void Session::SetProfiling(bool on) {
+  profiling_ = on;
+  if (on) ResetProfile();
+}
+
+void Session::ResetProfile() {
+  step_times_.clear();
+  profiled_runs_ = 0;
+  if (!profiling_ || plan_ == nullptr) return;
+  for (const PlanStep& step : plan_->steps) step_times_.push_back(StepTime{step.node, 0});
 }
 
 Status Session::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs) {
@@ -88,7 +102,7 @@ Status Session::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outp
       redirected.push_back(v);
     }
   }
-  Status status = RunSteps();
+  Status status = profiling_ ? RunStepsTimed() : RunSteps();
   for (uint32_t v : redirected) tensors_[v].set_data(static_cast<char*>(arena_.get()) + plan_->values[v].offset);
   if (!status.ok()) return status;
   outputs->clear();
@@ -117,16 +131,32 @@ Status Session::SetOutputBuffer(size_t k, void* data, size_t bytes) {
   return Status::Ok();
 }
 
+Status Session::RunStep(size_t s) {
+  const PlanStep& step = plan_->steps[s];
+  RunArgs args{step_inputs_[s].data(), step_outputs_[s].data(), int(step_inputs_[s].size()),
+               int(step_outputs_[s].size())};
+  Status st = step.kernel.run(step.kernel.state.get(), args);
+  if (!st.ok()) return model_->graph().NodeError(step.node, st);
+  return Status::Ok();
+}
+
 Status Session::RunSteps() {
-  const Graph& graph = model_->graph();
-  const auto& steps = plan_->steps;
-  for (size_t s = 0; s < steps.size(); ++s) {
-    const PlanStep& step = steps[s];
-    RunArgs args{step_inputs_[s].data(), step_outputs_[s].data(), int(step_inputs_[s].size()),
-                 int(step_outputs_[s].size())};
-    Status st = step.kernel.run(step.kernel.state.get(), args);
-    if (!st.ok()) return graph.NodeError(step.node, st);
+  for (size_t s = 0; s < plan_->steps.size(); ++s) QRT_RETURN_IF_ERROR(RunStep(s));
+  return Status::Ok();
+}
+
+// RunSteps with a clock read between steps; kept apart so unprofiled runs pay nothing.
+Status Session::RunStepsTimed() {
+  using Clock = std::chrono::steady_clock;
+  if (step_times_.size() != plan_->steps.size()) ResetProfile();
+  Clock::time_point start = Clock::now();
+  for (size_t s = 0; s < plan_->steps.size(); ++s) {
+    QRT_RETURN_IF_ERROR(RunStep(s));
+    const Clock::time_point end = Clock::now();
+    step_times_[s].total_ns += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count());
+    start = end;
   }
+  ++profiled_runs_;
   return Status::Ok();
 }
 

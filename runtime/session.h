@@ -29,9 +29,23 @@ class Session {
   const CompiledModel& model() const { return *model_; }
   size_t arena_bytes() const { return plan_ ? plan_->arena_bytes : 0; }
 
+  // Per-node timing. While on, every run adds each step's wall time to its counter.
+  // Turning it on, and any change of plan (new input shapes), clears the counters.
+  void SetProfiling(bool on);
+  struct StepTime {
+    NodeId node;
+    uint64_t total_ns = 0;
+  };
+  // In execution order; empty before the first run.
+  const std::vector<StepTime>& step_times() const { return step_times_; }
+  uint64_t profiled_runs() const { return profiled_runs_; }
+
  private:
   Status Bind(std::shared_ptr<const Plan> plan);
+  Status RunStep(size_t s);
   Status RunSteps();
+  Status RunStepsTimed();
+  void ResetProfile();
 
   std::shared_ptr<const CompiledModel> model_;
   std::shared_ptr<const Plan> plan_;
@@ -44,6 +58,9 @@ class Session {
     size_t bytes = 0;
   };
   std::vector<OutputBuffer> output_buffers_;     // by graph-output index
+  bool profiling_ = false;
+  std::vector<StepTime> step_times_;             // by step, while profiling
+  uint64_t profiled_runs_ = 0;
 };
 
 }  // namespace qrt

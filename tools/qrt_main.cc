@@ -173,8 +173,56 @@ long PeakRssKb() {
   return ru.ru_maxrss;
 }
 
+std::string OpName(const qrt_profile_entry& e) {
+  return *e.domain ? std::string(e.domain) + ":" + e.op_type : std::string(e.op_type);
+}
+
+// Runs `iters` more times with per-node timing and prints where the time went: by op
+// type, then the slowest nodes. Separate from the timed runs, whose figure it must not
+// disturb.
+Status Profile(api::Context& ctx, int iters, bool as_json, nlohmann::json* j) {
+  CLI_RETURN_IF_ERROR(ctx.SetProfiling(true));
+  for (int i = 0; i < iters; ++i) CLI_RETURN_IF_ERROR(ctx.Run());
+  std::vector<qrt_profile_entry> entries = ctx.Profile();
+  CLI_RETURN_IF_ERROR(ctx.SetProfiling(false));
+  double total_us = 0;
+  struct OpTotal {
+    int nodes = 0;
+    double us = 0;
+  };
+  std::map<std::string, OpTotal> by_op;
+  auto us_per_run = [](const qrt_profile_entry& e) { return e.runs ? 1e-3 * double(e.total_ns) / double(e.runs) : 0.0; };
+  for (const qrt_profile_entry& e : entries) {
+    total_us += us_per_run(e);
+    OpTotal& t = by_op[OpName(e)];
+    ++t.nodes;
+    t.us += us_per_run(e);
+  }
+  std::vector<std::pair<std::string, OpTotal>> ops(by_op.begin(), by_op.end());
+  std::sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.second.us > b.second.us; });
+  std::stable_sort(entries.begin(), entries.end(),
+                   [&](const auto& a, const auto& b) { return us_per_run(a) > us_per_run(b); });
+  const size_t shown = std::min<size_t>(entries.size(), 20);
+  if (as_json) {
+    nlohmann::json nodes = nlohmann::json::array();
+    for (const qrt_profile_entry& e : entries) nodes.push_back({{"node", e.node_name}, {"op", OpName(e)}, {"us", us_per_run(e)}});
+    (*j)["profile"] = {{"runs", iters}, {"total_us", total_us}, {"nodes", nodes}};
+    return Status();
+  }
+  auto share = [&](double us) { return total_us > 0 ? 100.0 * us / total_us : 0.0; };
+  std::printf("profile over %d runs: %.1f us per run in %zu nodes\n", iters, total_us, entries.size());
+  std::printf("  %-32s %6s %10s %7s\n", "op", "nodes", "us/run", "share");
+  for (const auto& [name, t] : ops) std::printf("  %-32s %6d %10.1f %6.1f%%\n", name.c_str(), t.nodes, t.us, share(t.us));
+  std::printf("  slowest %zu nodes:\n", shown);
+  for (size_t i = 0; i < shown; ++i) {
+    std::printf("  %-40s %-28s %10.1f %6.1f%%\n", entries[i].node_name, OpName(entries[i]).c_str(),
+                us_per_run(entries[i]), share(us_per_run(entries[i])));
+  }
+  return Status();
+}
+
 Status Bench(const CommonOptions& o, const std::vector<std::string>& pairs, const std::string& dir, int warmup,
-             int iters, bool as_json) {
+             int iters, bool as_json, bool profile) {
   if (iters < 1 || warmup < 0) return Status(QRT_INVALID_ARGUMENT, "--iters must be >= 1 and --warmup >= 0");
   api::Result<Loaded> l = LoadAndCompile(o);
   if (!l.ok()) return l.status();
@@ -205,13 +253,15 @@ Status Bench(const CommonOptions& o, const std::vector<std::string>& pairs, cons
                      {"max_us", sorted.back()}, {"mean_us", mean}, {"iters", iters}, {"warmup", warmup},
                      {"load_ms", l->load_ms}, {"compile_ms", l->compile_ms}, {"threads", o.threads},
                      {"arena_bytes", ctx->arena_bytes()}, {"peak_rss_kb", PeakRssKb()}, {"isa", isa}};
+    if (profile) CLI_RETURN_IF_ERROR(Profile(*ctx, iters, true, &j));
     std::cout << j.dump() << "\n";
-  } else {
-    std::printf("%s: median %.1f us, min %.1f us, mean %.1f us over %d iters (warmup %d); load %.2f ms, "
-                "compile %.2f ms; arena %llu bytes; peak RSS %ld KiB; isa %s\n",
-                o.model.c_str(), median, sorted.front(), mean, iters, warmup, l->load_ms, l->compile_ms,
-                static_cast<unsigned long long>(ctx->arena_bytes()), PeakRssKb(), isa.c_str());
+    return Status();
   }
+  std::printf("%s: median %.1f us, min %.1f us, mean %.1f us over %d iters (warmup %d); load %.2f ms, "
+              "compile %.2f ms; arena %llu bytes; peak RSS %ld KiB; isa %s\n",
+              o.model.c_str(), median, sorted.front(), mean, iters, warmup, l->load_ms, l->compile_ms,
+              static_cast<unsigned long long>(ctx->arena_bytes()), PeakRssKb(), isa.c_str());
+  if (profile) return Profile(*ctx, iters, false, nullptr);
   return Status();
 }
 
@@ -235,7 +285,7 @@ int Main(int argc, char** argv) {
   CommonOptions o;
   std::vector<std::string> pairs;
   std::string dir, output_dir, dot, out;
-  bool as_json = false;
+  bool as_json = false, profile = false;
   int warmup = 10, iters = 100;
 
   CLI::App* run = app.add_subcommand("run", "run a model once and print or save its outputs");
@@ -256,6 +306,7 @@ int Main(int argc, char** argv) {
   bench->add_option("--warmup", warmup, "untimed runs first");
   bench->add_option("--iters", iters, "timed runs");
   bench->add_flag("--json", as_json, "print one JSON object");
+  bench->add_flag("--profile", profile, "then time each node over as many runs and show where the time goes");
 
   CLI::App* convert = app.add_subcommand("convert", "convert between .onnx and .json, optionally optimized");
   AddCommon(convert, o, false);
@@ -277,7 +328,7 @@ int Main(int argc, char** argv) {
   api::Status s;
   if (*run) s = Run(o, pairs, dir, output_dir);
   else if (*inspect) s = Inspect(o, as_json, dot);
-  else if (*bench) s = Bench(o, pairs, dir, warmup, iters, as_json);
+  else if (*bench) s = Bench(o, pairs, dir, warmup, iters, as_json, profile);
   else if (*convert) s = Convert(o, out);
   if (!s.ok()) {
     std::fprintf(stderr, "qrt: error: %s\n", s.message().c_str());

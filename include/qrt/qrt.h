@@ -243,6 +243,21 @@ QRT_API qrt_status qrt_context_output(const qrt_context* context, size_t index, 
  * model's input shapes are symbolic). */
 QRT_API uint64_t qrt_context_arena_bytes(const qrt_context* context);
 
+/* Per-node timing. While enabled, every run adds each node's wall time to its counter;
+ * enabling (again) and any change of input shapes clear the counters. Entries are the
+ * optimized graph's nodes in execution order; there are none before the first
+ * profiled run. The strings live as long as the model. */
+typedef struct qrt_profile_entry {
+  const char* node_name;
+  const char* domain;   /* "" for the ONNX default domain */
+  const char* op_type;
+  uint64_t total_ns;    /* summed over `runs` */
+  uint64_t runs;
+} qrt_profile_entry;
+QRT_API qrt_status qrt_context_set_profiling(qrt_context* context, int enabled);
+QRT_API size_t qrt_context_profile_count(const qrt_context* context);
+QRT_API qrt_status qrt_context_profile_entry(const qrt_context* context, size_t index, qrt_profile_entry* out);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -367,6 +367,13 @@ class Context {
     return TensorView(v);
   }
   uint64_t arena_bytes() const { return qrt_context_arena_bytes(c_.get()); }
+  // Per-node timing: see qrt_context_set_profiling.
+  Status SetProfiling(bool enabled) { return Status::FromC(qrt_context_set_profiling(c_.get(), enabled ? 1 : 0)); }
+  std::vector<qrt_profile_entry> Profile() const {
+    std::vector<qrt_profile_entry> entries(qrt_context_profile_count(c_.get()));
+    for (size_t i = 0; i < entries.size(); ++i) qrt_context_profile_entry(c_.get(), i, &entries[i]);
+    return entries;
+  }
   qrt_context* c_context() const { return c_.get(); }
 
  private:

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -289,6 +290,55 @@ TEST(CApi, ContextOutlivesItsModelHandle) {
   ASSERT_EQ(qrt_context_output(ctx, 0, &out), QRT_OK);
   ExpectSameBytes(out, qrt_tensor_get_view(c.expected));
   qrt_context_destroy(ctx);
+}
+
+TEST(CApi, ProfilingTimesEveryNodeOfTheOptimizedGraph) {
+  Case c;
+  qrt_model* model = nullptr;
+  ASSERT_EQ(qrt_model_load_file(ModelPath().c_str(), nullptr, &model), QRT_OK);
+  qrt_context* ctx = nullptr;
+  ASSERT_EQ(qrt_context_create(model, &ctx), QRT_OK);
+  ASSERT_EQ(BindView(ctx, 0, qrt_tensor_get_view(c.input)), QRT_OK);
+  EXPECT_EQ(qrt_context_profile_count(ctx), 0u);  // off by default
+  ASSERT_EQ(qrt_context_run(ctx), QRT_OK);
+  EXPECT_EQ(qrt_context_profile_count(ctx), 0u);
+
+  ASSERT_EQ(qrt_context_set_profiling(ctx, 1), QRT_OK);
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(qrt_context_run(ctx), QRT_OK) << qrt_last_error();
+  const qrt_graph* graph = qrt_model_graph(model);
+  const size_t nodes = qrt_graph_node_count(graph);
+  ASSERT_GT(nodes, 0u);
+  ASSERT_EQ(qrt_context_profile_count(ctx), nodes);
+  uint64_t total = 0;
+  std::multiset<std::string> profiled, declared;
+  for (size_t i = 0; i < nodes; ++i) {
+    qrt_profile_entry e;
+    ASSERT_EQ(qrt_context_profile_entry(ctx, i, &e), QRT_OK);
+    EXPECT_EQ(e.runs, 3u);
+    profiled.insert(std::string(e.domain) + ":" + e.op_type + "/" + e.node_name);
+    total += e.total_ns;
+    qrt_node_info n;
+    ASSERT_EQ(qrt_graph_node(graph, i, &n), QRT_OK);
+    declared.insert(std::string(n.domain) + ":" + n.op_type + "/" + n.name);
+  }
+  EXPECT_EQ(profiled, declared);  // every node once, whatever the execution order
+  EXPECT_GT(total, 0u);
+  qrt_profile_entry e;
+  EXPECT_EQ(qrt_context_profile_entry(ctx, nodes, &e), QRT_INVALID_ARGUMENT);
+  EXPECT_EQ(qrt_context_profile_entry(nullptr, 0, &e), QRT_INVALID_ARGUMENT);
+  EXPECT_EQ(qrt_context_set_profiling(nullptr, 1), QRT_INVALID_ARGUMENT);
+
+  // Turning it off keeps the counters; on again clears them.
+  ASSERT_EQ(qrt_context_set_profiling(ctx, 0), QRT_OK);
+  ASSERT_EQ(qrt_context_run(ctx), QRT_OK);
+  ASSERT_EQ(qrt_context_profile_entry(ctx, 0, &e), QRT_OK);
+  EXPECT_EQ(e.runs, 3u);
+  ASSERT_EQ(qrt_context_set_profiling(ctx, 1), QRT_OK);
+  ASSERT_EQ(qrt_context_profile_entry(ctx, 0, &e), QRT_OK);
+  EXPECT_EQ(e.runs, 0u);
+  EXPECT_EQ(e.total_ns, 0u);
+  qrt_context_destroy(ctx);
+  qrt_model_destroy(model);
 }
 
 TEST(CApi, MemoryLimitBoundsTheArena) {

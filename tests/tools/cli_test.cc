@@ -214,6 +214,31 @@ TEST(Cli, BenchJson) {
   EXPECT_EQ(nlohmann::json::parse(r.out, nullptr, false).value("iters", 0), 3) << r.out;
 }
 
+TEST(Cli, BenchProfileShowsWhereTheTimeGoes) {
+  CommandResult r = Qrt("bench --iters 3 --warmup 0 --profile " + Quote(QdqModel()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_PRED2(Contains, r.out, "profile over 3 runs");
+  EXPECT_PRED2(Contains, r.out, "slowest");
+  r = Qrt("bench --json --iters 2 --warmup 0 --profile " + Quote(QdqModel()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.out;
+  ASSERT_TRUE(j.contains("profile")) << r.out;
+  EXPECT_EQ(j["profile"]["runs"], 2);
+  const nlohmann::json& nodes = j["profile"]["nodes"];
+  ASSERT_TRUE(nodes.is_array());
+  ASSERT_FALSE(nodes.empty());
+  double sum = 0, previous = 1e300;
+  for (const nlohmann::json& n : nodes) {
+    EXPECT_TRUE(n["node"].is_string() && n["op"].is_string()) << n;
+    const double us = n["us"].get<double>();
+    EXPECT_LE(us, previous) << "nodes are listed slowest first";
+    previous = us;
+    sum += us;
+  }
+  EXPECT_NEAR(sum, j["profile"]["total_us"].get<double>(), 1e-6 * sum + 1e-9);
+}
+
 TEST(Cli, ConvertRoundTripGivesIdenticalOutputs) {
   TempDir dir;
   const std::string json = dir.path() + "/m.json", onnx = dir.path() + "/m2.onnx";
