@@ -18,6 +18,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
+#include <vector>
 
 #include "ops/kernels/matmul_ref.h"
 #include "ops/kernels/requantize.h"
@@ -173,6 +175,54 @@ Status PrepareMatMul(PrepareContext& ctx) {
 
 // ---- Gemm --------------------------------------------------------------------------
 
+// A constant B' (transposed B, N x K) as 8-bit codes for avx2::SgemmRowLanesCoded.
+struct CodedWeights {
+  std::vector<uint8_t> codes;
+  std::vector<float> scales, zero_points;  // per row
+  CodedB view;
+};
+
+// A constant float B' (N x K, row j = output j) whose grid (runtime/quant_grid.h) is per tensor
+// or per row, as codes: every element is checked to be exactly (float(code) - zp) * scale, so
+// a grid that does not hold only costs the float path. Worth it where B' comes from memory
+// each run: from 64K elements (256 KB of floats).
+std::shared_ptr<const CodedWeights> CodeWeights(const TensorInfo& b, int64_t n, int64_t k) {
+  const QuantGrid* grid = b.grid.get();
+  if (b.value == nullptr || grid == nullptr || n * k < (int64_t(1) << 16) || b.value->numel() != n * k) return nullptr;
+  const size_t rows_per_scale = grid->axis == -1 ? size_t(n) : 1;
+  if ((grid->axis != -1 && grid->axis != 0) || grid->scales.size() * rows_per_scale != size_t(n) ||
+      grid->zero_points.size() != grid->scales.size()) {
+    return nullptr;
+  }
+  const bool is_signed = grid->type == DataType::kInt8;
+  const float lo = is_signed ? -128.f : 0.f, hi = is_signed ? 127.f : 255.f;
+  auto coded = std::make_shared<CodedWeights>();
+  const int64_t stride = (k + 7) / 8 * 8;
+  coded->codes.resize(size_t(n * stride));
+  const float* w = b.value->data<float>();
+  for (int64_t j = 0; j < n; ++j) {
+    const float scale = grid->scales[size_t(j) / rows_per_scale];
+    const float zp = float(grid->zero_points[size_t(j) / rows_per_scale]);
+    if (!std::isfinite(scale) || scale == 0.f || !(zp >= lo && zp <= hi)) return nullptr;
+    const float inverse = 1.f / scale;
+    uint8_t* row = coded->codes.data() + j * stride;
+    for (int64_t p = 0; p < k; ++p) {
+      // The guess is exact whenever the element is on the grid (|code - zp| <= 255, and
+      // w / scale is within a few ulps of that integer); the check below decides.
+      const float code = std::nearbyint(w[j * k + p] * inverse) + zp;
+      if (!(code >= lo && code <= hi)) return nullptr;
+      const float rebuilt = (code - zp) * scale;
+      if (std::memcmp(&rebuilt, &w[j * k + p], sizeof(float)) != 0) return nullptr;
+      row[p] = is_signed ? uint8_t(int8_t(code)) : uint8_t(code);
+    }
+    for (int64_t p = k; p < stride; ++p) row[p] = is_signed ? uint8_t(int8_t(zp)) : uint8_t(zp);
+    coded->scales.push_back(scale);
+    coded->zero_points.push_back(zp);
+  }
+  coded->view = CodedB{coded->codes.data(), stride, is_signed, coded->scales.data(), coded->zero_points.data()};
+  return coded;
+}
+
 struct GemmState {
   int64_t m, n, k;
   bool trans_a, trans_b;
@@ -183,6 +233,7 @@ struct GemmState {
   std::vector<int64_t> c_strides;  // C broadcast to [M, N]
   SgemmFn gemm = nullptr;          // f32: the ordered GEMM
   int threads = 1;
+  std::shared_ptr<const CodedWeights> coded;  // f32, B' as 8-bit codes (CodeWeights)
 };
 
 // f64: the reference, Y = (A' x B') * alpha, then + C * beta.
@@ -230,7 +281,8 @@ void RunGemmFloat(const GemmState& s, const RunArgs& args) {
   g.alpha = s.alpha;
   g.one_row_kernels = !s.trans_a && s.alpha == 1.f;
   g.threads = s.threads;
-  s.gemm(g);
+  if (s.coded != nullptr) avx2::SgemmRowLanesCoded(g, s.coded->view);
+  else s.gemm(g);
 }
 
 Status RunGemm(const GemmState& s, const RunArgs& args) {
@@ -277,6 +329,10 @@ Status PrepareGemm(PrepareContext& ctx) {
   }
   s.gemm = SelectSgemmKernel(ctx.isa());
   s.threads = ctx.threads();
+  // The m == 1, transposed-B order, whose only AVX2 kernel can read codes.
+  if (dt == DataType::kFloat32 && ctx.isa() == Isa::kAvx2 && s.m == 1 && s.trans_b && !s.trans_a && s.alpha == 1.f) {
+    s.coded = CodeWeights(ctx.input(1), s.n, s.k);
+  }
   ctx.SetOutput(0, dt, {s.m, s.n});
   ctx.SetKernel<GemmState, RunGemm>(std::move(s));
   return Status::Ok();

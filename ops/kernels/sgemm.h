@@ -77,12 +77,28 @@ using SgemmOneRowFn = void (*)(int64_t k, const float* a, const float* const* ro
 // half of it is still >= n (the n stride halving each time).
 int64_t SgemmStrideK(int64_t n, int64_t k);
 
+// B given as 8-bit codes. A Gemm's constant weights that lie on an 8-bit grid
+// (runtime/quant_grid.h) are kept as their codes, a quarter of the bytes, and each float is
+// rebuilt as it is read: B'(j, p) = (float(code) - zero_point[j]) * scale[j], the
+// DequantizeLinear that made it, so every product is the float weights' own. For the m == 1,
+// transposed-B order: a classifier's last layer, whose weights come from memory every run.
+struct CodedB {
+  const uint8_t* codes = nullptr;  // n rows of `stride` bytes: k codes (int8 if is_signed), then zero points
+  int64_t stride = 0;              // a multiple of 8, >= k
+  bool is_signed = false;
+  const float* scales = nullptr;       // one per row of B'
+  const float* zero_points = nullptr;  // one per row of B', as floats
+};
+
 namespace ref {
 void Sgemm(const SgemmArgs& args);
 void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n, const float* bias, float* c);
 }  // namespace ref
 namespace avx2 {
 void Sgemm(const SgemmArgs& args);  // bit-identical to ref::Sgemm
+// ref::Sgemm's m == 1, trans_b order (args.one_row_kernels, no b_rows) with B' from `b`
+// instead of args.b; bit-identical to ref::Sgemm on the floats the codes stand for.
+void SgemmRowLanesCoded(const SgemmArgs& args, const CodedB& b);
 void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n, const float* bias, float* c);
 }  // namespace avx2
 namespace avx512 {

@@ -236,6 +236,16 @@ void RowGroups(const SgemmArgs& g) {
 
 // ---- m == 1, B transposed: eight lane sums and a fixed tree ----------------------------
 
+// Output j from its eight lane sums: ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)).
+inline void FinishColumn(const SgemmArgs& g, int64_t j, __m256 lanes) {
+  __m256 h = _mm256_hadd_ps(lanes, lanes);  // per 128-bit half: s0+s1, s2+s3
+  h = _mm256_hadd_ps(h, h);                 // (s0+s1)+(s2+s3) and (s4+s5)+(s6+s7)
+  const float dot = _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
+  float& out = g.c[j];
+  out = g.accumulate ? dot + out : dot;
+  if (g.bias != nullptr) out = out + g.bias[0];
+}
+
 // Columns [j, j + C): C independent chains of lane sums, so that the adds overlap.
 template <int C>
 void LanesOfColumns(const SgemmArgs& g, int64_t j, int64_t full, __m256i tail) {
@@ -255,14 +265,7 @@ void LanesOfColumns(const SgemmArgs& g, int64_t j, int64_t full, __m256i tail) {
       lanes[c] = _mm256_add_ps(lanes[c], _mm256_mul_ps(a, _mm256_maskload_ps(g.b + (j + c) * g.ldb + full, tail)));
     }
   }
-  for (int c = 0; c < C; ++c) {
-    __m256 h = _mm256_hadd_ps(lanes[c], lanes[c]);  // per 128-bit half: s0+s1, s2+s3
-    h = _mm256_hadd_ps(h, h);                       // (s0+s1)+(s2+s3) and (s4+s5)+(s6+s7)
-    const float dot = _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
-    float& out = g.c[j + c];
-    out = g.accumulate ? dot + out : dot;
-    if (g.bias != nullptr) out = out + g.bias[0];
-  }
+  for (int c = 0; c < C; ++c) FinishColumn(g, j + c, lanes[c]);
 }
 
 void RowLanes(const SgemmArgs& g) {
@@ -271,6 +274,41 @@ void RowLanes(const SgemmArgs& g) {
   int64_t j = 0;
   for (; j + 4 <= g.n; j += 4) LanesOfColumns<4>(g, j, full, tail);
   for (; j < g.n; ++j) LanesOfColumns<1>(g, j, full, tail);
+}
+
+// LanesOfColumns with B' rebuilt from codes: the same adds of the same products. The codes'
+// padding is the zero point, so the tail's B' lanes are 0 like the masked loads above.
+template <int C, bool kSigned>
+void CodedLanesOfColumns(const SgemmArgs& g, const CodedB& b, int64_t j, int64_t full, __m256i tail) {
+  __m256 lanes[C], scale[C], zero_point[C];
+  for (int c = 0; c < C; ++c) {
+    lanes[c] = _mm256_setzero_ps();
+    scale[c] = _mm256_set1_ps(b.scales[j + c]);
+    zero_point[c] = _mm256_set1_ps(b.zero_points[j + c]);
+  }
+  auto weights = [&](int c, int64_t p) {
+    const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b.codes + (j + c) * b.stride + p));
+    const __m256i codes = kSigned ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes);
+    return _mm256_mul_ps(_mm256_sub_ps(_mm256_cvtepi32_ps(codes), zero_point[c]), scale[c]);
+  };
+  for (int64_t p = 0; p < full; p += 8) {
+    const __m256 a = _mm256_loadu_ps(g.a + p);
+    for (int c = 0; c < C; ++c) lanes[c] = _mm256_add_ps(lanes[c], _mm256_mul_ps(a, weights(c, p)));
+  }
+  if (full < g.k) {
+    const __m256 a = _mm256_maskload_ps(g.a + full, tail);
+    for (int c = 0; c < C; ++c) lanes[c] = _mm256_add_ps(lanes[c], _mm256_mul_ps(a, weights(c, full)));
+  }
+  for (int c = 0; c < C; ++c) FinishColumn(g, j + c, lanes[c]);
+}
+
+template <bool kSigned>
+void RowLanesCoded(const SgemmArgs& g, const CodedB& b) {
+  const int64_t full = g.k / 8 * 8;
+  const __m256i tail = FirstLanes(std::max<int64_t>(1, g.k - full));
+  int64_t j = 0;
+  for (; j + 4 <= g.n; j += 4) CodedLanesOfColumns<4, kSigned>(g, b, j, full, tail);
+  for (; j < g.n; ++j) CodedLanesOfColumns<1, kSigned>(g, b, j, full, tail);
 }
 
 template <int V, bool kMasked>
@@ -319,6 +357,12 @@ void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n,
 }
 
 void Sgemm(const SgemmArgs& g) { sgemm_detail::SgemmWith(g, Avx2RowTiles, 4); }
+
+void SgemmRowLanesCoded(const SgemmArgs& g, const CodedB& b) {
+  if (g.m <= 0 || g.n <= 0) return;
+  if (b.is_signed) RowLanesCoded<true>(g, b);
+  else RowLanesCoded<false>(g, b);
+}
 
 }  // namespace avx2
 

@@ -379,3 +379,65 @@ TEST(Sgemm, EpilogueOnceAfterTheSumOnEveryPath) {
 
 }  // namespace
 }  // namespace qrt
+
+namespace qrt {
+namespace {
+
+// B' as 8-bit codes (avx2::SgemmRowLanesCoded): bit-identical to the reference on the floats the
+// codes stand for, (float(code) - zp) * scale per row, for both code types, zero points at the
+// ends of their range, k and n with every tail, accumulating or not, with and without a bias.
+TEST(Sgemm, CodedRowsMatchTheFloatWeights) {
+  QRT_REQUIRE_AVX2();
+  std::mt19937 rng(::qrt::testing::TestSeed());
+  for (bool is_signed : {false, true}) {
+    for (int64_t k : {1, 7, 8, 9, 16, 23, 1280}) {
+      for (int64_t n : {1, 3, 4, 5, 13}) {
+        const int lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
+        const int64_t stride = (k + 7) / 8 * 8;
+        std::vector<uint8_t> codes(static_cast<size_t>(n * stride));
+        std::vector<float> scales(static_cast<size_t>(n)), zero_points(static_cast<size_t>(n));
+        std::vector<float> b(static_cast<size_t>(n * k)), a(static_cast<size_t>(k));
+        for (int64_t j = 0; j < n; ++j) {
+          const int zp = j % 3 == 0 ? lo : j % 3 == 1 ? hi : lo + int(rng() % uint32_t(hi - lo + 1));
+          zero_points[size_t(j)] = float(zp);
+          scales[size_t(j)] = (j % 2 ? -1.f : 1.f) * std::ldexp(1.f + float(rng() % 1000) / 997.f, -int(rng() % 12));
+          for (int64_t p = 0; p < stride; ++p) {
+            const int code = p < k ? lo + int(rng() % uint32_t(hi - lo + 1)) : zp;
+            codes[size_t(j * stride + p)] = uint8_t(code);
+            if (p < k) b[size_t(j * k + p)] = (float(code) - float(zp)) * scales[size_t(j)];
+          }
+        }
+        std::uniform_real_distribution<float> u(-4.f, 4.f);
+        for (float& v : a) v = rng() % 8 == 0 ? 0.f : u(rng);
+        std::vector<float> c0(static_cast<size_t>(n));
+        for (float& v : c0) v = u(rng);
+        const CodedB coded{codes.data(), stride, is_signed, scales.data(), zero_points.data()};
+        for (bool accumulate : {false, true}) {
+          for (bool with_bias : {false, true}) {
+            const float bias = 0.375f;
+            SgemmArgs g;
+            g.m = 1, g.n = n, g.k = k;
+            g.a = a.data(), g.lda = k;
+            g.b = b.data(), g.ldb = k, g.trans_b = true;
+            g.accumulate = accumulate;
+            g.bias = with_bias ? &bias : nullptr;
+            std::vector<float> want = c0, got = c0;
+            got.push_back(-7.f);  // guard
+            g.c = want.data(), g.ldc = n;
+            ref::Sgemm(g);
+            g.b = nullptr;  // the coded kernel must not read it
+            g.c = got.data();
+            avx2::SgemmRowLanesCoded(g, coded);
+            EXPECT_EQ(got.back(), -7.f) << "wrote past the end";
+            got.pop_back();
+            EXPECT_EQ(::qrt::testing::FirstDiff(want.data(), got.data(), want.size() * sizeof(float), true), -1)
+                << "signed " << is_signed << " k " << k << " n " << n << " accumulate " << accumulate;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace qrt
