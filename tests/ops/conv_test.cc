@@ -156,6 +156,14 @@ const ConvCase kCases[] = {
     {"planes_row_stride", 1, 4, 4, 2, {12, 17}, {3, 3}, {2, 1}, {}, {1, 1, 1, 1}, nullptr},
     {"planes_column_stride", 1, 2, 3, 1, {6, 31}, {2, 5}, {1, 4}, {}, {0, 2, 1, 2}, nullptr},
     {"depthwise_kernel_near_width", 1, 2, 2, 2, {4, 300}, {3, 294}, {}, {}, {1, 0, 1, 0}, nullptr},
+    // Padded planes over 32 KB per group: rows copied into a window just ahead of the output
+    // row that reads them, sliding when full (stride 1 and 2, pads on one side only, a tall
+    // dilated kernel with tall pads, stride 3 with dilation, two channels per group, batches).
+    {"window_s1", 1, 3, 3, 3, {100, 96}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
+    {"window_s2_asym", 2, 2, 2, 2, {99, 100}, {3, 3}, {2, 2}, {}, {1, 0, 2, 1}, nullptr},
+    {"window_tall_dilated", 1, 2, 2, 2, {200, 40}, {5, 3}, {}, {4, 1}, {8, 1, 8, 1}, nullptr},
+    {"window_s3_dilated", 1, 2, 2, 2, {90, 95}, {3, 2}, {3, 2}, {2, 3}, {2, 1, 0, 3}, nullptr},
+    {"window_two_channel_groups", 1, 4, 2, 2, {70, 64}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
 };
 
 Attributes CaseAttrs(const ConvCase& c) {
