@@ -286,8 +286,11 @@ void WindowRowsOfGroup(const ConvGeometry& g, const float* xg, const float* wg, 
     for (size_t t = 0; t < taps.size(); ++t) taps[t] = first[t] + shift;
     float* y_row = yg + oh * g.out[2];
     kernels.one_row(int64_t(taps.size()), wg, taps.data(), g.out[2], bias, y_row);
-    if (epilogue != nullptr) epilogue->Apply(y_row, g.out[2], 0);  // while the row is in L1
+    // The epilogue of the row before, while it is in L1 (loads of the row just stored would
+    // wait for its stores).
+    if (epilogue != nullptr && oh > 0) epilogue->Apply(y_row - g.out[2], g.out[2], 0);
   }
+  if (epilogue != nullptr && g.out[1] > 0) epilogue->Apply(yg + (g.out[1] - 1) * g.out[2], g.out[2], 0);
 }
 
 // One group over whole padded planes; `planes` holds zeros at every padding position (the copy
