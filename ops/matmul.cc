@@ -208,8 +208,11 @@ std::shared_ptr<const CodedWeights> CodeWeights(const TensorInfo& b, int64_t n, 
     uint8_t* row = coded->codes.data() + j * stride;
     for (int64_t p = 0; p < k; ++p) {
       // The guess is exact whenever the element is on the grid (|code - zp| <= 255, and
-      // w / scale is within a few ulps of that integer); the check below decides.
-      const float code = std::nearbyint(w[j * k + p] * inverse) + zp;
+      // w / scale is within a few ulps of that integer); the check below decides. Rounded by
+      // adding and subtracting 1.5 * 2^23 (nearest-even below 2^22; larger values, infinities
+      // and NaN fail the range check): std::nearbyint is a libm call per weight on baseline x86.
+      const float guess = w[j * k + p] * inverse;
+      const float code = ((guess + 12582912.f) - 12582912.f) + zp;
       if (!(code >= lo && code <= hi)) return nullptr;
       const float rebuilt = (code - zp) * scale;
       if (std::memcmp(&rebuilt, &w[j * k + p], sizeof(float)) != 0) return nullptr;
