@@ -19,8 +19,10 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "ops/coded_weights.h"
 #include "ops/kernels/matmul_ref.h"
 #include "ops/kernels/requantize.h"
 #include "ops/kernels/sgemm.h"
@@ -175,17 +177,8 @@ Status PrepareMatMul(PrepareContext& ctx) {
 
 // ---- Gemm --------------------------------------------------------------------------
 
-// A constant B' (transposed B, N x K) as 8-bit codes for avx2::SgemmRowLanesCoded.
-struct CodedWeights {
-  std::vector<uint8_t> codes;
-  std::vector<float> scales, zero_points;  // per row
-  CodedB view;
-};
+}  // namespace
 
-// A constant float B' (N x K, row j = output j) whose grid (runtime/quant_grid.h) is per tensor
-// or per row, as codes: every element is checked to be exactly (float(code) - zp) * scale, so
-// a grid that does not hold only costs the float path. Worth it where B' comes from memory
-// each run: from 64K elements (256 KB of floats).
 std::shared_ptr<const CodedWeights> CodeWeights(const TensorInfo& b, int64_t n, int64_t k) {
   const QuantGrid* grid = b.grid.get();
   if (b.value == nullptr || grid == nullptr || n * k < (int64_t(1) << 16) || b.value->numel() != n * k) return nullptr;
@@ -225,6 +218,8 @@ std::shared_ptr<const CodedWeights> CodeWeights(const TensorInfo& b, int64_t n, 
   coded->view = CodedB{coded->codes.data(), stride, is_signed, coded->scales.data(), coded->zero_points.data()};
   return coded;
 }
+
+namespace {
 
 struct GemmState {
   int64_t m, n, k;
@@ -332,10 +327,16 @@ Status PrepareGemm(PrepareContext& ctx) {
   }
   s.gemm = SelectSgemmKernel(ctx.isa());
   s.threads = ctx.threads();
-  // The m == 1, transposed-B order, whose only AVX2 kernel can read codes.
-  if (dt == DataType::kFloat32 && ctx.isa() == Isa::kAvx2 && s.m == 1 && s.trans_b && !s.trans_a && s.alpha == 1.f) {
+  // The m == 1, transposed-B order, which the AVX2 kernel can read from codes (Isa::kAvx2 is
+  // the only SIMD ISA, so no kernel selection). Test hook: attribute qrt_path "coded" requires
+  // this path (Unsupported where it does not apply), "f32" refuses it.
+  QRT_ASSIGN_OR_RETURN(std::string path, ctx.attrs().GetString("qrt_path", ""));
+  if (!path.empty() && path != "coded" && path != "f32") return Unsupported("qrt_path ", path, " for Gemm");
+  if (path != "f32" && dt == DataType::kFloat32 && ctx.isa() == Isa::kAvx2 && s.m == 1 && s.trans_b && !s.trans_a &&
+      s.alpha == 1.f) {
     s.coded = CodeWeights(ctx.input(1), s.n, s.k);
   }
+  if (path == "coded" && s.coded == nullptr) return Unsupported("qrt_path coded does not apply to this Gemm");
   ctx.SetOutput(0, dt, {s.m, s.n});
   ctx.SetKernel<GemmState, RunGemm>(std::move(s));
   return Status::Ok();

@@ -29,14 +29,15 @@ class Session {
   const CompiledModel& model() const { return *model_; }
   size_t arena_bytes() const { return plan_ ? plan_->arena_bytes : 0; }
 
-  // Per-node timing. While on, every run adds each step's wall time to its counter.
-  // Turning it on, and any change of plan (new input shapes), clears the counters.
+  // Per-node timing. While on, every successful run adds each step's wall time to its
+  // counter. Turning it on, and any change of plan (new input shapes), zeroes the counters;
+  // turning it off keeps them.
   void SetProfiling(bool on);
   struct StepTime {
     NodeId node;
     uint64_t total_ns = 0;
   };
-  // In execution order; empty before the first run.
+  // One per step, in execution order; empty while profiling has been off since the last plan.
   const std::vector<StepTime>& step_times() const { return step_times_; }
   uint64_t profiled_runs() const { return profiled_runs_; }
 
@@ -60,6 +61,7 @@ class Session {
   std::vector<OutputBuffer> output_buffers_;     // by graph-output index
   bool profiling_ = false;
   std::vector<StepTime> step_times_;             // by step, while profiling
+  std::vector<uint64_t> run_ns_;                 // the current run's times, added on success
   uint64_t profiled_runs_ = 0;
 };
 

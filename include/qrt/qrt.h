@@ -243,10 +243,12 @@ QRT_API qrt_status qrt_context_output(const qrt_context* context, size_t index, 
  * model's input shapes are symbolic). */
 QRT_API uint64_t qrt_context_arena_bytes(const qrt_context* context);
 
-/* Per-node timing. While enabled, every run adds each node's wall time to its counter;
- * enabling (again) and any change of input shapes clear the counters. Entries are the
- * optimized graph's nodes in execution order; there are none before the first
- * profiled run. The strings live as long as the model. */
+/* Per-node timing. While enabled, every successful run adds each step's wall time to its
+ * counter. A step is a node of the optimized graph that runs: nodes the planner evaluates
+ * once at plan time (DequantizeLinear of constant weights, say) have no entry. Entries are in
+ * execution order; there are none until the context has a plan (its first run). Enabling
+ * (again) zeroes the counters; disabling keeps them; a new plan (other input shapes) zeroes
+ * them. The strings live as long as the model (a context keeps its model alive). */
 typedef struct qrt_profile_entry {
   const char* node_name;
   const char* domain;   /* "" for the ONNX default domain */

@@ -370,8 +370,13 @@ class Context {
   // Per-node timing: see qrt_context_set_profiling.
   Status SetProfiling(bool enabled) { return Status::FromC(qrt_context_set_profiling(c_.get(), enabled ? 1 : 0)); }
   std::vector<qrt_profile_entry> Profile() const {
-    std::vector<qrt_profile_entry> entries(qrt_context_profile_count(c_.get()));
-    for (size_t i = 0; i < entries.size(); ++i) qrt_context_profile_entry(c_.get(), i, &entries[i]);
+    std::vector<qrt_profile_entry> entries;
+    const size_t count = qrt_context_profile_count(c_.get());
+    for (size_t i = 0; i < count; ++i) {
+      qrt_profile_entry e;
+      if (qrt_context_profile_entry(c_.get(), i, &e) != QRT_OK) break;
+      entries.push_back(e);
+    }
     return entries;
   }
   qrt_context* c_context() const { return c_.get(); }

@@ -182,7 +182,8 @@ void BuildPlanes(const ConvGeometry& g, const PaddedPlanes& p, const float* x, i
   CopyIntoPlanes(g, p, x, channels, out, split_pairs);
 }
 
-// The patch rows for output row 0 over the planes (BuildPlanes, CopyIntoPlanes), in (c, kh, kw) order:
+// The patch rows for output row 0 over the planes (BuildPlanes, CopyIntoPlanes) or a window of
+// rows (WindowOf: the same layout, fewer rows), in (c, kh, kw) order:
 // tap (kh, kw) of output (0, ow) is padded row kh * dh, column ow * sw + kw * dw, i.e. phase
 // plane (kw * dw) % sw at slot ow + (kw * dw) / sw. Output row oh is oh * sh plane rows further.
 void TapRows(const ConvGeometry& g, const PaddedPlanes& p, const float* planes, std::vector<const float*>& rows) {
@@ -203,7 +204,8 @@ void TapRows(const ConvGeometry& g, const PaddedPlanes& p, const float* planes, 
 // Output rows narrower than this are computed together (below).
 constexpr int64_t kFlatRowsBelow = 16;
 
-// Floats of the flat output buffer PaddedRows needs (0: none, one call per output row). The
+// Floats of the flat output buffer PlaneRows needs (0: none, one call per output row, over the
+// planes or a window). The
 // flat path also computes the row_step - out_w columns between rows; it is taken only while
 // they are at most 3 per output (a kernel nearly as wide as its input would waste far more).
 int64_t FlatOutputFloats(const ConvGeometry& g) {
@@ -214,10 +216,13 @@ int64_t FlatOutputFloats(const ConvGeometry& g) {
 }
 
 // The padded rows of one group in a window of WindowRows(g) rows per channel and phase, for
-// output rows at least kFlatRowsBelow wide: each input row is copied in just before the first
-// output row that reads it, so the copy and the reads stay in L1 instead of a whole padded plane
-// passing through L2. When the window is full, the rows still needed move to its start. Same
-// values at the same positions as the planes: the same products.
+// output rows computed one call each (FlatOutputFloats 0): each input row is copied in shortly
+// before the first output row that reads it, so the copy and the reads stay in L1 instead of a
+// whole padded plane passing through L2. When the window is full, the rows still needed move to
+// its start. Same values at the same positions as the planes: the same products.
+
+// Rows are copied for the next kLead output rows too: a load that overlaps a store still in
+// flight waits for it.
 constexpr int64_t kLead = 2;
 
 int64_t WindowRows(const ConvGeometry& g) {
@@ -234,8 +239,8 @@ PaddedPlanes WindowOf(const ConvGeometry& g) {
 int64_t WindowFloats(const ConvGeometry& g) { return g.in_channels / g.group * WindowOf(g).floats_per_channel(); }
 
 // The window where a group's padded planes would not stay in L1 (above 32 KB: 112 x 112 inputs
-// measured 1.3-1.4x faster this way, 56 x 56 ones slower) and rows are wide enough to be
-// computed one at a time (below kFlatRowsBelow they are computed together, over whole planes).
+// measured 1.3-1.4x faster this way, 56 x 56 ones slower), rows are computed one call each
+// (narrow ones are computed together, over whole planes), and the window is the smaller.
 bool UseWindow(const ConvGeometry& g) {
   const int64_t plane_bytes = g.in_channels / g.group * PlanesOf(g).floats_per_channel() * int64_t(sizeof(float));
   return FlatOutputFloats(g) == 0 && plane_bytes > (int64_t(32) << 10) && WindowRows(g) < PlanesOf(g).height;
@@ -257,8 +262,7 @@ void WindowRowsOfGroup(const ConvGeometry& g, const float* xg, const float* wg, 
   int64_t next = 0;   // the next padded row to bring in
   for (int64_t oh = 0; oh < g.out[1]; ++oh) {
     const int64_t first_row = oh * g.stride[1];
-    // This output row's rows, and those of the next kLead (copied early: a load overlapping a
-    // store still in flight waits for it).
+    // This output row's rows, and those of the next kLead.
     const int64_t end_row = std::min(padded_rows, first_row + extent + kLead * g.stride[1]);
     for (int64_t row = std::max(next, first_row); row < end_row; ++row) {
       if (row - start >= window.height) {  // slide: rows [first_row, row) to the window's start

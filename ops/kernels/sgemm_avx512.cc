@@ -90,21 +90,17 @@ void RowTiles(int rows, const float* a, int64_t lda, const float* b, int64_t ldb
 }
 
 // Outputs [j, j + 16V) of the one-row order (groups of 4, 2, 1 products; each group's sum
-// added to the running sum; bias last), the AVX2 kernel's ops at twice the width. kK > 0 is k
-// known at compile time (3x3 depthwise: 9), so the groups unroll into straight-line code.
-template <int kK, int V, bool kMasked>
-inline void OneRowTile(int64_t k_at_run_time, const float* a, const float* const* rows, int64_t j, const float* bias,
-                       float* c, __mmask16 mask) {
-  const int64_t k = kK > 0 ? kK : k_at_run_time;
+// added to the running sum; bias last), the AVX2 kernel's ops at twice the width.
+template <int V, bool kMasked>
+inline void OneRowTile(int64_t k, const float* a, const float* const* rows, int64_t j, const float* bias, float* c,
+                       __mmask16 mask) {
   __m512 sum[V];
   #pragma GCC unroll 16
   for (int v = 0; v < V; ++v) sum[v] = _mm512_setzero_ps();
-  #pragma GCC unroll 16
   for (int64_t p = 0; p < k;) {
     const int64_t left = k - p;
     const int64_t size = left >= 4 ? 4 : left >= 2 ? 2 : 1;
     __m512 t[V];
-    #pragma GCC unroll 4
     for (int64_t q = 0; q < size; ++q) {
       const __m512 av = _mm512_set1_ps(a[p + q]);
       const float* b = rows[p + q] + j;
@@ -126,25 +122,19 @@ inline void OneRowTile(int64_t k_at_run_time, const float* a, const float* const
   for (int v = 0; v < V; ++v) Store(c + j + 16 * v, mask, kMasked && v == V - 1, sum[v]);
 }
 
-template <int kK>
-void OneRow(int64_t k, const float* a, const float* const* rows, int64_t n, const float* bias, float* c) {
-  int64_t j = 0;
-  for (; j + 64 <= n; j += 64) OneRowTile<kK, 4, false>(k, a, rows, j, bias, c, 0);
-  // The rest in one tile as wide as it needs, its last vector masked: its vectors' sums are
-  // independent chains that overlap, where one vector at a time waits on each add.
-  const int64_t rest = n - j;
-  const __mmask16 mask = FirstLanes(rest % 16 ? rest % 16 : 16);
-  WithVectors<4>((rest + 15) / 16,
-                 [&](auto v) { OneRowTile<kK, decltype(v)::value, true>(k, a, rows, j, bias, c, mask); });
-}
-
 }  // namespace
 
 void Sgemm(const SgemmArgs& g) { sgemm_detail::SgemmWith(g, RowTiles, 6); }
 
 void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n, const float* bias, float* c) {
-  if (k == 9) OneRow<9>(k, a, rows, n, bias, c);  // 3x3 depthwise
-  else OneRow<0>(k, a, rows, n, bias, c);
+  int64_t j = 0;
+  for (; j + 64 <= n; j += 64) OneRowTile<4, false>(k, a, rows, j, bias, c, 0);
+  // The rest in one tile as wide as it needs, its last vector masked: its vectors' sums are
+  // independent chains that overlap, where one vector at a time waits on each add.
+  const int64_t rest = n - j;
+  const __mmask16 mask = FirstLanes(rest % 16 ? rest % 16 : 16);
+  WithVectors<4>((rest + 15) / 16,
+                 [&](auto v) { OneRowTile<decltype(v)::value, true>(k, a, rows, j, bias, c, mask); });
 }
 
 }  // namespace avx512

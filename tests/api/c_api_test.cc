@@ -1,6 +1,7 @@
 // The C API, used the way a C program would: handles, status codes, last error.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -306,25 +307,30 @@ TEST(CApi, ProfilingTimesEveryNodeOfTheOptimizedGraph) {
   ASSERT_EQ(qrt_context_set_profiling(ctx, 1), QRT_OK);
   for (int i = 0; i < 3; ++i) ASSERT_EQ(qrt_context_run(ctx), QRT_OK) << qrt_last_error();
   const qrt_graph* graph = qrt_model_graph(model);
-  const size_t nodes = qrt_graph_node_count(graph);
-  ASSERT_GT(nodes, 0u);
-  ASSERT_EQ(qrt_context_profile_count(ctx), nodes);
+  std::multiset<std::string> declared;
+  for (size_t i = 0; i < qrt_graph_node_count(graph); ++i) {
+    qrt_node_info n;
+    ASSERT_EQ(qrt_graph_node(graph, i, &n), QRT_OK);
+    declared.insert(std::string(n.domain) + ":" + n.op_type + "/" + n.name);
+  }
+  const size_t steps = qrt_context_profile_count(ctx);
+  ASSERT_GT(steps, 0u);
   uint64_t total = 0;
-  std::multiset<std::string> profiled, declared;
-  for (size_t i = 0; i < nodes; ++i) {
+  std::multiset<std::string> profiled;
+  for (size_t i = 0; i < steps; ++i) {
     qrt_profile_entry e;
     ASSERT_EQ(qrt_context_profile_entry(ctx, i, &e), QRT_OK);
     EXPECT_EQ(e.runs, 3u);
     profiled.insert(std::string(e.domain) + ":" + e.op_type + "/" + e.node_name);
     total += e.total_ns;
-    qrt_node_info n;
-    ASSERT_EQ(qrt_graph_node(graph, i, &n), QRT_OK);
-    declared.insert(std::string(n.domain) + ":" + n.op_type + "/" + n.name);
   }
-  EXPECT_EQ(profiled, declared);  // every node once, whatever the execution order
+  // Every step is a node of the optimized graph, once; nodes the planner evaluates at plan time
+  // (none in this model) have no step.
+  EXPECT_TRUE(std::includes(declared.begin(), declared.end(), profiled.begin(), profiled.end()));
+  EXPECT_EQ(profiled.size(), declared.size());
   EXPECT_GT(total, 0u);
   qrt_profile_entry e;
-  EXPECT_EQ(qrt_context_profile_entry(ctx, nodes, &e), QRT_INVALID_ARGUMENT);
+  EXPECT_EQ(qrt_context_profile_entry(ctx, steps, &e), QRT_INVALID_ARGUMENT);
   EXPECT_EQ(qrt_context_profile_entry(nullptr, 0, &e), QRT_INVALID_ARGUMENT);
   EXPECT_EQ(qrt_context_set_profiling(nullptr, 1), QRT_INVALID_ARGUMENT);
 

@@ -377,12 +377,6 @@ TEST(Sgemm, EpilogueOnceAfterTheSumOnEveryPath) {
   }
 }
 
-}  // namespace
-}  // namespace qrt
-
-namespace qrt {
-namespace {
-
 // B' as 8-bit codes (avx2::SgemmRowLanesCoded): bit-identical to the reference on the floats the
 // codes stand for, (float(code) - zp) * scale per row, for both code types, zero points at the
 // ends of their range, k and n with every tail, accumulating or not, with and without a bias.

@@ -93,7 +93,7 @@ Tensor Input(const Net& n, uint32_t seed) {
 }
 
 TEST(ConvInt8Grid, DefaultPassesGiveTheUnfusedFloatGraphsBits) {
-  // k 32 and up takes the integer path (the chained second convolution too, reading the first's
+  // k 16 and up takes the integer path (the chained second convolution too, reading the first's
   // grid); 300 with two k blocks; a batch of 2.
   for (const Net& n : {Net{32, 7, 9, 11, 1, false}, Net{40, 32, 9, 11, 2, true}, Net{300, 17, 5, 30, 1, true},
                        Net{64, 24, 16, 16, 1, false}}) {

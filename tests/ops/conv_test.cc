@@ -164,6 +164,7 @@ const ConvCase kCases[] = {
     {"window_tall_dilated", 1, 2, 2, 2, {200, 40}, {5, 3}, {}, {4, 1}, {8, 1, 8, 1}, nullptr},
     {"window_s3_dilated", 1, 2, 2, 2, {90, 95}, {3, 2}, {3, 2}, {2, 3}, {2, 1, 0, 3}, nullptr},
     {"window_two_channel_groups", 1, 4, 2, 2, {70, 64}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
+    {"window_stride_over_extent", 1, 2, 2, 2, {100, 100}, {1, 1}, {3, 3}, {}, {}, nullptr},
 };
 
 Attributes CaseAttrs(const ConvCase& c) {

@@ -1,13 +1,20 @@
 // Gemm whose constant B comes from a DequantizeLinear (a classifier's last layer): with the AVX2
-// ISA it reads B as its 8-bit codes (avx2::SgemmRowLanesCoded), and must give the reference
-// kernels' bits on the float weights: per-tensor and per-row scales, both code types, zero points
-// at the ends of their range, K and N with tails, with and without C.
+// ISA it reads B as its 8-bit codes (avx2::SgemmRowLanesCoded, forced here with qrt_path
+// "coded" so that a path not taken fails), and must give the reference kernels' bits on the
+// float weights: per-tensor and per-row scales, both code types, zero points at the ends of
+// their range, K and N with tails, with and without C. CodeWeights refuses weights off their
+// grid.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
 #include <random>
 #include <string>
 
 #include "loaders/json_loader.h"
+#include "ops/coded_weights.h"
 #include "tests/test_util.h"
 
 namespace qrt {
@@ -26,7 +33,7 @@ std::string Numbers(int64_t count, uint32_t seed, int low, int high) {
   return s + "]";
 }
 
-std::string Json(const Case& c) {
+std::string Json(const Case& c, const std::string& path = "coded") {
   const std::string n = std::to_string(c.n), k = std::to_string(c.k);
   const std::string type = c.is_signed ? "int8" : "uint8";
   const int lo = c.is_signed ? -128 : 0, hi = c.is_signed ? 127 : 255;
@@ -48,7 +55,7 @@ std::string Json(const Case& c) {
   return R"({"format":"qrt.graph","version":1,"inputs":[{"name":"a","dtype":"float32","shape":[1,)" + k +
          R"(]}],"outputs":[{"name":"y"}],"initializers":[)" + inits +
          R"(],"nodes":[{"name":"dq","op":"DequantizeLinear","inputs":["wq","s","z"],"outputs":["w"])" + axis +
-         R"(},{"name":"fc","op":"Gemm","inputs":)" + gemm_inputs + R"(,"outputs":["y"],"attrs":{"transB":1}}]})";
+         R"(},{"name":"fc","op":"Gemm","inputs":)" + gemm_inputs + R"(,"outputs":["y"],"attrs":{"transB":1,"qrt_path":")" + path + R"("}}]})";
 }
 
 TEST(GemmCodedWeights, GiveTheReferenceBits) {
@@ -56,14 +63,13 @@ TEST(GemmCodedWeights, GiveTheReferenceBits) {
                         {67, 1029, true, false, false, -128}, {64, 1024, false, true, false, 0},
                         {130, 517, true, false, true, 127}};
   for (const Case& c : cases) {
-    const std::string json = Json(c);
     Tensor a = Tensor::Allocate(DataType::kFloat32, {1, c.k}).value();
     std::mt19937 rng(uint32_t(c.n));
     std::uniform_real_distribution<float> u(-2.f, 2.f);
     for (int64_t i = 0; i < c.k; ++i) a.data<float>()[i] = i % 7 == 0 ? 0.f : u(rng);
     std::vector<std::vector<Tensor>> results;
     for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
-      StatusOr<Graph> g = LoadJsonText(json, "gemm.json", ".");
+      StatusOr<Graph> g = LoadJsonText(Json(c, isa == Isa::kAvx2 ? "coded" : "f32"), "gemm.json", ".");
       ASSERT_TRUE(g.ok()) << g.status().message();
       auto r = testing::RunGraph(std::move(g).value(), {a}, "default", isa);
       ASSERT_TRUE(r.ok()) << r.status().message();
@@ -71,6 +77,94 @@ TEST(GemmCodedWeights, GiveTheReferenceBits) {
     }
     EXPECT_EQ(testing::CompareBits(results[1][0], results[0][0]), "") << "n " << c.n << " k " << c.k;
   }
+}
+
+TEST(GemmCodedWeights, TheHookRefusesWhereThePathDoesNotApply) {
+  const Case c{64, 1024, false, false, false, 3};
+  Tensor a = Tensor::Allocate(DataType::kFloat32, {1, c.k}).value();
+  for (int64_t i = 0; i < c.k; ++i) a.data<float>()[i] = 0.5f;
+  // The scalar ISA has no coded kernel; a small B stays float.
+  StatusOr<Graph> g = LoadJsonText(Json(c), "gemm.json", ".");
+  ASSERT_TRUE(g.ok());
+  EXPECT_FALSE(testing::RunGraph(std::move(g).value(), {a}, "default", Isa::kScalar).ok());
+  const Case small{16, 64, false, false, false, 3};
+  Tensor a_small = Tensor::Allocate(DataType::kFloat32, {1, small.k}).value();
+  for (int64_t i = 0; i < small.k; ++i) a_small.data<float>()[i] = 0.5f;
+  g = LoadJsonText(Json(small), "gemm.json", ".");
+  ASSERT_TRUE(g.ok());
+  EXPECT_FALSE(testing::RunGraph(std::move(g).value(), {a_small}, "default", Isa::kAvx2).ok());
+}
+
+// CodeWeights on hand-made grids: exact codes where every element is on its grid; null for an
+// element one ulp off, a NaN, an infinity, -0 under a positive scale, a code out of range, a
+// zero point outside the type, a zero scale, and below 64K elements.
+TEST(GemmCodedWeights, CodeWeightsTakesOnlyExactGrids) {
+  const int64_t n = 64, k = 1025;  // 65600 elements: just over 64K
+  QuantGrid grid;
+  grid.type = DataType::kInt8;
+  grid.axis = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    grid.scales.push_back(0.013f * float(j + 1));
+    grid.zero_points.push_back(int32_t(j % 5) - 2);
+  }
+  Tensor w = Tensor::Allocate(DataType::kFloat32, {n, k}).value();
+  std::mt19937 rng(3);
+  std::vector<int> codes(size_t(n * k));
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t p = 0; p < k; ++p) {
+      const int code = -128 + int(rng() % 256);
+      codes[size_t(j * k + p)] = code;
+      w.data<float>()[j * k + p] = (float(code) - float(grid.zero_points[size_t(j)])) * grid.scales[size_t(j)];
+    }
+  }
+  auto info = [&](const QuantGrid& g) {
+    TensorInfo t;
+    t.dtype = DataType::kFloat32;
+    t.dims = {n, k};
+    t.value = &w;
+    t.grid = std::make_shared<QuantGrid>(g);
+    return t;
+  };
+  auto coded = CodeWeights(info(grid), n, k);
+  ASSERT_NE(coded, nullptr);
+  EXPECT_TRUE(coded->view.is_signed);
+  ASSERT_EQ(coded->view.stride % 8, 0);
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t p = 0; p < coded->view.stride; ++p) {
+      const int want = p < k ? codes[size_t(j * k + p)] : grid.zero_points[size_t(j)];
+      ASSERT_EQ(int(int8_t(coded->codes[size_t(j * coded->view.stride + p)])), want) << j << " " << p;
+    }
+  }
+  auto refused = [&](float value, const char* what) {
+    float& slot = w.data<float>()[5 * k + 17];
+    const float saved = slot;
+    slot = value;
+    EXPECT_EQ(CodeWeights(info(grid), n, k), nullptr) << what;
+    slot = saved;
+  };
+  const float on_grid = w.data<float>()[5 * k + 17];
+  refused(std::nextafter(on_grid, 1e30f), "one ulp off");
+  refused(std::numeric_limits<float>::quiet_NaN(), "NaN");
+  refused(std::numeric_limits<float>::infinity(), "infinity");
+  refused(200.f * grid.scales[5], "a code out of range");
+  // -0 where the code equals the zero point (+0 under a positive scale).
+  w.data<float>()[5 * k + 17] = 0.f;
+  ASSERT_NE(CodeWeights(info(grid), n, k), nullptr);
+  refused(-0.f, "-0 under a positive scale");
+  QuantGrid bad = grid;
+  bad.zero_points[3] = 128;
+  EXPECT_EQ(CodeWeights(info(bad), n, k), nullptr) << "zero point outside int8";
+  bad = grid;
+  bad.scales[3] = 0.f;
+  EXPECT_EQ(CodeWeights(info(bad), n, k), nullptr) << "zero scale";
+  // 63 rows of the same weights: on the grid, but under 64K elements.
+  Tensor fewer = Tensor::Allocate(DataType::kFloat32, {n - 1, k}).value();
+  std::copy(w.data<float>(), w.data<float>() + (n - 1) * k, fewer.data<float>());
+  QuantGrid fewer_grid = grid;
+  fewer_grid.scales.pop_back(), fewer_grid.zero_points.pop_back();
+  TensorInfo small = info(fewer_grid);
+  small.dims = {n - 1, k}, small.value = &fewer;
+  EXPECT_EQ(CodeWeights(small, n - 1, k), nullptr) << "fewer than 64K elements";
 }
 
 }  // namespace

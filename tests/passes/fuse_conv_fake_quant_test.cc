@@ -164,6 +164,16 @@ TEST(FuseConvFakeQuant, FusesAndStaysExactOnEveryConvolutionPath) {
   }
 }
 
+// The window of rows with two threads: 16 groups over 100 x 96 planes, enough work per group
+// that the groups are split between the threads, each with its own window.
+TEST(FuseConvFakeQuant, DepthwiseWindowsWithTwoThreads) {
+  ConvSpec s;
+  s.x = {1, 16, 100, 96}, s.w = {16, 1, 3, 3}, s.attrs = R"({"pads":[1,1,1,1],"strides":[2,2],"group":16})";
+  ExpectFusionExact(s, 12, 2);
+  s.attrs = R"({"pads":[1,1,1,1],"group":16})";
+  ExpectFusionExact(s, 13, 2);
+}
+
 TEST(FuseConvFakeQuant, ZeroPointsAtTheEndsOddScalesAndThreads) {
   const char* zero_points[][2] = {{"uint8", "[0]"}, {"uint8", "[255]"}, {"int8", "[-128]"}, {"int8", "[127]"}};
   for (auto& [type, zp] : zero_points) {
