@@ -191,7 +191,9 @@ Status Profile(api::Context& ctx, int iters, bool as_json, nlohmann::json* j) {
     double us = 0;
   };
   std::map<std::string, OpTotal> by_op;
-  auto us_per_run = [](const qrt_profile_entry& e) { return e.runs ? 1e-3 * double(e.total_ns) / double(e.runs) : 0.0; };
+  auto us_per_run = [](const qrt_profile_entry& e) {
+    return e.runs ? 1e-3 * double(e.total_ns) / double(e.runs) : 0.0;
+  };
   for (const qrt_profile_entry& e : entries) {
     total_us += us_per_run(e);
     OpTotal& t = by_op[OpName(e)];
@@ -205,14 +207,18 @@ Status Profile(api::Context& ctx, int iters, bool as_json, nlohmann::json* j) {
   const size_t shown = std::min<size_t>(entries.size(), 20);
   if (as_json) {
     nlohmann::json nodes = nlohmann::json::array();
-    for (const qrt_profile_entry& e : entries) nodes.push_back({{"node", e.node_name}, {"op", OpName(e)}, {"us", us_per_run(e)}});
+    for (const qrt_profile_entry& e : entries) {
+      nodes.push_back({{"node", e.node_name}, {"op", OpName(e)}, {"us", us_per_run(e)}});
+    }
     (*j)["profile"] = {{"runs", iters}, {"total_us", total_us}, {"nodes", nodes}};
     return Status();
   }
   auto share = [&](double us) { return total_us > 0 ? 100.0 * us / total_us : 0.0; };
   std::printf("profile over %d runs: %.1f us per run in %zu nodes\n", iters, total_us, entries.size());
   std::printf("  %-32s %6s %10s %7s\n", "op", "nodes", "us/run", "share");
-  for (const auto& [name, t] : ops) std::printf("  %-32s %6d %10.1f %6.1f%%\n", name.c_str(), t.nodes, t.us, share(t.us));
+  for (const auto& [name, t] : ops) {
+    std::printf("  %-32s %6d %10.1f %6.1f%%\n", name.c_str(), t.nodes, t.us, share(t.us));
+  }
   std::printf("  slowest %zu nodes:\n", shown);
   for (size_t i = 0; i < shown; ++i) {
     std::printf("  %-40s %-28s %10.1f %6.1f%%\n", entries[i].node_name, OpName(entries[i]).c_str(),

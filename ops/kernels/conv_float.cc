@@ -269,7 +269,8 @@ void WindowRowsOfGroup(const ConvGeometry& g, const float* xg, const float* wg, 
         const int64_t kept = std::max<int64_t>(0, row - first_row);
         for (int64_t plane = 0; plane < channels * window.phases; ++plane) {
           float* p = window_buffer + plane * window.height * window.phase_width;
-          std::memmove(p, p + (row - kept - start) * window.phase_width, size_t(kept * window.phase_width) * sizeof(float));
+          std::memmove(p, p + (row - kept - start) * window.phase_width,
+                       size_t(kept * window.phase_width) * sizeof(float));
         }
         start = row - kept;
       }
@@ -443,7 +444,8 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
           const OutputEpilogue eg = epilogue != nullptr ? epilogue->FromRow(group) : OutputEpilogue();
           const OutputEpilogue* e = epilogue != nullptr ? &eg : nullptr;
           if (window) WindowRowsOfGroup(g, xg, w + group * k, bg, yg, kernels, buffer.data(), taps, e);
-          else PlaneRows(g, xg, w + group * k, bg, yg, kernels, buffer.data(), taps, flat ? flat_out.data() : nullptr, e);
+          else PlaneRows(g, xg, w + group * k, bg, yg, kernels, buffer.data(), taps, flat ? flat_out.data() : nullptr,
+                         e);
         }
       });
     }

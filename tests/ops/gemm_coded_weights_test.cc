@@ -38,7 +38,9 @@ std::string Json(const Case& c, const std::string& path = "coded") {
   const std::string type = c.is_signed ? "int8" : "uint8";
   const int lo = c.is_signed ? -128 : 0, hi = c.is_signed ? 127 : 255;
   std::string scales = "[";
-  for (int64_t j = 0; j < (c.per_row ? c.n : 1); ++j) scales += (j ? "," : "") + std::to_string(0.0011 + 0.0007 * double(j % 13));
+  for (int64_t j = 0; j < (c.per_row ? c.n : 1); ++j) {
+    scales += (j ? "," : "") + std::to_string(0.0011 + 0.0007 * double(j % 13));
+  }
   scales += "]";
   const std::string scale_shape = c.per_row ? "[" + n + "]" : "[]";
   const std::string zp_data = c.per_row ? Numbers(c.n, 3, lo, hi) : "[" + std::to_string(c.zero_point) + "]";
@@ -55,7 +57,8 @@ std::string Json(const Case& c, const std::string& path = "coded") {
   return R"({"format":"qrt.graph","version":1,"inputs":[{"name":"a","dtype":"float32","shape":[1,)" + k +
          R"(]}],"outputs":[{"name":"y"}],"initializers":[)" + inits +
          R"(],"nodes":[{"name":"dq","op":"DequantizeLinear","inputs":["wq","s","z"],"outputs":["w"])" + axis +
-         R"(},{"name":"fc","op":"Gemm","inputs":)" + gemm_inputs + R"(,"outputs":["y"],"attrs":{"transB":1,"qrt_path":")" + path + R"("}}]})";
+         R"(},{"name":"fc","op":"Gemm","inputs":)" + gemm_inputs +
+         R"(,"outputs":["y"],"attrs":{"transB":1,"qrt_path":")" + path + R"("}}]})";
 }
 
 TEST(GemmCodedWeights, GiveTheReferenceBits) {
