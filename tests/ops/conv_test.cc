@@ -129,6 +129,8 @@ const ConvCase kCases[] = {
     {"depthwise_narrow_batch", 3, 16, 16, 16, {6, 3}, {3, 1}, {}, {}, {}, nullptr},
     {"depthwise_7x7", 1, 24, 24, 24, {7, 7}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
     {"depthwise_14x14", 1, 8, 8, 8, {14, 14}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
+    {"depthwise_28x28_flat", 1, 3, 3, 3, {28, 28}, {3, 3}, {}, {}, {1, 1, 1, 1}, nullptr},
+    {"depthwise_28x28_s2_rows", 1, 3, 3, 3, {29, 28}, {3, 3}, {2, 1}, {}, {1, 1, 1, 1}, nullptr},
     {"depthwise_s2_into_7", 2, 16, 16, 16, {14, 14}, {3, 3}, {2, 2}, {}, {0, 0, 1, 1}, nullptr},
     {"depthwise_narrow_dilated_s3", 1, 5, 5, 5, {13, 11}, {3, 2}, {3, 2}, {2, 3}, {2, 1, 0, 3}, nullptr},
     {"depthwise_narrow_dilated_s3_tall", 1, 5, 5, 5, {40, 11}, {3, 2}, {3, 2}, {2, 3}, {2, 1, 0, 3}, nullptr},
