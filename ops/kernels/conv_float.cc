@@ -302,8 +302,8 @@ void WindowRowsOfGroup(const ConvGeometry& g, const float* xg, const float* wg, 
 }
 
 // One group over whole padded planes; `planes` holds zeros at every padding position (the copy
-// writes only the input's), and `first` is TapRows over it. Narrow rows (flat != nullptr):
-// tap k of output (oh, ow) reads first[k] + oh * row_step + ow, linear in the flat index
+// writes only the input's), and `first` is TapRows over it. Rows computed together (flat !=
+// nullptr, FlatOutputFloats): tap k of output (oh, ow) reads first[k] + oh * row_step + ow, linear in the flat index
 // oh * row_step + ow, so one call computes every flat index up to the last output; the
 // row_step - out_w between rows are computed too (they read inside the planes) and dropped.
 // Each output still gets its own products in its own order.
