@@ -188,32 +188,25 @@ std::shared_ptr<const CodedWeights> CodeWeights(const TensorInfo& b, int64_t n, 
     return nullptr;
   }
   const bool is_signed = grid->type == DataType::kInt8;
-  const float lo = is_signed ? -128.f : 0.f, hi = is_signed ? 127.f : 255.f;
+  const int32_t lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
   auto coded = std::make_shared<CodedWeights>();
   const int64_t stride = (k + 7) / 8 * 8;
   coded->codes.resize(size_t(n * stride));
   const float* w = b.value->data<float>();
   for (int64_t j = 0; j < n; ++j) {
     const float scale = grid->scales[size_t(j) / rows_per_scale];
-    const float zp = float(grid->zero_points[size_t(j) / rows_per_scale]);
-    if (!std::isfinite(scale) || scale == 0.f || !(zp >= lo && zp <= hi)) return nullptr;
+    const int32_t zp = grid->zero_points[size_t(j) / rows_per_scale];
+    if (!std::isfinite(scale) || scale == 0.f || zp < lo || zp > hi) return nullptr;
     const float inverse = 1.f / scale;
     uint8_t* row = coded->codes.data() + j * stride;
     for (int64_t p = 0; p < k; ++p) {
-      // The guess is exact whenever the element is on the grid (|code - zp| <= 255, and
-      // w / scale is within a few ulps of that integer); the check below decides. Rounded by
-      // adding and subtracting 1.5 * 2^23 (nearest-even below 2^22; larger values, infinities
-      // and NaN fail the range check): std::nearbyint is a libm call per weight on baseline x86.
-      const float guess = w[j * k + p] * inverse;
-      const float code = ((guess + 12582912.f) - 12582912.f) + zp;
-      if (!(code >= lo && code <= hi)) return nullptr;
-      const float rebuilt = (code - zp) * scale;
-      if (std::memcmp(&rebuilt, &w[j * k + p], sizeof(float)) != 0) return nullptr;
-      row[p] = is_signed ? uint8_t(int8_t(code)) : uint8_t(code);
+      int32_t code;
+      if (!CodeOnGrid(w[j * k + p], scale, inverse, zp, grid->type, &code)) return nullptr;
+      row[p] = uint8_t(code);  // an int8 code as its two's complement byte
     }
-    for (int64_t p = k; p < stride; ++p) row[p] = is_signed ? uint8_t(int8_t(zp)) : uint8_t(zp);
+    for (int64_t p = k; p < stride; ++p) row[p] = uint8_t(zp);
     coded->scales.push_back(scale);
-    coded->zero_points.push_back(zp);
+    coded->zero_points.push_back(float(zp));
   }
   coded->view = CodedB{coded->codes.data(), stride, is_signed, coded->scales.data(), coded->zero_points.data()};
   return coded;

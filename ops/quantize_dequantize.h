@@ -12,7 +12,7 @@ namespace qrt {
 // qrt:QuantizeDequantize does; returns the float32 kernel for the quantized type and ISA.
 StatusOr<QuantizeDequantizeF32Fn> PrepareFakeQuant(const PrepareContext& ctx, int scale_input);
 
-// The grid (runtime/op_def.h) of a float32 value quantized to q_dtype (8-bit) with the scale at
+// The grid (runtime/quant_grid.h) of a float32 value quantized to q_dtype (8-bit) with the scale at
 // `scale_input` and the zero point after it, one per tensor (axis -1) or per index of `axis`;
 // null unless both are known at plan time.
 std::shared_ptr<const QuantGrid> ConstantGrid(const PrepareContext& ctx, int scale_input, DataType q_dtype,

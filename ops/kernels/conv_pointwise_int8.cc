@@ -79,27 +79,18 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
     const float m = p.x_scale * s;
     const double largest = double(m) * 255 * 128 * double(k) + (bias != nullptr ? std::fabs(double(bias[c])) : 0);
     if (!(m >= std::ldexp(1.f, -100)) || !(largest <= std::ldexp(1.0, 100))) return nullptr;
-    // On the grid, w = fl(e * s) and w * fl(1/s) is within 3 * 2^-24 * 128 of e: rounding it
-    // (1.5 * 2^23 added and taken away, after a clamp that keeps it in range) gives e, which
-    // is then checked as DequantizeLinear computes it, (float(e) - 0) * s. No division or libm
-    // call per weight (MobileNetV2 has millions).
     const float inverse = 1.f / s;
     const float* row = w + c * k;
     // The row's bytes in k order (the int32 quads are little-endian).
     unsigned char* bytes = reinterpret_cast<unsigned char*>(p.weights.data() + c * p.quads);
     int32_t sum = 0, squares = 0;  // |sum| <= 128 * 4096, squares <= 16384 * 4096
-    bool off_grid = false;
     for (int64_t i = 0; i < k; ++i) {
-      const float t = row[i] * inverse;
-      const float clamped = t >= -128.f ? (t <= 127.f ? t : 127.f) : -128.f;  // NaN: -128, then off the grid
-      const float r = (clamped + 12582912.f) - 12582912.f;
-      off_grid |= !((r - 0.f) * s == row[i]);
-      const int32_t e = int32_t(r);
+      int32_t e;
+      if (!CodeOnGrid(row[i], s, inverse, 0, DataType::kInt8, &e)) return nullptr;
       bytes[i] = static_cast<unsigned char>(int8_t(e));
       sum += e;
       squares += e * e;
     }
-    if (off_grid) return nullptr;
     const float b = bias != nullptr ? bias[c] : 0.f;
     if (!std::isfinite(b)) return nullptr;
     p.offset_sums.push_back(int32_t(int64_t(sum) * p.x_offset));

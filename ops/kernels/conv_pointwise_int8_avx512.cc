@@ -28,8 +28,9 @@ static_assert(kBlock == kPointwiseInt8Columns, "the driver's block width");
 // bytes d + offset of rows 4q..4q+3 at column j (0 past k, where the weights are 0 too);
 // norms[j] >= ||d||_2 of column j (the squares summed in float, each partial sum then within
 // k * 2^-24 <= 2^-12 of the exact one, below it at worst: the sum is raised by 2^-11 before the
-// square root, so the norm is an upper bound); floats (k x 64) the columns as they are, 0 past cols, for the
-// outputs computed as floats (contiguous and in cache, where X's rows are a plane apart).
+// square root, so the norm is an upper bound); floats (k x 64) the columns as they are, 0 past
+// cols, for the outputs computed as floats (contiguous and in cache, where X's rows are a plane
+// apart).
 // False if an element is not fl(d * s_x) for a d in range.
 bool Pack(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, int32_t* out, float* norms,
           float* floats) {
@@ -142,7 +143,6 @@ void FloatColumns(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const 
   a.gemm(g);
 }
 
-// The outputs of channel c, columns 16v..16v+15 of the block: one tile vector.
 // The outputs of channel c, columns 16v..16v+15 of the block: one tile vector.
 struct TileVector {  // PointwiseInt8Scratch::open holds two int32 per entry
   int32_t c, v;
