@@ -236,79 +236,90 @@ void RowGroups(const SgemmArgs& g) {
 
 // ---- m == 1, B transposed: eight lane sums and a fixed tree ----------------------------
 
-// Output j from its eight lane sums: ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)).
-inline void FinishColumn(const SgemmArgs& g, int64_t j, __m256 lanes) {
-  __m256 h = _mm256_hadd_ps(lanes, lanes);  // per 128-bit half: s0+s1, s2+s3
-  h = _mm256_hadd_ps(h, h);                 // (s0+s1)+(s2+s3) and (s4+s5)+(s6+s7)
-  const float dot = _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
-  float& out = g.c[j];
-  out = g.accumulate ? dot + out : dot;
-  if (g.bias != nullptr) out = out + g.bias[0];
+// Outputs [j, j + C) from their eight lane sums each:
+// ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)).
+template <int C>
+void FinishColumns(const SgemmArgs& g, int64_t j, const __m256 (&lanes)[C]) {
+  for (int c = 0; c < C; ++c) {
+    __m256 h = _mm256_hadd_ps(lanes[c], lanes[c]);  // per 128-bit half: s0+s1, s2+s3
+    h = _mm256_hadd_ps(h, h);                       // (s0+s1)+(s2+s3) and (s4+s5)+(s6+s7)
+    const float dot = _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
+    float& out = g.c[j + c];
+    out = g.accumulate ? dot + out : dot;
+    if (g.bias != nullptr) out = out + g.bias[0];
+  }
 }
 
 // Columns [j, j + C): C independent chains of lane sums, so that the adds overlap.
-template <int C>
-void LanesOfColumns(const SgemmArgs& g, int64_t j, int64_t full, __m256i tail) {
+// column(c, p, tail) is column j + c of B' (row j + c of the transposed B) at p: 8 values, or
+// with `tail` (not null) those of the lanes it selects and 0 elsewhere. Lanes past k add
+// 0 * 0 = +0, which leaves a lane unchanged (a lane sum starting from +0 is never -0).
+template <int C, class Column>
+void LanesOfColumns(const SgemmArgs& g, int64_t full, const __m256i& tail, const Column& column) {
   __m256 lanes[C];
   for (int c = 0; c < C; ++c) lanes[c] = _mm256_setzero_ps();
   for (int64_t p = 0; p < full; p += 8) {
     const __m256 a = _mm256_loadu_ps(g.a + p);
-    for (int c = 0; c < C; ++c) {
-      lanes[c] = _mm256_add_ps(lanes[c], _mm256_mul_ps(a, _mm256_loadu_ps(g.b + (j + c) * g.ldb + p)));
-    }
+    for (int c = 0; c < C; ++c) lanes[c] = _mm256_add_ps(lanes[c], _mm256_mul_ps(a, column(c, p, nullptr)));
   }
-  // Lanes past k add 0 * 0 = +0, which leaves a lane unchanged (a lane sum starting from +0
-  // is never -0).
   if (full < g.k) {
     const __m256 a = _mm256_maskload_ps(g.a + full, tail);
     for (int c = 0; c < C; ++c) {
-      lanes[c] = _mm256_add_ps(lanes[c], _mm256_mul_ps(a, _mm256_maskload_ps(g.b + (j + c) * g.ldb + full, tail)));
+      lanes[c] = _mm256_add_ps(lanes[c], _mm256_mul_ps(a, column(c, full, &tail)));
     }
   }
-  for (int c = 0; c < C; ++c) FinishColumn(g, j + c, lanes[c]);
+  FinishColumns<C>(g, column.j, lanes);
 }
 
-void RowLanes(const SgemmArgs& g) {
+// Every column, four at a time; columns(j, count) gives LanesOfColumns' column for `count`
+// columns from j.
+template <class Columns>
+void RowLanesOf(const SgemmArgs& g, const Columns& columns) {
   const int64_t full = g.k / 8 * 8;
   const __m256i tail = FirstLanes(std::max<int64_t>(1, g.k - full));
   int64_t j = 0;
-  for (; j + 4 <= g.n; j += 4) LanesOfColumns<4>(g, j, full, tail);
-  for (; j < g.n; ++j) LanesOfColumns<1>(g, j, full, tail);
+  for (; j + 4 <= g.n; j += 4) LanesOfColumns<4>(g, full, tail, columns(j, 4));
+  for (; j < g.n; ++j) LanesOfColumns<1>(g, full, tail, columns(j, 1));
 }
 
-// LanesOfColumns with B' rebuilt from codes: the same adds of the same products. The codes'
-// padding is the zero point, so the tail's B' lanes are 0 like the masked loads above.
-template <int C, bool kSigned>
-void CodedLanesOfColumns(const SgemmArgs& g, const CodedB& b, int64_t j, int64_t full, __m256i tail) {
-  __m256 lanes[C], scale[C], zero_point[C];
-  for (int c = 0; c < C; ++c) {
-    lanes[c] = _mm256_setzero_ps();
-    scale[c] = _mm256_set1_ps(b.scales[j + c]);
-    zero_point[c] = _mm256_set1_ps(b.zero_points[j + c]);
+// B' as floats: transposed B's rows.
+struct FloatColumns {
+  const SgemmArgs& g;
+  int64_t j;
+  __m256 operator()(int c, int64_t p, const __m256i* tail) const {
+    const float* at = g.b + (j + c) * g.ldb + p;
+    return tail != nullptr ? _mm256_maskload_ps(at, *tail) : _mm256_loadu_ps(at);
   }
-  auto weights = [&](int c, int64_t p) {
+};
+
+// B' rebuilt from codes: (float(code) - zp) * scale, the same floats. The codes' padding is the
+// zero point, so the tail's lanes past k are 0 like the masked loads of FloatColumns. The
+// columns' scales and zero points are broadcast once, for up to four columns from j.
+template <bool kSigned>
+struct CodedColumns {
+  const CodedB& b;
+  int64_t j;
+  __m256 scale[4], zero_point[4];
+  CodedColumns(const CodedB& codes, int64_t first, int64_t count) : b(codes), j(first) {
+    for (int64_t c = 0; c < count; ++c) {
+      scale[c] = _mm256_set1_ps(b.scales[j + c]);
+      zero_point[c] = _mm256_set1_ps(b.zero_points[j + c]);
+    }
+  }
+  __m256 operator()(int c, int64_t p, const __m256i*) const {
     const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b.codes + (j + c) * b.stride + p));
     const __m256i codes = kSigned ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes);
     return _mm256_mul_ps(_mm256_sub_ps(_mm256_cvtepi32_ps(codes), zero_point[c]), scale[c]);
-  };
-  for (int64_t p = 0; p < full; p += 8) {
-    const __m256 a = _mm256_loadu_ps(g.a + p);
-    for (int c = 0; c < C; ++c) lanes[c] = _mm256_add_ps(lanes[c], _mm256_mul_ps(a, weights(c, p)));
   }
-  if (full < g.k) {
-    const __m256 a = _mm256_maskload_ps(g.a + full, tail);
-    for (int c = 0; c < C; ++c) lanes[c] = _mm256_add_ps(lanes[c], _mm256_mul_ps(a, weights(c, full)));
-  }
-  for (int c = 0; c < C; ++c) FinishColumn(g, j + c, lanes[c]);
+};
+
+void RowLanes(const SgemmArgs& g) {
+  RowLanesOf(g, [&](int64_t j, int64_t) { return FloatColumns{g, j}; });
 }
 
 template <bool kSigned>
 void RowLanesCoded(const SgemmArgs& g, const CodedB& b) {
-  const int64_t full = g.k / 8 * 8;
-  const __m256i tail = FirstLanes(std::max<int64_t>(1, g.k - full));
-  int64_t j = 0;
-  for (; j + 4 <= g.n; j += 4) CodedLanesOfColumns<4, kSigned>(g, b, j, full, tail);
-  for (; j < g.n; ++j) CodedLanesOfColumns<1, kSigned>(g, b, j, full, tail);
+  RowLanesOf(g, [&](int64_t j, int64_t count) { return CodedColumns<kSigned>(b, j, count); });
 }
 
 template <int V, bool kMasked>
