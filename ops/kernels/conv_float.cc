@@ -269,13 +269,12 @@ void WindowRowsOfGroup(const ConvGeometry& g, const float* xg, const float* wg, 
     const int64_t end_row = std::min(padded_rows, first_row + extent + kLead * g.stride[1]);
     for (int64_t row = std::max(next, first_row); row < end_row; ++row) {
       if (row - start >= window.height) {  // slide: rows [first_row, row) to the window's start
-        const int64_t kept = std::max<int64_t>(0, row - first_row);
         for (int64_t plane = 0; plane < channels * window.phases; ++plane) {
           float* p = window_buffer + plane * window.height * window.phase_width;
-          std::memmove(p, p + (row - kept - start) * window.phase_width,
-                       size_t(kept * window.phase_width) * sizeof(float));
+          std::memmove(p, p + (first_row - start) * window.phase_width,
+                       size_t((row - first_row) * window.phase_width) * sizeof(float));
         }
-        start = row - kept;
+        start = first_row;
       }
       const int64_t at = row - start, ih = row - top;
       for (int64_t c = 0; c < channels; ++c) {
