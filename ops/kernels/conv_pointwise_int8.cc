@@ -21,6 +21,25 @@ float RoundUp(double v) {
   return f;
 }
 
+// The bias's weight in the bound: one rounding in the reference, one in the estimate, plus 10.
+constexpr double kBiasWeight = 12;
+
+// r_k + 10 for each term k (header): the reference's accumulator for k's block of k_block
+// (the last block may be shorter) takes k and every later term of the block, one rounding
+// each; then one rounding per block sum that k's sum goes through (block 0's sum is stored,
+// not added, so block 0 takes as many as block 1), and one for the bias, counted even without
+// one. Every count is an integer below 2^13, so the weights and their squares are exact.
+std::vector<double> TermWeights(int64_t k, int64_t k_block) {
+  const int64_t blocks = (k + k_block - 1) / k_block;
+  std::vector<double> weights(static_cast<size_t>(k));
+  for (int64_t i = 0; i < k; ++i) {
+    const int64_t block = i / k_block, block_end = std::min(k, (block + 1) * k_block);
+    const int64_t roundings = (block_end - i) + (blocks - std::max<int64_t>(block, 1)) + 1;
+    weights[size_t(i)] = double(roundings + 10);
+  }
+  return weights;
+}
+
 }  // namespace
 
 bool PointwiseInt8Available() { return DetectCpuFeatures().avx512_vnni; }
@@ -65,9 +84,9 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
   // Every grid value fl(d * s_x) finite (else an infinite X would pass Pack's check as d).
   if (!(double(std::max(-p.d_low, p.d_high)) * double(p.x_scale) <= std::ldexp(1.0, 100))) return nullptr;
   p.x_offset = zp - type_low;  // d + offset = q - type_low, a byte
-  // Roundings on a term's longest path to the result (header), plus 10 for the rest of the bound.
-  const int64_t roundings = std::min(k, p.k_block) + (k + p.k_block - 1) / p.k_block + 1;
-  p.error_factor = RoundUp(double(roundings + 10) * 1.01 * std::ldexp(1.0, -24));
+  // Each term's weight in the bound (header): r_k + 10, r_k its roundings on the way to the result.
+  const std::vector<double> term_weights = TermWeights(k, p.k_block);
+  p.error_factor = RoundUp(1.01 * std::ldexp(1.0, -24));
   p.weights.assign(size_t(channels * p.quads), 0);
   for (int64_t c = 0; c < channels; ++c) {
     const float s = w_grid.scales[per_channel ? size_t(c) : 0];
@@ -83,13 +102,15 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
     const float* row = w + c * k;
     // The row's bytes in k order (the int32 quads are little-endian).
     unsigned char* bytes = reinterpret_cast<unsigned char*>(p.weights.data() + c * p.quads);
-    int32_t sum = 0, squares = 0;  // |sum| <= 128 * 4096, squares <= 16384 * 4096
+    int32_t sum = 0;  // |sum| <= 128 * 4096
+    double weighted_squares = 0;  // sum_k ((r_k + 10) e_k)^2, below 2^53: exact
     for (int64_t i = 0; i < k; ++i) {
       int32_t e;
       if (!CodeOnGrid(row[i], s, inverse, 0, DataType::kInt8, &e)) return nullptr;
       bytes[i] = static_cast<unsigned char>(int8_t(e));
       sum += e;
-      squares += e * e;
+      const double weighted = term_weights[size_t(i)] * double(e);
+      weighted_squares += weighted * weighted;
     }
     const float b = bias != nullptr ? bias[c] : 0.f;
     if (!std::isfinite(b)) return nullptr;
@@ -97,9 +118,9 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
     p.multipliers.push_back(m);
     // Computed in double (relative error ~2^-50), then pushed up by 2^-20 and rounded up.
     p.norm_bounds.push_back(
-        RoundUp(double(p.x_scale) * double(s) * std::sqrt(double(squares)) * (1 + std::ldexp(1.0, -20))));
+        RoundUp(double(p.x_scale) * double(s) * std::sqrt(weighted_squares) * (1 + std::ldexp(1.0, -20))));
     p.biases.push_back(b);
-    p.bias_bounds.push_back(RoundUp(double(p.error_factor) * std::fabs(double(b))));
+    p.bias_bounds.push_back(RoundUp(kBiasWeight * double(p.error_factor) * std::fabs(double(b))));
     if (!std::isfinite(p.norm_bounds.back()) || !std::isfinite(p.bias_bounds.back())) return nullptr;
   }
   return plan;
@@ -124,7 +145,7 @@ bool ConvPointwiseInt8(const PointwiseInt8Plan& p, const PointwiseInt8Args& a) {
       const PointwiseInt8Scratch scratch{
           static_cast<int32_t*>(ThreadScratch(ScratchSlot::kPointwisePacked, size_t(p.quads * kColumns) * 4)),
           ThreadScratchFloats(ScratchSlot::kPointwiseFloats, size_t(p.k * kColumns)),
-          static_cast<int32_t*>(ThreadScratch(ScratchSlot::kPointwiseOpen, size_t(2 * p.channels * 4) * 4))};
+          static_cast<int32_t*>(ThreadScratch(ScratchSlot::kPointwiseOpen, size_t(4 * p.channels) * 4))};
       for (int64_t b = first; b < last; ++b) {
         avx512::PointwiseInt8Block(p, a, x, y, b * kColumns, has_rest ? &rest : nullptr, scratch);
       }

@@ -8,22 +8,25 @@
 // (scale s_y). X is checked at run time: a block of columns not on its grid (NaN, infinities,
 // any value the producer did not make) runs the float path instead.
 //
-// Why it is exact. Per output, with u = 2^-24, K input channels, bias b, and R the number of
-// roundings on the longest path a term takes to the reference's result: the reference cuts k
-// into blocks of kb (sgemm.h), so a product meets at most kb multiply-adds of its block, one
-// addition per block sum and the bias: R = min(K, kb) + ceil(K / kb) + 1 (134 for K = 576 at
-// 14x14, where K + 2 would be 578).
+// Why it is exact. Per output, with u = 2^-24, K input channels, bias b, and r_k the number of
+// roundings on term k's path to the reference's result: the reference cuts k into blocks of kb
+// (sgemm.h), so term k meets the multiply-adds from its own to its block's end, one addition
+// per later block sum and the bias: r_k <= kb + ceil(K / kb) (133 for the first of K = 576 at
+// 14x14, 1 + 5 for the last of a block). Weighting each term by its own count, instead of all by
+// the largest, about halves the bound.
 //   - S = sum_k d_k e_k is exact in int32 (VPDPBUSD on the bytes d_k + offset, minus
-//     offset * sum_k e_k), and T = sum_k |d_k e_k| <= ||d||_2 ||e||_2 (Cauchy-Schwarz);
+//     offset * sum_k e_k);
 //   - the real value Z = sum_k x_k w_k + b differs from s_x s_w S + b by at most 2.01u P,
-//     P = s_x s_w T (each of x_k, w_k is within u of s_x d_k, s_w e_k);
-//   - the reference's float result y_ref is within gamma_R (P' + |b|) <= 1.0005 R u (P' + |b|)
-//     of Z (R <= 4098 as K <= 4096), P' = sum_k |x_k w_k| <= (1 + 2.01u) P;
+//     P = s_x s_w sum_k |d_k e_k| (each of x_k, w_k is within u of s_x d_k, s_w e_k);
+//   - the reference's float result y_ref is within sum_k gamma_{r_k} |x_k w_k| + gamma_1 |b| of
+//     Z (recursive summation), gamma_r <= 1.0005 r u (r <= 4098 as K <= 4096), and
+//     |x_k w_k| <= (1 + 2.01u) s_x s_w |d_k e_k|;
 //   - the estimate y = fl(fl(S) * fl(s_x s_w) + b) is within 3.02u P + u|b| of s_x s_w S + b.
-//   So |y_ref - y| <= 1.0005 (R + 6) u (P + |b|). The kernel takes E = (R + 10) * 1.01 u (P + |b|),
-//   P bounded through the norms, all in float: every rounding in forming E is covered by the
-//   extra 4u and the 1% (the step rule has its own margin for its roundings). Then y_ref is in
-//   [y - E, y + E].
+//   So |y_ref - y| <= 1.0005 u (s_x s_w sum_k (r_k + 6) |d_k e_k| + 2|b|). The kernel takes
+//   E = 1.01u (s_x s_w ||d||_2 ||(r + 10) e||_2 + 12|b|), which is larger by Cauchy-Schwarz:
+//   ||d||_2 per output column at run time, ||(r + 10) e||_2 per channel at plan time, all in
+//   float, every rounding in forming E covered by the extra 4u per term and the 1% (the step
+//   rule has its own margin for its roundings). Then y_ref is in [y - E, y + E].
 //   Scales are kept far from underflow and overflow (plan), where these relative bounds hold.
 //   The fake quantization's step q(v) = clamp(rint(fl(v / s_y)), L, H) is monotonic in v. The
 //   kernel's one-step rule (StepRule in the .cc) proves that every v in [y - E, y + E] has the
@@ -54,10 +57,10 @@ struct PointwiseInt8Plan {
   std::vector<int32_t> weights;       // channels x quads, four signed bytes e_k each, k ascending
   std::vector<int32_t> offset_sums;   // x_offset * sum_k e_k per channel
   std::vector<float> multipliers;     // fl(x_scale * w_scale[c])
-  std::vector<float> norm_bounds;     // >= x_scale * w_scale[c] * ||e||_2
+  std::vector<float> norm_bounds;     // >= x_scale * w_scale[c] * ||(r + 10) e||_2 (r: the header)
   std::vector<float> biases;          // b[c], 0 without a bias
-  std::vector<float> bias_bounds;     // error_factor * |b[c]|
-  float error_factor = 0;             // >= (R + 10) * 1.01 * 2^-24 (R: the header)
+  std::vector<float> bias_bounds;     // >= 12 * error_factor * |b[c]|
+  float error_factor = 0;             // >= 1.01 * 2^-24
 };
 
 // The plan for a convolution of geometry g with constant float weights w (on w_grid), float
@@ -92,7 +95,7 @@ constexpr int64_t kPointwiseInt8Columns = 64;
 struct PointwiseInt8Scratch {
   int32_t* packed;  // quads x 64
   float* floats;    // k x 64
-  int32_t* open;    // 2 x channels x 4
+  int32_t* open;    // 4 x channels
 };
 namespace avx512 {
 void PointwiseInt8Block(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args, const float* x, float* y,

@@ -30,25 +30,27 @@ static_assert(kBlock == kPointwiseInt8Columns, "the driver's block width");
 // k * 2^-24 <= 2^-12 of the exact one, below it at worst: the sum is raised by 2^-11 before the
 // square root, so the norm is an upper bound); floats (k x 64) the columns as they are, 0 past
 // cols, for the outputs computed as floats (contiguous and in cache, where X's rows are a plane
-// apart).
+// apart). Only the first V = ceil(cols / 16) vectors of columns are written: no one reads the
+// rest.
 // False if an element is not fl(d * s_x) for a d in range.
+template <int V>
 bool Pack(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, int32_t* out, float* norms,
           float* floats) {
   const __m512 inverse = _mm512_set1_ps(p.x_inverse), scale = _mm512_set1_ps(p.x_scale);
   const __m512 low = _mm512_set1_ps(float(p.d_low)), high = _mm512_set1_ps(float(p.d_high));
   const __m512 magic = _mm512_set1_ps(12582912.0f);  // 1.5 * 2^23: (t + magic) - magic = rint(t)
   const __m512i offset = _mm512_set1_epi32(p.x_offset);
-  __mmask16 valid[kTileVectors];
-  __m512 squares[kTileVectors];
-  for (int v = 0; v < kTileVectors; ++v) valid[v] = FirstLanes(cols - 16 * v), squares[v] = _mm512_setzero_ps();
+  __mmask16 valid[V];
+  __m512 squares[V];
+  for (int v = 0; v < V; ++v) valid[v] = FirstLanes(cols - 16 * v), squares[v] = _mm512_setzero_ps();
   __mmask16 off_grid = 0;
   for (int64_t q = 0; q < p.quads; ++q) {
-    __m512i quad[kTileVectors];
-    for (int v = 0; v < kTileVectors; ++v) quad[v] = _mm512_setzero_si512();
+    __m512i quad[V];
+    for (int v = 0; v < V; ++v) quad[v] = _mm512_setzero_si512();
     for (int64_t j = 0; j < 4 && 4 * q + j < p.k; ++j) {
       const float* row = x + (4 * q + j) * ld;
       const __m512i shift = _mm512_set1_epi32(int(8 * j));
-      for (int v = 0; v < kTileVectors; ++v) {
+      for (int v = 0; v < V; ++v) {
         // Lanes past cols load 0, which is on every grid (d = 0).
         const __m512 xv = _mm512_maskz_loadu_ps(valid[v], row + 16 * v);
         _mm512_storeu_ps(floats + (4 * q + j) * kBlock + 16 * v, xv);
@@ -61,47 +63,51 @@ bool Pack(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, 
         quad[v] = _mm512_or_si512(quad[v], j == 0 ? byte : _mm512_sllv_epi32(byte, shift));
       }
     }
-    for (int v = 0; v < kTileVectors; ++v) _mm512_storeu_si512(out + q * kBlock + 16 * v, quad[v]);
+    for (int v = 0; v < V; ++v) _mm512_storeu_si512(out + q * kBlock + 16 * v, quad[v]);
   }
-  for (int v = 0; v < kTileVectors; ++v) {
+  for (int v = 0; v < V; ++v) {
     const __m512 raised = _mm512_mul_ps(squares[v], _mm512_set1_ps(1.f + 1.f / 2048.f));
     _mm512_storeu_ps(norms + 16 * v, _mm512_sqrt_ps(raised));
   }
   return off_grid == 0;
 }
 
-// out[r][v] = sum over quads of the packed bytes x (columns 16v..16v+15) times row r's weights.
-// The sums live in registers (a local array fully unrolled); writing through `out` inside the
-// loop made GCC store every accumulator after every VPDPBUSD.
-template <int R>
+// out[r][v] = sum over quads of the packed bytes x (columns 16v..16v+15) times row r's
+// weights, for the block's first V vectors (a block at the end of a row may hold fewer than
+// four). The sums live in registers (a local array fully unrolled); writing through `out`
+// inside the loop made GCC store every accumulator after every VPDPBUSD.
+template <int R, int V>
 void Tile(const int32_t* x, int64_t quads, const int32_t* w, int64_t w_stride, __m512i (&out)[kTileRows][kTileVectors]) {
-  __m512i acc[R][kTileVectors];
+  __m512i acc[R][V];
 #pragma GCC unroll 6
   for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 4
-    for (int v = 0; v < kTileVectors; ++v) acc[r][v] = _mm512_setzero_si512();
+    for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_si512();
   }
   for (int64_t q = 0; q < quads; ++q, x += kBlock) {
-    const __m512i x0 = _mm512_loadu_si512(x), x1 = _mm512_loadu_si512(x + 16);
-    const __m512i x2 = _mm512_loadu_si512(x + 32), x3 = _mm512_loadu_si512(x + 48);
+    __m512i xv[V];
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) xv[v] = _mm512_loadu_si512(x + 16 * v);
 #pragma GCC unroll 6
     for (int r = 0; r < R; ++r) {
       const __m512i wr = _mm512_set1_epi32(w[r * w_stride + q]);
-      acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], x0, wr);
-      acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], x1, wr);
-      acc[r][2] = _mm512_dpbusd_epi32(acc[r][2], x2, wr);
-      acc[r][3] = _mm512_dpbusd_epi32(acc[r][3], x3, wr);
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], xv[v], wr);
     }
   }
 #pragma GCC unroll 6
   for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 4
-    for (int v = 0; v < kTileVectors; ++v) out[r][v] = acc[r][v];
+    for (int v = 0; v < V; ++v) out[r][v] = acc[r][v];
   }
 }
 
 using TileFn = void (*)(const int32_t*, int64_t, const int32_t*, int64_t, __m512i (&)[kTileRows][kTileVectors]);
-constexpr TileFn kTiles[kTileRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>, Tile<4>, Tile<5>, Tile<6>};
+template <int R>
+constexpr TileFn kTilesOfRows[kTileVectors + 1] = {nullptr, Tile<R, 1>, Tile<R, 2>, Tile<R, 3>, Tile<R, 4>};
+// kTiles[rows][vectors]
+constexpr const TileFn* kTiles[kTileRows + 1] = {nullptr,          kTilesOfRows<1>, kTilesOfRows<2>, kTilesOfRows<3>,
+                                                 kTilesOfRows<4>, kTilesOfRows<5>, kTilesOfRows<6>};
 
 // Channel c's 16 outputs from their int32 sums: writes fl(A * s_y) to the `valid` lanes and
 // returns the lanes whose step is not proven. The rule, with the fake quantization's constants
@@ -143,43 +149,38 @@ void FloatColumns(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const 
   a.gemm(g);
 }
 
-// The outputs of channel c, columns 16v..16v+15 of the block: one tile vector.
-struct TileVector {  // PointwiseInt8Scratch::open holds two int32 per entry
-  int32_t c, v;
-};
-static_assert(sizeof(TileVector) == 2 * sizeof(int32_t), "open entries are int32 pairs");
-
-// Computes `count` (<= 8) tile vectors as the ordered GEMM does (sgemm.h, m > 1: a fused
-// multiply-add chain per k block, block sums in order, then the bias), each lane one output,
-// the chains interleaved so that their latencies overlap; then the first epilogue step. Lanes
-// past the block's columns are neither read nor written.
+// Computes N (<= 8) channels' outputs at one vector of 16 columns (x, y at its first column) as
+// the ordered GEMM does (sgemm.h, m > 1: a fused multiply-add chain per k block, block sums in
+// order, then the bias), each lane one output, the chains interleaved so that their latencies
+// overlap and sharing each load of X; then the first epilogue step. Lanes past the block's
+// columns are neither read nor written.
 template <int N>
-void ReferenceVectors(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* floats, float* y,
-                      const TileVector* tv, const __mmask16* valid) {
+void ReferenceVectors(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y,
+                      const int32_t* channels, __mmask16 valid) {
+  const float* w[N];
+  for (int i = 0; i < N; ++i) w[i] = a.w + channels[i] * p.k;
   __m512 c[N], acc[N];
   for (int64_t p0 = 0; p0 < p.k; p0 += p.k_block) {
     for (int i = 0; i < N; ++i) acc[i] = _mm512_setzero_ps();
     for (int64_t k = p0; k < std::min(p.k, p0 + p.k_block); ++k) {
+      const __m512 xv = _mm512_loadu_ps(x + k * kBlock);
 #pragma GCC unroll 8
-      for (int i = 0; i < N; ++i) {
-        const __m512 xv = _mm512_loadu_ps(floats + k * kBlock + 16 * tv[i].v);
-        acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(a.w[tv[i].c * p.k + k]), xv, acc[i]);
-      }
+      for (int i = 0; i < N; ++i) acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(w[i][k]), xv, acc[i]);
     }
     for (int i = 0; i < N; ++i) c[i] = p0 == 0 ? acc[i] : _mm512_add_ps(acc[i], c[i]);
   }
   const FakeQuantStep& fq = a.epilogue.before;
   for (int i = 0; i < N; ++i) {
-    if (a.bias != nullptr) c[i] = _mm512_add_ps(c[i], _mm512_set1_ps(a.bias[tv[i].c]));
+    if (a.bias != nullptr) c[i] = _mm512_add_ps(c[i], _mm512_set1_ps(a.bias[channels[i]]));
     alignas(64) float out[16];
     _mm512_store_ps(out, c[i]);
     fq.map(16, out, fq.scale, fq.zero_point, out);
-    _mm512_mask_storeu_ps(y + tv[i].c * p.columns + 16 * tv[i].v, valid[tv[i].v], _mm512_load_ps(out));
+    _mm512_mask_storeu_ps(y + channels[i] * p.columns, valid, _mm512_load_ps(out));
   }
 }
 
 using ReferenceFn = void (*)(const PointwiseInt8Plan&, const PointwiseInt8Args&, const float*, float*,
-                             const TileVector*, const __mmask16*);
+                             const int32_t*, __mmask16);
 constexpr ReferenceFn kReference[9] = {nullptr,
                                        ReferenceVectors<1>,
                                        ReferenceVectors<2>,
@@ -195,8 +196,11 @@ constexpr ReferenceFn kReference[9] = {nullptr,
 void PointwiseInt8Block(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y_image,
                         int64_t j0, const OutputEpilogue* rest, const PointwiseInt8Scratch& scratch) {
   const int64_t cols = std::min(kBlock, p.columns - j0);
+  const int vectors = int((cols + 15) / 16);
+  using PackFn = bool (*)(const PointwiseInt8Plan&, const float*, int64_t, int64_t, int32_t*, float*, float*);
+  constexpr PackFn kPack[kTileVectors + 1] = {nullptr, Pack<1>, Pack<2>, Pack<3>, Pack<4>};
   alignas(64) float norm_values[kBlock];
-  if (!Pack(p, x + j0, p.columns, cols, scratch.packed, norm_values, scratch.floats)) {
+  if (!kPack[vectors](p, x + j0, p.columns, cols, scratch.packed, norm_values, scratch.floats)) {
     FloatColumns(p, a, x, y_image, j0, cols);
     return;
   }
@@ -204,27 +208,32 @@ void PointwiseInt8Block(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, 
   const Quantizer rule(fq.scale, fq.zero_point, a.before_signed);
   __m512 norms[kTileVectors];
   __mmask16 valid[kTileVectors];
-  for (int v = 0; v < kTileVectors; ++v) norms[v] = _mm512_load_ps(norm_values + 16 * v), valid[v] = FirstLanes(cols - 16 * v);
+  for (int v = 0; v < vectors; ++v) norms[v] = _mm512_load_ps(norm_values + 16 * v), valid[v] = FirstLanes(cols - 16 * v);
   float* y = y_image + j0;
-  TileVector* open = reinterpret_cast<TileVector*>(scratch.open);
-  int64_t count = 0;
+  // open[v * channels + i], i < count[v]: the channels with an output near a rounding
+  // boundary in vector v of the block.
+  int32_t* open = scratch.open;
+  int64_t count[kTileVectors] = {};
   __m512i acc[kTileRows][kTileVectors];
   for (int64_t c0 = 0; c0 < p.channels; c0 += kTileRows) {
     const int rows = int(std::min<int64_t>(kTileRows, p.channels - c0));
-    kTiles[rows](scratch.packed, p.quads, p.weights.data() + c0 * p.quads, p.quads, acc);
+    kTiles[rows][vectors](scratch.packed, p.quads, p.weights.data() + c0 * p.quads, p.quads, acc);
     for (int r = 0; r < rows; ++r) {
       const int64_t c = c0 + r;
-      for (int v = 0; v < kTileVectors && valid[v] != 0; ++v) {
+      for (int v = 0; v < vectors; ++v) {
         const __mmask16 unproven = Finish(p, c, acc[r][v], norms[v], rule, valid[v], y + c * p.columns + 16 * v);
-        open[count] = {int32_t(c), v};  // kept only if a lane is open: no branch to mispredict
-        count += unproven != 0;
+        open[v * p.channels + count[v]] = int32_t(c);  // kept only if a lane is open: no branch to mispredict
+        count[v] += unproven != 0;
       }
     }
   }
-  // Vectors with an output near a rounding boundary: recomputed whole, as the reference does
-  // (their proven lanes get the same values again).
-  for (int64_t i = 0; i < count; i += 8) {
-    kReference[count - i < 8 ? count - i : 8](p, a, scratch.floats, y, open + i, valid);
+  // Those vectors are recomputed whole, as the reference does (their proven lanes get the same
+  // values again).
+  for (int v = 0; v < vectors; ++v) {
+    for (int64_t i = 0; i < count[v]; i += 8) {
+      kReference[count[v] - i < 8 ? count[v] - i : 8](p, a, scratch.floats + 16 * v, y + 16 * v,
+                                                      open + v * p.channels + i, valid[v]);
+    }
   }
   if (rest != nullptr) {
     for (int64_t c = 0; c < p.channels; ++c) rest->Apply(y + c * p.columns, cols, c);

@@ -160,9 +160,9 @@ void ExpectExact(const Case& c) { ExpectExact(c, Make(c, TestSeed() + uint32_t(c
 TEST(ConvPointwiseInt8, MatchesTheFloatConvolutionOnEveryTileShape) {
   QRT_REQUIRE_VNNI();
   // Channel tails 1-5 of a 6-row tile, column tails of a 64-column block and of its
-  // 16-column vectors, k not a multiple of 4.
+  // 16-column vectors (a last block of 1, 2, 3 or 4 vectors), k not a multiple of 4.
   for (int64_t channels : {2, 5, 6, 7, 13}) {
-    for (int64_t columns : {1, 15, 16, 17, 63, 64, 65, 130}) {
+    for (int64_t columns : {1, 15, 16, 17, 40, 63, 64, 65, 100, 130}) {
       for (int64_t k : {1, 3, 4, 5, 33}) {
         Case c;
         c.channels = channels, c.columns = columns, c.k = k;
