@@ -162,13 +162,13 @@ struct ConvState {
 
 // Takes the int8 pointwise path where it applies: qrt:ConvQuantizeDequantize with a fake
 // quantization first, constant W and bias, W and X on 8-bit grids, a 1x1 direct convolution.
-// By default only for 16 to 384 input channels, where it measured faster than the float GEMM
-// (qrt_kernel_bench ConvGrid_*: 1.18x at 16 -> 96 on 112 x 112, 1.21x at 24 -> 144 on 56 x 56,
-// 1.5-1.75x from 32 to 160); with more, more outputs fall near a rounding boundary and are
-// recomputed as floats (0.99x at 576 -> 96, 0.67x at 960 -> 160). Below 16 it is not measured.
+// By default only for 16 to 2048 input channels, where it measured faster than the float GEMM
+// (qrt_kernel_bench ConvGrid_*: 1.18x at 16 -> 96 on 112 x 112, 1.8-2.5x from 64 to 960, 1.4x at
+// 2048 -> 256 on 7 x 7); with more, more outputs fall near a rounding boundary and are
+// recomputed as floats (0.8x at 4096 -> 64). Below 16 it is not measured.
 // qrt_path "int8" requires it, "f32" and "ref" refuse it.
 Status ChooseInt8(const PrepareContext& ctx, const std::string& forced, ConvState& s) {
-  constexpr int64_t kMinChannels = 16, kMaxChannels = 384;
+  constexpr int64_t kMinChannels = 16, kMaxChannels = 2048;
   if (forced == "f32" || forced == "ref" || ctx.isa() != Isa::kAvx2 || s.fake_quant_before == nullptr) {
     return forced == "int8" ? Unsupported("qrt_path int8 needs a fake quantization first and the AVX2 ISA")
                             : Status::Ok();
