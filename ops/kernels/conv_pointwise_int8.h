@@ -51,6 +51,7 @@ struct PointwiseInt8Plan {
   int64_t channels = 0, k = 0, quads = 0;  // output channels, input channels, ceil(k / 4)
   int64_t columns = 0;                     // output positions per image
   int64_t k_block = 0;                     // SgemmStrideK(columns, k): the reference's order
+  int64_t blocks_per_pass = 1;             // of kPointwiseInt8Columns columns (the .cc: why)
   // X's grid: x = fl(d * x_scale), d in [d_low, d_high]; d + x_offset is the byte VPDPBUSD reads.
   float x_scale = 0, x_inverse = 0;
   int32_t d_low = 0, d_high = 0, x_offset = 0;
@@ -88,18 +89,21 @@ bool PointwiseInt8Available();
 // epilogue's scale rules the argument out for this run (the caller then runs the float path).
 bool ConvPointwiseInt8(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args);
 
-// The SIMD part: one block of kPointwiseInt8Columns output columns of one image (x and y at
-// the image), with the caller's buffers; `rest` is the epilogue after its first step (null if
-// none). The driver (conv_pointwise_int8.cc) owns threads and buffers (ThreadScratch).
+// The SIMD part: blocks [first, last) of kPointwiseInt8Columns output columns of one image (x
+// and y at the image), at most plan.blocks_per_pass of them, with the caller's buffers; `rest` is
+// the epilogue after its first step (null if none). The driver (conv_pointwise_int8.cc) owns
+// threads and buffers (ThreadScratch).
 constexpr int64_t kPointwiseInt8Columns = 64;
 struct PointwiseInt8Scratch {
-  int32_t* packed;  // quads x 64
-  float* floats;    // k x 64
-  int32_t* open;    // 4 x channels
+  int32_t* packed;  // blocks x quads x 64
+  float* norms;     // blocks x 64
+  int32_t* open;    // blocks x 4 x channels
+  int32_t* counts;  // blocks x 4
+  float* floats;    // blocks x k x 64
 };
 namespace avx512 {
-void PointwiseInt8Block(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args, const float* x, float* y,
-                        int64_t j0, const OutputEpilogue* rest, const PointwiseInt8Scratch& scratch);
+void PointwiseInt8Pass(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args, const float* x, float* y,
+                       int64_t first, int64_t last, const OutputEpilogue* rest, const PointwiseInt8Scratch& scratch);
 }  // namespace avx512
 
 }  // namespace qrt

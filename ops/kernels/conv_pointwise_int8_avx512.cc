@@ -4,11 +4,14 @@
 // template (std::vector, std::function) is instantiated here, where the linker could keep an
 // AVX-512 copy for callers on any CPU.
 //
-// Per image, the output columns go in blocks of 64: a block of X is checked against its grid
-// and packed as bytes for VPDPBUSD (it then stays in L1 while every output channel reads it),
-// then tiles of 6 channels x 64 columns sum in int32, and each output is either proven
-// (written as fl(q * s_y)) or computed as the reference computes it. A block off its grid runs
-// the float GEMM with the whole epilogue.
+// Per image, the output columns go in blocks of 64, and the blocks in passes (the plan sizes a
+// pass so that its packed X stays in L2): each block of X is checked against its grid and packed
+// as bytes for VPDPBUSD, then tiles of 6 channels sum in int32 over every block of the pass, and
+// each output is either proven (written as fl(q * s_y)) or computed as the reference computes
+// it. Going over the pass's blocks within a tile writes each output row in long runs: with one
+// block for all channels at a time, the stores went to as many rows as there are channels (96
+// to 1280), more than the hardware follows as streams, and every line missed. A block off its
+// grid runs the float GEMM with the whole epilogue.
 #include <algorithm>
 #include <cmath>
 
@@ -29,9 +32,9 @@ static_assert(kBlock == kPointwiseInt8Columns, "the driver's block width");
 // norms[j] >= ||d||_2 of column j (the squares summed in float, each partial sum then within
 // k * 2^-24 <= 2^-12 of the exact one, below it at worst: the sum is raised by 2^-11 before the
 // square root, so the norm is an upper bound); floats (k x 64) the columns as they are, 0 past
-// cols, for the outputs computed as floats (contiguous and in cache, where X's rows are a plane
-// apart). Only the first V = ceil(cols / 16) vectors of columns are written: no one reads the
-// rest.
+// cols, for the outputs computed as floats (aligned rows, where X's rows are `columns` apart:
+// loads straddling cache lines, or a copy made later, slowed those chains). Only the first
+// V = ceil(cols / 16) vectors of columns are written: no one reads the rest.
 // False if an element is not fl(d * s_x) for a d in range.
 template <int V>
 bool Pack(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, int32_t* out, float* norms,
@@ -53,7 +56,7 @@ bool Pack(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, 
       for (int v = 0; v < V; ++v) {
         // Lanes past cols load 0, which is on every grid (d = 0).
         const __m512 xv = _mm512_maskz_loadu_ps(valid[v], row + 16 * v);
-        _mm512_storeu_ps(floats + (4 * q + j) * kBlock + 16 * v, xv);
+        _mm512_store_ps(floats + (4 * q + j) * kBlock + 16 * v, xv);
         const __m512 t = _mm512_min_ps(high, _mm512_max_ps(low, _mm512_mul_ps(xv, inverse)));
         const __m512 d = _mm512_sub_ps(_mm512_add_ps(t, magic), magic);
         // As DequantizeLinear computes it: (float(q) - float(zp)) * s = fl(d * s). NaN differs.
@@ -149,21 +152,22 @@ void FloatColumns(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const 
   a.gemm(g);
 }
 
-// Computes N (<= 8) channels' outputs at one vector of 16 columns (x, y at its first column) as
-// the ordered GEMM does (sgemm.h, m > 1: a fused multiply-add chain per k block, block sums in
-// order, then the bias), each lane one output, the chains interleaved so that their latencies
-// overlap and sharing each load of X; then the first epilogue step. Lanes past the block's
-// columns are neither read nor written.
+// Computes N (<= 8) channels' outputs at one vector of 16 columns (x: its k rows, 64 floats
+// apart, y at its first column) as the ordered GEMM does (sgemm.h, m > 1: a fused multiply-add chain
+// per k block, block sums in order, then the bias), each lane one output, the chains
+// interleaved so that their latencies overlap and sharing each load of X; then the first
+// epilogue step. Lanes past the block's columns are not written.
 template <int N>
 void ReferenceVectors(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y,
                       const int32_t* channels, __mmask16 valid) {
   const float* w[N];
   for (int i = 0; i < N; ++i) w[i] = a.w + channels[i] * p.k;
   __m512 c[N], acc[N];
+  for (int i = 0; i < N; ++i) c[i] = _mm512_setzero_ps();  // k >= 1: always replaced
   for (int64_t p0 = 0; p0 < p.k; p0 += p.k_block) {
     for (int i = 0; i < N; ++i) acc[i] = _mm512_setzero_ps();
     for (int64_t k = p0; k < std::min(p.k, p0 + p.k_block); ++k) {
-      const __m512 xv = _mm512_loadu_ps(x + k * kBlock);
+      const __m512 xv = _mm512_load_ps(x + k * kBlock);
 #pragma GCC unroll 8
       for (int i = 0; i < N; ++i) acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(w[i][k]), xv, acc[i]);
     }
@@ -193,50 +197,71 @@ constexpr ReferenceFn kReference[9] = {nullptr,
 
 }  // namespace
 
-void PointwiseInt8Block(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y_image,
-                        int64_t j0, const OutputEpilogue* rest, const PointwiseInt8Scratch& scratch) {
-  const int64_t cols = std::min(kBlock, p.columns - j0);
-  const int vectors = int((cols + 15) / 16);
+void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y,
+                       int64_t first, int64_t last, const OutputEpilogue* rest, const PointwiseInt8Scratch& scratch) {
   using PackFn = bool (*)(const PointwiseInt8Plan&, const float*, int64_t, int64_t, int32_t*, float*, float*);
   constexpr PackFn kPack[kTileVectors + 1] = {nullptr, Pack<1>, Pack<2>, Pack<3>, Pack<4>};
-  alignas(64) float norm_values[kBlock];
-  if (!kPack[vectors](p, x + j0, p.columns, cols, scratch.packed, norm_values, scratch.floats)) {
-    FloatColumns(p, a, x, y_image, j0, cols);
-    return;
+  const int64_t blocks = last - first;
+  auto columns_of = [&](int64_t b) { return std::min(kBlock, p.columns - (first + b) * kBlock); };
+  auto packed_of = [&](int64_t b) { return scratch.packed + b * p.quads * kBlock; };
+  auto floats_of = [&](int64_t b) { return scratch.floats + b * p.k * kBlock; };
+  // open[(4b + v) * channels + i], i < count[4b + v]: the channels with an output near a
+  // rounding boundary in vector v of block b. A block off its grid has count -1.
+  int32_t* open = scratch.open;
+  int32_t* count = scratch.counts;
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
+    const bool on_grid =
+        kPack[(cols + 15) / 16](p, x + j0, p.columns, cols, packed_of(b), scratch.norms + b * kBlock, floats_of(b));
+    for (int v = 0; v < kTileVectors; ++v) count[4 * b + v] = on_grid ? 0 : -1;
+    if (!on_grid) FloatColumns(p, a, x, y, j0, cols);
   }
   const FakeQuantStep& fq = a.epilogue.before;
   const Quantizer rule(fq.scale, fq.zero_point, a.before_signed);
-  __m512 norms[kTileVectors];
-  __mmask16 valid[kTileVectors];
-  for (int v = 0; v < vectors; ++v) norms[v] = _mm512_load_ps(norm_values + 16 * v), valid[v] = FirstLanes(cols - 16 * v);
-  float* y = y_image + j0;
-  // open[v * channels + i], i < count[v]: the channels with an output near a rounding
-  // boundary in vector v of the block.
-  int32_t* open = scratch.open;
-  int64_t count[kTileVectors] = {};
   __m512i acc[kTileRows][kTileVectors];
   for (int64_t c0 = 0; c0 < p.channels; c0 += kTileRows) {
     const int rows = int(std::min<int64_t>(kTileRows, p.channels - c0));
-    kTiles[rows][vectors](scratch.packed, p.quads, p.weights.data() + c0 * p.quads, p.quads, acc);
-    for (int r = 0; r < rows; ++r) {
-      const int64_t c = c0 + r;
+    for (int64_t b = 0; b < blocks; ++b) {
+      if (count[4 * b] < 0) continue;
+      const int64_t cols = columns_of(b);
+      const int vectors = int((cols + 15) / 16);
+      kTiles[rows][vectors](packed_of(b), p.quads, p.weights.data() + c0 * p.quads, p.quads, acc);
+      float* y_block = y + (first + b) * kBlock;
+      __m512 norms[kTileVectors];
+      __mmask16 valid[kTileVectors];
+      int32_t* list[kTileVectors];
+      int32_t n[kTileVectors];  // the counts in registers: through memory, each update waited on the last
       for (int v = 0; v < vectors; ++v) {
-        const __mmask16 unproven = Finish(p, c, acc[r][v], norms[v], rule, valid[v], y + c * p.columns + 16 * v);
-        open[v * p.channels + count[v]] = int32_t(c);  // kept only if a lane is open: no branch to mispredict
-        count[v] += unproven != 0;
+        norms[v] = _mm512_load_ps(scratch.norms + b * kBlock + 16 * v), valid[v] = FirstLanes(cols - 16 * v);
+        list[v] = open + (4 * b + v) * p.channels, n[v] = count[4 * b + v];
       }
+      for (int r = 0; r < rows; ++r) {
+        const int64_t c = c0 + r;
+        for (int v = 0; v < vectors; ++v) {
+          const __mmask16 unproven = Finish(p, c, acc[r][v], norms[v], rule, valid[v], y_block + c * p.columns + 16 * v);
+          list[v][n[v]] = int32_t(c);  // kept only if a lane is open: no branch to mispredict
+          n[v] += unproven != 0;
+        }
+      }
+      for (int v = 0; v < vectors; ++v) count[4 * b + v] = n[v];
     }
   }
   // Those vectors are recomputed whole, as the reference does (their proven lanes get the same
   // values again).
-  for (int v = 0; v < vectors; ++v) {
-    for (int64_t i = 0; i < count[v]; i += 8) {
-      kReference[count[v] - i < 8 ? count[v] - i : 8](p, a, scratch.floats + 16 * v, y + 16 * v,
-                                                      open + v * p.channels + i, valid[v]);
+  for (int64_t b = 0; b < blocks; ++b) {
+    if (count[4 * b] < 0) continue;
+    const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
+    for (int v = 0; 16 * v < cols; ++v) {
+      const int32_t* list = open + (4 * b + v) * p.channels;
+      const int64_t n = count[4 * b + v];
+      for (int64_t i = 0; i < n; i += 8) {
+        kReference[n - i < 8 ? n - i : 8](p, a, floats_of(b) + 16 * v, y + j0 + 16 * v, list + i,
+                                          FirstLanes(cols - 16 * v));
+      }
     }
-  }
-  if (rest != nullptr) {
-    for (int64_t c = 0; c < p.channels; ++c) rest->Apply(y + c * p.columns, cols, c);
+    if (rest != nullptr) {
+      for (int64_t c = 0; c < p.channels; ++c) rest->Apply(y + j0 + c * p.columns, cols, c);
+    }
   }
 }
 

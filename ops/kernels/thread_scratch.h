@@ -15,7 +15,8 @@ enum class ScratchSlot {
   kOnednnSrc, kOnednnDst, kOnednnPad,                   // oneDNN's reordered operands, scratchpad
   kOp0, kOp1, kOp2,                                     // an op's own temporaries
   kGemmPanel, kGemmTransposedB,                         // the ordered GEMM (sgemm_avx2.cc)
-  kPointwisePacked, kPointwiseFloats, kPointwiseOpen,   // the int8 pointwise convolution
+  kPointwisePacked, kPointwiseNorms, kPointwiseOpen,    // the int8 pointwise convolution
+  kPointwiseCounts, kPointwiseFloats,
   kCount
 };
 

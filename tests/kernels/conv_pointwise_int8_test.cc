@@ -298,6 +298,25 @@ TEST(ConvPointwiseInt8, WithTheSimdFloatKernelsToo) {
   for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(Bits(got[i]), Bits(want[i])) << "output " << i;
 }
 
+// Over 32 channels the kernel packs several blocks, then runs each tile of channels over all
+// of them: passes of 6 blocks here ((quads + k) x 256 bytes a block within 32 KB), the last one
+// short, threads splitting them, blocks off the grid in the middle of a pass, the epilogue's
+// later steps.
+TEST(ConvPointwiseInt8, PassesOfSeveralBlocks) {
+  QRT_REQUIRE_VNNI();
+  Case c;
+  c.channels = 40, c.k = 16, c.columns = 700;
+  const ConvGeometry g = Pointwise(c);
+  Inputs in = Make(c, TestSeed() + 5);
+  ASSERT_EQ(PlanPointwiseInt8(g, in.w.data(), in.w_grid, in.x_grid, in.b.data())->blocks_per_pass, 6);
+  ExpectExact(c, in);
+  in.x[3 * c.columns + 130] = std::numeric_limits<float>::quiet_NaN();  // block 2 of the first pass
+  in.x[9 * c.columns + 450] = std::numeric_limits<float>::infinity();   // block 7, in the second
+  ExpectExact(c, in);
+  c.prelu_chain = true, c.threads = 2, c.batch = 2, c.channels = 45;
+  ExpectExact(c);
+}
+
 TEST(ConvPointwiseInt8, ColumnsOffTheirGridRunTheFloatPath) {
   QRT_REQUIRE_VNNI();
   Case c;
