@@ -227,23 +227,21 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
       const int vectors = int((cols + 15) / 16);
       kTiles[rows][vectors](packed_of(b), p.quads, p.weights.data() + c0 * p.quads, p.quads, acc);
       float* y_block = y + (first + b) * kBlock;
-      __m512 norms[kTileVectors];
-      __mmask16 valid[kTileVectors];
-      int32_t* list[kTileVectors];
-      int32_t n[kTileVectors];  // the counts in registers: through memory, each update waited on the last
-      for (int v = 0; v < vectors; ++v) {
-        norms[v] = _mm512_load_ps(scratch.norms + b * kBlock + 16 * v), valid[v] = FirstLanes(cols - 16 * v);
-        list[v] = open + (4 * b + v) * p.channels, n[v] = count[4 * b + v];
-      }
+      // The counts in registers (through memory, each update waited on the last); all four,
+      // as loops of a run-time length over these arrays became calls to memcpy.
+      int32_t n[kTileVectors];
+      for (int v = 0; v < kTileVectors; ++v) n[v] = count[4 * b + v];
       for (int r = 0; r < rows; ++r) {
         const int64_t c = c0 + r;
         for (int v = 0; v < vectors; ++v) {
-          const __mmask16 unproven = Finish(p, c, acc[r][v], norms[v], rule, valid[v], y_block + c * p.columns + 16 * v);
-          list[v][n[v]] = int32_t(c);  // kept only if a lane is open: no branch to mispredict
-          n[v] += unproven != 0;
+          const __m512 norms = _mm512_load_ps(scratch.norms + b * kBlock + 16 * v);
+          const __mmask16 unproven =
+              Finish(p, c, acc[r][v], norms, rule, FirstLanes(cols - 16 * v), y_block + c * p.columns + 16 * v);
+          open[(4 * b + v) * p.channels + n[v]] = int32_t(c);  // kept only if a lane is open: no branch
+          n[v] += unproven != 0;                               // to mispredict
         }
       }
-      for (int v = 0; v < vectors; ++v) count[4 * b + v] = n[v];
+      for (int v = 0; v < kTileVectors; ++v) count[4 * b + v] = n[v];
     }
   }
   // Those vectors are recomputed whole, as the reference does (their proven lanes get the same
