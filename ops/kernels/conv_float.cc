@@ -227,6 +227,7 @@ int64_t FlatOutputFloats(const ConvGeometry& g) {
 // Rows are copied for the next kLead output rows too: a load that overlaps a store still in
 // flight waits for it.
 constexpr int64_t kLead = 2;
+constexpr int64_t kEpilogueRows = 4;
 
 int64_t WindowRows(const ConvGeometry& g) {
   const int64_t extent = (g.kernel[1] - 1) * g.dilation[1] + 1;
@@ -263,6 +264,7 @@ void WindowRowsOfGroup(const ConvGeometry& g, const float* xg, const float* wg, 
   const int64_t padded_rows = g.in[1] + top + g.pad_end[1];
   int64_t start = 0;  // the padded row at the window's row 0
   int64_t next = 0;   // the next padded row to bring in
+  int64_t done = 0;   // output rows before it have had the epilogue
   for (int64_t oh = 0; oh < g.out[1]; ++oh) {
     const int64_t first_row = oh * g.stride[1];
     // This output row's rows, and those of the next kLead.
@@ -291,13 +293,16 @@ void WindowRowsOfGroup(const ConvGeometry& g, const float* xg, const float* wg, 
     }
     const int64_t shift = (first_row - start) * window.phase_width;
     for (size_t t = 0; t < taps.size(); ++t) taps[t] = first[t] + shift;
-    float* y_row = yg + oh * g.out[2];
-    kernels.one_row(int64_t(taps.size()), wg, taps.data(), g.out[2], bias, y_row);
-    // The epilogue of the row before, while it is in L1 (loads of the row just stored would
-    // wait for its stores).
-    if (epilogue != nullptr && oh > 0) epilogue->Apply(y_row - g.out[2], g.out[2], 0);
+    kernels.one_row(int64_t(taps.size()), wg, taps.data(), g.out[2], bias, yg + oh * g.out[2]);
+    // The epilogue of the rows before this one, while they are in L1 (loads of the row just
+    // stored would wait for its stores), kEpilogueRows at a time (one call a row cost more
+    // than the rows: a 56-float row is four vectors).
+    if (epilogue != nullptr && oh - done == kEpilogueRows) {
+      epilogue->Apply(yg + done * g.out[2], kEpilogueRows * g.out[2], 0);
+      done = oh;
+    }
   }
-  if (epilogue != nullptr && g.out[1] > 0) epilogue->Apply(yg + (g.out[1] - 1) * g.out[2], g.out[2], 0);
+  if (epilogue != nullptr) epilogue->Apply(yg + done * g.out[2], (g.out[1] - done) * g.out[2], 0);
 }
 
 // One group over whole padded planes; `planes` holds zeros at every padding position (the copy
