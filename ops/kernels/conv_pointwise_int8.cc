@@ -73,10 +73,11 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
   p.columns = columns;
   p.k_block = SgemmStrideK(columns, k);
   // Blocks per pass (the kernel's header: why). With up to 32 channels the rows a block writes
-  // are few enough streams, and one block at a time measured faster (MobileNetV2's 32 -> 16 and
-  // 144 -> 24 layers); otherwise a pass's packed X and floats ((quads + k) x 256 bytes a block)
-  // stay within 32 KB, which L1 holds while every tile of channels reads them, and so do its
-  // lists of open vectors (4 x channels int32 a block).
+  // are few enough streams, and one block at a time is kept (in the sitting that compared them,
+  // MobileNetV2's 32 -> 16 and 144 -> 24 layers took 5-10% longer in passes, within the noise);
+  // otherwise a pass's packed X and floats ((quads + k) x 256 bytes a block) stay within 32 KB,
+  // which L1 holds while every tile of channels reads them, and so do its lists of open vectors
+  // (4 x channels int32 a block).
   constexpr int64_t kFewChannels = 32, kPassBytes = 32 << 10, kMostBlocks = 256;
   if (channels > kFewChannels) {
     p.blocks_per_pass = std::max<int64_t>(
