@@ -199,11 +199,7 @@ std::shared_ptr<const CodedWeights> CodeWeights(const TensorInfo& b, int64_t n, 
     if (!std::isfinite(scale) || scale == 0.f || zp < lo || zp > hi) return nullptr;
     const float inverse = 1.f / scale;
     uint8_t* row = coded->codes.data() + j * stride;
-    for (int64_t p = 0; p < k; ++p) {
-      int32_t code;
-      if (!CodeOnGrid(w[j * k + p], scale, inverse, zp, grid->type, &code)) return nullptr;
-      row[p] = uint8_t(code);  // an int8 code as its two's complement byte
-    }
+    if (!CodesOnGrid(w + j * k, k, scale, inverse, zp, grid->type, row)) return nullptr;
     for (int64_t p = k; p < stride; ++p) row[p] = uint8_t(zp);
     coded->scales.push_back(scale);
     coded->zero_points.push_back(float(zp));

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include "runtime/dtype.h"
@@ -22,21 +21,16 @@ struct QuantGrid {
   std::vector<int32_t> zero_points;  // as many as scales
 };
 
-// The code q of the 8-bit `type` whose value on the grid, (float(q) - float(zero_point)) * scale
-// as DequantizeLinear computes it, is `value` bit for bit; false if there is none. `inverse` is
-// fl(1 / scale). No division or libm call (models have millions of weights): on the grid,
-// value * inverse is within a few ulps of q - zero_point, so rounding it (1.5 * 2^23 added and
-// taken away: nearest-even below 2^22) gives it, and the rebuilt value decides; larger values,
-// infinities and NaN fail the range check first.
-inline bool CodeOnGrid(float value, float scale, float inverse, int32_t zero_point, DataType type, int32_t* code) {
-  const float zp = float(zero_point);
-  const float lo = type == DataType::kInt8 ? -128.f : 0.f, hi = type == DataType::kInt8 ? 127.f : 255.f;
-  const float q = ((value * inverse + 12582912.f) - 12582912.f) + zp;
-  if (!(q >= lo && q <= hi)) return false;
-  const float rebuilt = (q - zp) * scale;
-  if (std::memcmp(&rebuilt, &value, sizeof(float)) != 0) return false;
-  *code = int32_t(q);
-  return true;
-}
+// The codes q of the 8-bit `type` whose values on the grid, (float(q) - float(zero_point)) *
+// scale as DequantizeLinear computes them, are values[0, n) bit for bit, one byte each (an int8
+// code as its two's complement byte); false if a value has none (`codes` then holds garbage).
+// `inverse` is fl(1 / scale). No division, libm call or branch (models have millions of
+// weights, and the compiler vectorizes this loop): on the grid, value * inverse is within a few
+// ulps of q - zero_point, so rounding it (1.5 * 2^23 added and taken away: nearest-even below
+// 2^22) gives it, and the rebuilt value decides; larger values, infinities and NaN fail the
+// range check.
+// (Defined in quant_grid.cc: inlined into a large plan function, GCC left the loop scalar.)
+bool CodesOnGrid(const float* values, int64_t n, float scale, float inverse, int32_t zero_point, DataType type,
+                 uint8_t* codes);
 
 }  // namespace qrt

@@ -28,16 +28,32 @@ constexpr double kBiasWeight = 12;
 // (the last block may be shorter) takes k and every later term of the block, one rounding
 // each; then one rounding per block sum that k's sum goes through (block 0's sum is stored,
 // not added, so block 0 takes as many as block 1), and one for the bias, counted even without
-// one. Every count is an integer below 2^13, so the weights and their squares are exact.
-std::vector<double> TermWeights(int64_t k, int64_t k_block) {
+// one. Each is below 2^13 (k <= 4096).
+std::vector<int64_t> TermWeights(int64_t k, int64_t k_block) {
   const int64_t blocks = (k + k_block - 1) / k_block;
-  std::vector<double> weights(static_cast<size_t>(k));
+  std::vector<int64_t> weights(static_cast<size_t>(k));
   for (int64_t i = 0; i < k; ++i) {
     const int64_t block = i / k_block, block_end = std::min(k, (block + 1) * k_block);
-    const int64_t roundings = (block_end - i) + (blocks - std::max<int64_t>(block, 1)) + 1;
-    weights[size_t(i)] = double(roundings + 10);
+    weights[size_t(i)] = (block_end - i) + (blocks - std::max<int64_t>(block, 1)) + 1 + 10;
   }
   return weights;
+}
+
+struct RowSums {
+  int64_t codes = 0;             // sum_k e_k, |.| <= 128 * 4096
+  int64_t weighted_squares = 0;  // sum_k ((r_k + 10) e_k)^2 < 4096 * (2^13 * 2^7)^2 = 2^52: exact
+};
+
+// A weight row's sums, in a function of their own so that they stay in registers (inlined into
+// the plan, GCC kept one in memory, each add waiting on the last).
+[[gnu::noinline]] RowSums SumsOf(const uint8_t* codes, const std::vector<int64_t>& term_weights) {
+  int64_t sum = 0, weighted_squares = 0;
+  for (size_t i = 0; i < term_weights.size(); ++i) {
+    const int64_t e = int8_t(codes[i]), weighted = term_weights[i] * e;
+    sum += e;
+    weighted_squares += weighted * weighted;
+  }
+  return {sum, weighted_squares};
 }
 
 }  // namespace
@@ -96,7 +112,7 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
   if (!(double(std::max(-p.d_low, p.d_high)) * double(p.x_scale) <= std::ldexp(1.0, 100))) return nullptr;
   p.x_offset = zp - type_low;  // d + offset = q - type_low, a byte
   // Each term's weight in the bound (header): r_k + 10, r_k its roundings on the way to the result.
-  const std::vector<double> term_weights = TermWeights(k, p.k_block);
+  const std::vector<int64_t> term_weights = TermWeights(k, p.k_block);
   p.error_factor = RoundUp(1.01 * std::ldexp(1.0, -24));
   p.weights.assign(size_t(channels * p.quads), 0);
   for (int64_t c = 0; c < channels; ++c) {
@@ -112,24 +128,16 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
     const float inverse = 1.f / s;
     const float* row = w + c * k;
     // The row's bytes in k order (the int32 quads are little-endian).
-    unsigned char* bytes = reinterpret_cast<unsigned char*>(p.weights.data() + c * p.quads);
-    int32_t sum = 0;  // |sum| <= 128 * 4096
-    double weighted_squares = 0;  // sum_k ((r_k + 10) e_k)^2, below 2^53: exact
-    for (int64_t i = 0; i < k; ++i) {
-      int32_t e;
-      if (!CodeOnGrid(row[i], s, inverse, 0, DataType::kInt8, &e)) return nullptr;
-      bytes[i] = static_cast<unsigned char>(int8_t(e));
-      sum += e;
-      const double weighted = term_weights[size_t(i)] * double(e);
-      weighted_squares += weighted * weighted;
-    }
+    uint8_t* bytes = reinterpret_cast<uint8_t*>(p.weights.data() + c * p.quads);
+    if (!CodesOnGrid(row, k, s, inverse, 0, DataType::kInt8, bytes)) return nullptr;
+    const RowSums sums = SumsOf(bytes, term_weights);
     const float b = bias != nullptr ? bias[c] : 0.f;
     if (!std::isfinite(b)) return nullptr;
-    p.offset_sums.push_back(int32_t(int64_t(sum) * p.x_offset));
+    p.offset_sums.push_back(int32_t(sums.codes * p.x_offset));
     p.multipliers.push_back(m);
     // Computed in double (relative error ~2^-50), then pushed up by 2^-20 and rounded up.
     p.norm_bounds.push_back(
-        RoundUp(double(p.x_scale) * double(s) * std::sqrt(weighted_squares) * (1 + std::ldexp(1.0, -20))));
+        RoundUp(double(p.x_scale) * double(s) * std::sqrt(double(sums.weighted_squares)) * (1 + std::ldexp(1.0, -20))));
     p.biases.push_back(b);
     p.bias_bounds.push_back(RoundUp(kBiasWeight * double(p.error_factor) * std::fabs(double(b))));
     if (!std::isfinite(p.norm_bounds.back()) || !std::isfinite(p.bias_bounds.back())) return nullptr;
