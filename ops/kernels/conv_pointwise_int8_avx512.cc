@@ -120,12 +120,25 @@ constexpr const TileFn* kTiles[kTileRows + 1] = {nullptr,          kTilesOfRows<
 // roundings move v / s_y by under 2^-14 (|t| <= 255, r < 0.5), so fl(v / s_y) stays strictly
 // inside A's rounding interval; where t was clamped to H (or L), fl(v / s_y) stays above
 // H - 0.5 (below L + 0.5) and saturates to it. NaN is never conclusive.
-inline __mmask16 Finish(const PointwiseInt8Plan& p, int64_t c, __m512i acc, __m512 norms, const Quantizer& rule,
-                        __mmask16 valid, float* out) {
-  const __m512 sum = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc, _mm512_set1_epi32(p.offset_sums[size_t(c)])));
-  const __m512 y = _mm512_fmadd_ps(sum, _mm512_set1_ps(p.multipliers[size_t(c)]), _mm512_set1_ps(p.biases[size_t(c)]));
-  const __m512 bound = _mm512_mul_ps(norms, _mm512_set1_ps(p.norm_bounds[size_t(c)]));
-  const __m512 e = _mm512_fmadd_ps(bound, _mm512_set1_ps(p.error_factor), _mm512_set1_ps(p.bias_bounds[size_t(c)]));
+// Channel c's constants, broadcast once for all its vectors (read through the plan inside the
+// loop, they were loaded again after every store: the compiler cannot tell the outputs from them).
+struct ChannelConstants {
+  __m512i offset_sum;
+  __m512 multiplier, bias, norm_bound, error_factor, bias_bound;
+  ChannelConstants(const PointwiseInt8Plan& p, int64_t c)
+      : offset_sum(_mm512_set1_epi32(p.offset_sums[size_t(c)])),
+        multiplier(_mm512_set1_ps(p.multipliers[size_t(c)])),
+        bias(_mm512_set1_ps(p.biases[size_t(c)])),
+        norm_bound(_mm512_set1_ps(p.norm_bounds[size_t(c)])),
+        error_factor(_mm512_set1_ps(p.error_factor)),
+        bias_bound(_mm512_set1_ps(p.bias_bounds[size_t(c)])) {}
+};
+
+inline __mmask16 Finish(const ChannelConstants& k, __m512i acc, __m512 norms, const Quantizer& rule, __mmask16 valid,
+                        float* out) {
+  const __m512 sum = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc, k.offset_sum));
+  const __m512 y = _mm512_fmadd_ps(sum, k.multiplier, k.bias);
+  const __m512 e = _mm512_fmadd_ps(_mm512_mul_ps(norms, k.norm_bound), k.error_factor, k.bias_bound);
   const __m512 t = _mm512_min_ps(rule.high, _mm512_max_ps(rule.low, _mm512_mul_ps(y, rule.inverse)));
   const __m512 step = _mm512_sub_ps(_mm512_add_ps(t, rule.magic), rule.magic);
   const __m512 reach = _mm512_add_ps(_mm512_abs_ps(_mm512_sub_ps(t, step)), _mm512_mul_ps(e, rule.inverse));
@@ -196,6 +209,40 @@ constexpr ReferenceFn kReference[9] = {nullptr,
                                        ReferenceVectors<7>,
                                        ReferenceVectors<8>};
 
+// A tile's outputs (channels c0.., `rows` of them, the block's first V vectors of columns):
+// proven, or their channel added to the vector's open list (open + v * channels, count[v]).
+// V is a constant so that the counts stay in registers (through memory, each update waited on
+// the last).
+template <int V>
+void FinishTile(const PointwiseInt8Plan& p, const __m512i (&acc)[kTileRows][kTileVectors], int rows, int64_t c0,
+                const Quantizer& rule, const float* norm_values, int64_t cols, float* y, int32_t* open,
+                int32_t* count) {
+  __m512 norms[V];
+  __mmask16 valid[V];
+  int32_t n[V];
+#pragma GCC unroll 4
+  for (int v = 0; v < V; ++v) {
+    norms[v] = _mm512_load_ps(norm_values + 16 * v), valid[v] = FirstLanes(cols - 16 * v), n[v] = count[v];
+  }
+  for (int r = 0; r < rows; ++r) {
+    const int64_t c = c0 + r;
+    const ChannelConstants k(p, c);
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) {
+      const __mmask16 unproven = Finish(k, acc[r][v], norms[v], rule, valid[v], y + c * p.columns + 16 * v);
+      open[v * p.channels + n[v]] = int32_t(c);  // kept only if a lane is open: no branch to mispredict
+      n[v] += unproven != 0;
+    }
+  }
+#pragma GCC unroll 4
+  for (int v = 0; v < V; ++v) count[v] = n[v];
+}
+
+using FinishTileFn = void (*)(const PointwiseInt8Plan&, const __m512i (&)[kTileRows][kTileVectors], int, int64_t,
+                              const Quantizer&, const float*, int64_t, float*, int32_t*, int32_t*);
+constexpr FinishTileFn kFinishTiles[kTileVectors + 1] = {nullptr, FinishTile<1>, FinishTile<2>, FinishTile<3>,
+                                                         FinishTile<4>};
+
 }  // namespace
 
 void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y,
@@ -227,22 +274,8 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
       const int64_t cols = columns_of(b);
       const int vectors = int((cols + 15) / 16);
       kTiles[rows][vectors](packed_of(b), p.quads, p.weights.data() + c0 * p.quads, p.quads, acc);
-      float* y_block = y + (first + b) * kBlock;
-      // The counts in registers (through memory, each update waited on the last); all four,
-      // as loops of a run-time length over these arrays became calls to memcpy.
-      int32_t n[kTileVectors];
-      for (int v = 0; v < kTileVectors; ++v) n[v] = count[4 * b + v];
-      for (int r = 0; r < rows; ++r) {
-        const int64_t c = c0 + r;
-        for (int v = 0; v < vectors; ++v) {
-          const __m512 norms = _mm512_load_ps(scratch.norms + b * kBlock + 16 * v);
-          const __mmask16 unproven =
-              Finish(p, c, acc[r][v], norms, rule, FirstLanes(cols - 16 * v), y_block + c * p.columns + 16 * v);
-          open[(4 * b + v) * p.channels + n[v]] = int32_t(c);  // kept only if a lane is open: no branch
-          n[v] += unproven != 0;                               // to mispredict
-        }
-      }
-      for (int v = 0; v < kTileVectors; ++v) count[4 * b + v] = n[v];
+      kFinishTiles[vectors](p, acc, rows, c0, rule, scratch.norms + b * kBlock, cols, y + (first + b) * kBlock,
+                            open + 4 * b * p.channels, count + 4 * b);
     }
   }
   // Those vectors are recomputed whole, as the reference does (their proven lanes get the same
