@@ -183,13 +183,24 @@ TEST(CApi, ErrorsNameTheFileNodeAndOp) {
   EXPECT_EQ(qrt_model_load_file(ModelPath().c_str(), nullptr, nullptr), QRT_INVALID_ARGUMENT);
 }
 
-TEST(CApi, BindingErrors) {
+// The bundled model loaded, a context on it, and its input and expected output; destroyed at
+// the end (a test may destroy the model first and set it to null).
+class CApiContext : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(qrt_model_load_file(ModelPath().c_str(), nullptr, &model), QRT_OK) << qrt_last_error();
+    ASSERT_EQ(qrt_context_create(model, &ctx), QRT_OK) << qrt_last_error();
+  }
+  void TearDown() override {
+    qrt_context_destroy(ctx);
+    qrt_model_destroy(model);
+  }
   Case c;
   qrt_model* model = nullptr;
-  ASSERT_EQ(qrt_model_load_file(ModelPath().c_str(), nullptr, &model), QRT_OK);
   qrt_context* ctx = nullptr;
-  ASSERT_EQ(qrt_context_create(model, &ctx), QRT_OK);
+};
 
+TEST_F(CApiContext, BindingErrors) {
   EXPECT_EQ(qrt_context_run(ctx), QRT_INVALID_ARGUMENT);  // nothing bound
   EXPECT_TRUE(Contains(qrt_last_error(), "'x' is not bound")) << qrt_last_error();
   qrt_tensor_view out;
@@ -217,16 +228,9 @@ TEST(CApi, BindingErrors) {
   ASSERT_EQ(qrt_context_bind_output(ctx, 0, nullptr, 0), QRT_OK);  // unbind
   EXPECT_EQ(qrt_context_run(ctx), QRT_OK) << qrt_last_error();
   EXPECT_EQ(qrt_context_output(ctx, 1, &out), QRT_INVALID_ARGUMENT);
-  qrt_context_destroy(ctx);
-  qrt_model_destroy(model);
 }
 
-TEST(CApi, OutputBuffersZeroCopyWhenAlignedElseCopied) {
-  Case c;
-  qrt_model* model = nullptr;
-  ASSERT_EQ(qrt_model_load_file(ModelPath().c_str(), nullptr, &model), QRT_OK);
-  qrt_context* ctx = nullptr;
-  ASSERT_EQ(qrt_context_create(model, &ctx), QRT_OK);
+TEST_F(CApiContext, OutputBuffersZeroCopyWhenAlignedElseCopied) {
   ASSERT_EQ(BindView(ctx, 0, qrt_tensor_get_view(c.input)), QRT_OK);
   const qrt_tensor_view want = qrt_tensor_get_view(c.expected);
 
@@ -256,16 +260,9 @@ TEST(CApi, OutputBuffersZeroCopyWhenAlignedElseCopied) {
   EXPECT_NE(out.data, aligned);
   ExpectSameBytes(out, want);
   std::free(aligned);
-  qrt_context_destroy(ctx);
-  qrt_model_destroy(model);
 }
 
-TEST(CApi, SetInputCopiesTheCallersData) {
-  Case c;
-  qrt_model* model = nullptr;
-  ASSERT_EQ(qrt_model_load_file(ModelPath().c_str(), nullptr, &model), QRT_OK);
-  qrt_context* ctx = nullptr;
-  ASSERT_EQ(qrt_context_create(model, &ctx), QRT_OK);
+TEST_F(CApiContext, SetInputCopiesTheCallersData) {
   const qrt_tensor_view in = qrt_tensor_get_view(c.input);
   std::vector<uint8_t> scratch(static_cast<const uint8_t*>(in.data), static_cast<const uint8_t*>(in.data) + in.size_bytes);
   ASSERT_EQ(qrt_context_set_input(ctx, 0, in.dtype, in.rank, in.dims, scratch.data(), scratch.size()), QRT_OK);
@@ -274,31 +271,19 @@ TEST(CApi, SetInputCopiesTheCallersData) {
   qrt_tensor_view out;
   ASSERT_EQ(qrt_context_output(ctx, 0, &out), QRT_OK);
   ExpectSameBytes(out, qrt_tensor_get_view(c.expected));
-  qrt_context_destroy(ctx);
-  qrt_model_destroy(model);
 }
 
-TEST(CApi, ContextOutlivesItsModelHandle) {
-  Case c;
-  qrt_model* model = nullptr;
-  ASSERT_EQ(qrt_model_load_file(ModelPath().c_str(), nullptr, &model), QRT_OK);
-  qrt_context* ctx = nullptr;
-  ASSERT_EQ(qrt_context_create(model, &ctx), QRT_OK);
+TEST_F(CApiContext, ContextOutlivesItsModelHandle) {
   qrt_model_destroy(model);
+  model = nullptr;  // the fixture destroys what is left
   ASSERT_EQ(BindView(ctx, 0, qrt_tensor_get_view(c.input)), QRT_OK);
   ASSERT_EQ(qrt_context_run(ctx), QRT_OK) << qrt_last_error();
   qrt_tensor_view out;
   ASSERT_EQ(qrt_context_output(ctx, 0, &out), QRT_OK);
   ExpectSameBytes(out, qrt_tensor_get_view(c.expected));
-  qrt_context_destroy(ctx);
 }
 
-TEST(CApi, ProfilingTimesEveryNodeOfTheOptimizedGraph) {
-  Case c;
-  qrt_model* model = nullptr;
-  ASSERT_EQ(qrt_model_load_file(ModelPath().c_str(), nullptr, &model), QRT_OK);
-  qrt_context* ctx = nullptr;
-  ASSERT_EQ(qrt_context_create(model, &ctx), QRT_OK);
+TEST_F(CApiContext, ProfilingTimesEveryNodeOfTheOptimizedGraph) {
   ASSERT_EQ(BindView(ctx, 0, qrt_tensor_get_view(c.input)), QRT_OK);
   EXPECT_EQ(qrt_context_profile_count(ctx), 0u);  // off by default
   ASSERT_EQ(qrt_context_run(ctx), QRT_OK);
@@ -343,8 +328,6 @@ TEST(CApi, ProfilingTimesEveryNodeOfTheOptimizedGraph) {
   ASSERT_EQ(qrt_context_profile_entry(ctx, 0, &e), QRT_OK);
   EXPECT_EQ(e.runs, 0u);
   EXPECT_EQ(e.total_ns, 0u);
-  qrt_context_destroy(ctx);
-  qrt_model_destroy(model);
 }
 
 TEST(CApi, MemoryLimitBoundsTheArena) {
