@@ -307,7 +307,12 @@ struct CodedColumns {
     }
   }
   __m256 operator()(int c, int64_t p, const __m256i*) const {
-    const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b.codes + (j + c) * b.stride + p));
+    const uint8_t* at = b.codes + (j + c) * b.stride + p;
+    // Once per cache line, the line 512 bytes on. In a model the codes (1.28 MB for
+    // MobileNetV2's classifier) come from L3, and four rows of 1-2 KB at a time are short
+    // streams for the hardware prefetcher: that node took 0.8x the time with this.
+    if (p % 64 == 0) _mm_prefetch(reinterpret_cast<const char*>(at + 512), _MM_HINT_T0);
+    const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(at));
     const __m256i codes = kSigned ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes);
     return _mm256_mul_ps(_mm256_sub_ps(_mm256_cvtepi32_ps(codes), zero_point[c]), scale[c]);
   }
