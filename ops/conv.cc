@@ -29,7 +29,12 @@
 // qrt:QuantizeDequantize's scale and zero point (3, 4); a PRelu's slope, one value or one per
 // channel (5); another QuantizeDequantize's scale and zero point (6, 7). The steps run on each
 // block of outputs once it is final (OutputEpilogue): the same operations on the same floats,
-// so the result is the unfused chain's to the bit.
+// so the result is the unfused chain's to the bit. Two int attributes (link-conv-codes) let
+// two such convolutions pass 8-bit codes between them instead of floats:
+//   output_codes 1: the output is QuantizeLinear(conv, s, z) with inputs 3, 4 (the only step),
+//     the codes whose dequantized values the fake quantization would have written;
+//   input_codes 1: input 0 is 8-bit codes and X is DequantizeLinear(input 0, s, z) with
+//     inputs 8, 9 (one scale, a zero point of input 0's type or none).
 //
 // qrt:QLinearConv (made by fuse-qdq-conv) is QLinearConv plus two int attributes,
 // output_min and output_max: a clamp of the quantized output, which is how a Relu or Clip
@@ -157,6 +162,9 @@ struct ConvState {
   bool prelu = false;
   // The 1x1 convolution in 8-bit integers where it gives the same bits (conv_pointwise_int8.h).
   std::shared_ptr<const PointwiseInt8Plan> int8;
+  DequantizeToF32Fn dequantize_x = nullptr;  // input_codes: X's codes to floats, whole
+  DequantizeRowKernels dequantize_rows;       // or a row at a time into padded rows
+  QuantizeF32Fn quantize_y = nullptr;        // output_codes: the outputs to codes
   bool epilogue() const { return fake_quant_before != nullptr || prelu || fake_quant_after != nullptr; }
 };
 
@@ -208,6 +216,51 @@ void ConvNchw(const ConvState& s, const T* x, const T* w, const T* b, T* y, cons
   }
 }
 
+// qrt:ConvQuantizeDequantize with input_codes or output_codes (f32).
+void RunConvCodes(const ConvState& s, const RunArgs& args) {
+  const Tensor& xq = *args.input(0);
+  const float* w = args.input(1)->data<float>();
+  const float* b = args.input(2) ? args.input(2)->data<float>() : nullptr;
+  ConvInputCodes codes;
+  const float* x = nullptr;
+  if (s.dequantize_x != nullptr) {
+    const FakeQuantStep dq = FakeQuantFromInputs(args, 8, nullptr);
+    codes = ConvInputCodes{xq.raw(), s.dequantize_rows, dq.scale, dq.zero_point};
+    if (s.int8 != nullptr || !ConvFloatReadsCodes(s.g)) {  // X dequantized first
+      float* xf = ThreadScratchFloats(ScratchSlot::kOp1, size_t(xq.numel()));
+      s.dequantize_x(xq.numel(), xq.raw(), dq.scale, dq.zero_point, xf);
+      x = xf;
+    }
+  } else {
+    x = xq.data<float>();
+  }
+  const FakeQuantStep fq = FakeQuantFromInputs(args, 3, s.fake_quant_before);
+  OutputEpilogue epilogue;
+  epilogue.before = fq;
+  Tensor& y = *args.output(0);
+  if (s.int8 != nullptr && x != nullptr) {
+    PointwiseInt8Args a;
+    a.x = x, a.w = w, a.bias = b, a.batch = s.g.batch;
+    a.epilogue = epilogue;
+    a.before_signed = s.before_signed;
+    a.gemm = s.kernels.gemm;
+    a.threads = s.threads;
+    if (s.quantize_y != nullptr) a.codes = y.raw(), a.quantize = s.quantize_y;
+    else a.y = y.data<float>();
+    if (ConvPointwiseInt8(*s.int8, a)) return;
+  }
+  float* scratch = ThreadScratchFloats(ScratchSlot::kOp0, size_t(std::max<int64_t>(1, s.scratch_floats)));
+  if (s.quantize_y == nullptr) {
+    ConvFloatOrdered(s.g, x, w, b, y.data<float>(), s.kernels, scratch, s.threads, &epilogue,
+                     x == nullptr ? &codes : nullptr);
+    return;
+  }
+  // The convolution's floats, then QuantizeLinear: the codes of the fake quantization.
+  float* yf = ThreadScratchFloats(ScratchSlot::kOp2, size_t(y.numel()));
+  ConvFloatOrdered(s.g, x, w, b, yf, s.kernels, scratch, s.threads, nullptr, x == nullptr ? &codes : nullptr);
+  s.quantize_y(y.numel(), yf, fq.scale, fq.zero_point, y.raw());
+}
+
 template <class T>
 void RunConvTyped(const ConvState& s, const RunArgs& args) {
   const T* x = args.input(0)->data<T>();
@@ -246,7 +299,8 @@ void RunConvTyped(const ConvState& s, const RunArgs& args) {
 }
 
 Status RunConv(const ConvState& s, const RunArgs& args) {
-  if (s.dtype == DataType::kFloat32) RunConvTyped<float>(s, args);
+  if (s.dequantize_x != nullptr || s.quantize_y != nullptr) RunConvCodes(s, args);
+  else if (s.dtype == DataType::kFloat32) RunConvTyped<float>(s, args);
   else RunConvTyped<double>(s, args);
   return Status::Ok();
 }
@@ -254,7 +308,14 @@ Status RunConv(const ConvState& s, const RunArgs& args) {
 // Conv, qrt:NhwcConv (made by the nhwc-layout pass): ONNX Conv with X and Y in
 // N x H x W x C order (2-D only), W still M x C/group x kH x kW; or qrt:ConvQuantizeDequantize.
 Status PrepareConvLayout(PrepareContext& ctx, bool nhwc, bool fake_quant = false) {
-  const DataType dt = ctx.input(0).dtype;
+  bool input_codes = false, output_codes = false;
+  if (fake_quant) {
+    QRT_ASSIGN_OR_RETURN(int64_t in_codes, ctx.attrs().GetInt("input_codes", 0));
+    QRT_ASSIGN_OR_RETURN(int64_t out_codes, ctx.attrs().GetInt("output_codes", 0));
+    input_codes = in_codes != 0, output_codes = out_codes != 0;
+  }
+  // With input_codes, X is the DequantizeLinear of input 0 (inputs 8, 9): float32.
+  const DataType dt = input_codes ? DataType::kFloat32 : ctx.input(0).dtype;
   if (dt != DataType::kFloat32 && dt != DataType::kFloat64) return Unsupported("Conv on ", DataTypeName(dt));
   if (ctx.input(1).dtype != dt) return InvalidArgument("W dtype differs from X");
   ConvState s;
@@ -299,6 +360,24 @@ Status PrepareConvLayout(PrepareContext& ctx, bool nhwc, bool fake_quant = false
     }
     if (!s.epilogue()) return InvalidArgument("no epilogue step (inputs 3, 5 and 6 are all omitted)");
     s.before_signed = ctx.has_input(4) && ctx.input(4).dtype == DataType::kInt8;
+    if (input_codes) {
+      const DataType q = ctx.input(0).dtype;
+      if (q != DataType::kUInt8 && q != DataType::kInt8) {
+        return InvalidArgument("input_codes needs 8-bit codes at input 0, got ", DataTypeName(q));
+      }
+      if (!ctx.has_input(8)) return InvalidArgument("input_codes needs X's scale at input 8");
+      QRT_RETURN_IF_ERROR(PrepareFakeQuant(ctx, 8).status());  // one float scale, an 8-bit zero point
+      if (ctx.has_input(9) && ctx.input(9).dtype != q) return InvalidArgument("input 9 (zero point) is not of X's type");
+      s.dequantize_x = SelectDequantizeToF32(q, forced == "ref" ? Isa::kScalar : ctx.isa());
+      s.dequantize_rows = SelectDequantizeRows(q, forced == "ref" ? Isa::kScalar : ctx.isa());
+    }
+    if (output_codes) {
+      if (s.fake_quant_before == nullptr || s.prelu || s.fake_quant_after != nullptr) {
+        return InvalidArgument("output_codes needs the fake quantization (inputs 3, 4) as the only step");
+      }
+      s.quantize_y = SelectQuantizeF32(ctx.has_input(4) ? ctx.input(4).dtype : DataType::kUInt8,
+                                       forced == "ref" ? Isa::kScalar : ctx.isa());
+    }
     QRT_RETURN_IF_ERROR(ChooseInt8(ctx, forced, s));
     // The output lies on the last fake quantization's grid.
     const int last = s.fake_quant_after != nullptr ? 6 : (s.prelu ? -1 : 3);
@@ -308,8 +387,12 @@ Status PrepareConvLayout(PrepareContext& ctx, bool nhwc, bool fake_quant = false
   }
   Dims y_dims = OutputDims(s.g);
   if (nhwc) y_dims = {y_dims[0], y_dims[2], y_dims[3], y_dims[1]};
-  ctx.SetOutput(0, dt, y_dims);
-  ctx.SetOutputGrid(0, std::move(output_grid));
+  if (output_codes) {
+    ctx.SetOutput(0, ctx.has_input(4) ? ctx.input(4).dtype : DataType::kUInt8, y_dims);
+  } else {
+    ctx.SetOutput(0, dt, y_dims);
+    ctx.SetOutputGrid(0, std::move(output_grid));
+  }
   ctx.SetKernel<ConvState, RunConv>(std::move(s));
   return Status::Ok();
 }
@@ -568,7 +651,7 @@ Status PrepareQLinearConv(PrepareContext& ctx) { return PrepareIntConv(ctx, true
 
 const OpDef kConvOp{"", "Conv", 2, 3, 1, 1, PrepareConv};
 const OpDef kQrtNhwcConvOp{"qrt", "NhwcConv", 2, 3, 1, 1, PrepareNhwcConv};
-const OpDef kQrtConvQuantizeDequantizeOp{"qrt", "ConvQuantizeDequantize", 4, 8, 1, 1, PrepareConvQuantizeDequantize};
+const OpDef kQrtConvQuantizeDequantizeOp{"qrt", "ConvQuantizeDequantize", 4, 10, 1, 1, PrepareConvQuantizeDequantize};
 const OpDef kConvIntegerOp{"", "ConvInteger", 2, 4, 1, 1, PrepareConvInteger};
 const OpDef kQLinearConvOp{"", "QLinearConv", 8, 9, 1, 1, PrepareQLinearConv};
 const OpDef kQrtQLinearConvOp{"qrt", "QLinearConv", 8, 9, 1, 1, PrepareQLinearConv};

@@ -41,15 +41,6 @@
 namespace qrt {
 namespace {
 
-// W's dims, when W is a constant or the DequantizeLinear of one.
-const Dims* WeightDims(const Graph& g, ValueId w) {
-  if (const Tensor* t = g.ConstantOf(w)) return &t->dims();
-  const NodeId dq = ProducerIs(g, w, "DequantizeLinear");
-  if (!dq.valid() || g.node(dq).inputs.empty()) return nullptr;
-  const Tensor* q = g.ConstantOf(g.node(dq).inputs[0]);
-  return q != nullptr ? &q->dims() : nullptr;
-}
-
 // A PRelu reading only `conv`'s output whose slope is one float32 constant value per channel.
 bool IsChannelPRelu(const Graph& g, const Node& prelu, const Node& conv) {
   if (prelu.inputs.size() != 2 || prelu.outputs.size() != 1) return false;
@@ -57,24 +48,6 @@ bool IsChannelPRelu(const Graph& g, const Node& prelu, const Node& conv) {
   const Dims* w = WeightDims(g, conv.inputs[1]);
   return slope != nullptr && slope->dtype() == DataType::kFloat32 && w != nullptr && !w->empty() &&
          IsPerChannel(slope->dims(), (*w)[0], w->size());
-}
-
-// A 1x1 convolution with one group, read from W's dims and the attributes (no strides,
-// dilations or pads: the integer path's geometry).
-bool IsPointwise(const Graph& g, const Node& conv) {
-  const Dims* w = WeightDims(g, conv.inputs[1]);
-  if (w == nullptr || w->size() != 4 || (*w)[2] != 1 || (*w)[3] != 1) return false;
-  for (const char* name : {"strides", "dilations", "pads"}) {
-    if (!conv.attrs.Has(name)) continue;
-    auto v = conv.attrs.GetInts(name);
-    if (!v.ok()) return false;
-    for (int64_t i : *v) {
-      if (i != (std::string_view(name) == "pads" ? 0 : 1)) return false;
-    }
-  }
-  auto group = conv.attrs.GetInt("group", 1);
-  auto auto_pad = conv.attrs.GetString("auto_pad", "NOTSET");
-  return group.ok() && *group == 1 && auto_pad.ok() && *auto_pad != "SAME_UPPER" && *auto_pad != "SAME_LOWER";
 }
 
 // QuantizeLinear(v, s, z) with what Q(DQ(Q(y))) = Q(y) needs: s one positive normal float32

@@ -102,6 +102,35 @@ inline DataType DqDataType(const Graph& g, const DqInfo& d) {
   return g.value(d.data).dtype;
 }
 
+// Convolutions (fuse-conv-fake-quant, link-conv-codes).
+
+// W's dims, when W is a constant or the DequantizeLinear of one.
+inline const Dims* WeightDims(const Graph& g, ValueId w) {
+  if (const Tensor* t = g.ConstantOf(w)) return &t->dims();
+  const NodeId dq = ProducerIs(g, w, "DequantizeLinear");
+  if (!dq.valid() || g.node(dq).inputs.empty()) return nullptr;
+  const Tensor* q = g.ConstantOf(g.node(dq).inputs[0]);
+  return q != nullptr ? &q->dims() : nullptr;
+}
+
+// A 1x1 convolution with one group, read from W's dims and the attributes (no strides,
+// dilations or pads: the integer path's geometry).
+inline bool IsPointwise(const Graph& g, const Node& conv) {
+  const Dims* w = WeightDims(g, conv.inputs[1]);
+  if (w == nullptr || w->size() != 4 || (*w)[2] != 1 || (*w)[3] != 1) return false;
+  for (const char* name : {"strides", "dilations", "pads"}) {
+    if (!conv.attrs.Has(name)) continue;
+    auto v = conv.attrs.GetInts(name);
+    if (!v.ok()) return false;
+    for (int64_t i : *v) {
+      if (i != (std::string_view(name) == "pads" ? 0 : 1)) return false;
+    }
+  }
+  auto group = conv.attrs.GetInt("group", 1);
+  auto auto_pad = conv.attrs.GetString("auto_pad", "NOTSET");
+  return group.ok() && *group == 1 && auto_pad.ok() && *auto_pad != "SAME_UPPER" && *auto_pad != "SAME_LOWER";
+}
+
 // A zero-filled constant of the given dtype and dims, for an absent zero point.
 inline ValueId ZeroConstant(Graph& g, const std::string& base, DataType t, const Dims& dims) {
   ValueId id = g.AddUniqueValue(base, t);

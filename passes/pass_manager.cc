@@ -22,6 +22,7 @@ const std::vector<Pass>& AllPasses() {
       // After the fusions above, which match the DQs it replaces.
       {"fuse-q-dq", FuseQDq, true},
       {"fuse-conv-fake-quant", FuseConvFakeQuant, true},  // after fuse-q-dq, whose ops it takes
+      {"link-conv-codes", LinkConvCodes, true},           // after fuse-conv-fake-quant, whose ops it takes
       // After the fusions, which match ONNX Conv and NCHW chains.
       {"nhwc-layout", LayoutNhwc, false},
       {"eliminate-dead-nodes", EliminateDeadNodes, true},

@@ -165,21 +165,56 @@ void CopyRow(const ConvGeometry& g, const PaddedPlanes& p, const float* src, flo
   }
 }
 
+// One group's X, as floats or as codes (ConvInputCodes), from which input rows are copied into
+// padded planes: codes are dequantized on the way (into `row`, one input row of floats, and
+// copied from there only for strides above 2).
+struct GroupInput {
+  const float* x = nullptr;
+  const ConvInputCodes* codes = nullptr;
+  int64_t first = 0;     // the group's first element of the codes
+  float* row = nullptr;  // in[2] floats
+
+  // Input row `ih` of channel c into padded row `at` of that channel's planes.
+  void CopyRowOf(const ConvGeometry& g, const PaddedPlanes& p, int64_t c, int64_t ih, float* planes, int64_t at,
+                 SplitPairsFn split_pairs) const {
+    const int64_t offset = (c * g.in[1] + ih) * g.in[2];
+    if (codes == nullptr) {
+      CopyRow(g, p, x + offset, planes, at, split_pairs);
+      return;
+    }
+    const uint8_t* q = static_cast<const uint8_t*>(codes->codes) + first + offset;
+    const int64_t width = g.in[2], left = g.pad_begin[2];
+    if (p.phases == 1) {
+      codes->dequantize.row(width, q, codes->scale, codes->zero_point, planes + at * p.phase_width + left);
+    } else if (p.phases == 2) {  // as CopyRow's split, dequantized on the way
+      float* even = planes + ((left % 2) * p.height + at) * p.phase_width + left / 2;
+      float* odd = planes + (((left + 1) % 2) * p.height + at) * p.phase_width + (left + 1) / 2;
+      const int64_t pairs = width / 2;
+      codes->dequantize.pairs(pairs, q, codes->scale, codes->zero_point, even, odd);
+      if (width % 2) codes->dequantize.row(1, q + width - 1, codes->scale, codes->zero_point, even + pairs);
+    } else {
+      codes->dequantize.row(width, q, codes->scale, codes->zero_point, row);
+      CopyRow(g, p, row, planes, at, split_pairs);
+    }
+  }
+};
+
 // Copies X's channels into planes whose padding is already zero: only the input's own
 // positions are written, so a buffer zeroed once can be refilled for every group of a layer.
-void CopyIntoPlanes(const ConvGeometry& g, const PaddedPlanes& p, const float* x, int64_t channels, float* out,
+void CopyIntoPlanes(const ConvGeometry& g, const PaddedPlanes& p, const GroupInput& x, int64_t channels, float* out,
                     SplitPairsFn split_pairs) {
   for (int64_t c = 0; c < channels; ++c) {
-    const float* xc = x + c * g.in[1] * g.in[2];
     float* planes = out + c * p.floats_per_channel();
-    for (int64_t ih = 0; ih < g.in[1]; ++ih) CopyRow(g, p, xc + ih * g.in[2], planes, ih + g.pad_begin[1], split_pairs);
+    for (int64_t ih = 0; ih < g.in[1]; ++ih) x.CopyRowOf(g, p, c, ih, planes, ih + g.pad_begin[1], split_pairs);
   }
 }
 
 void BuildPlanes(const ConvGeometry& g, const PaddedPlanes& p, const float* x, int64_t channels, float* out,
                  SplitPairsFn split_pairs) {
   std::fill(out, out + channels * p.floats_per_channel(), 0.f);
-  CopyIntoPlanes(g, p, x, channels, out, split_pairs);
+  GroupInput input;
+  input.x = x;
+  CopyIntoPlanes(g, p, input, channels, out, split_pairs);
 }
 
 // The patch rows for output row 0 over the planes (BuildPlanes, CopyIntoPlanes) or a window of
@@ -253,7 +288,7 @@ bool UseWindow(const ConvGeometry& g) {
 // One group, output row by output row over the window (zeroed by the caller once per layer: the
 // copies write only the input's positions, and padding rows are zeroed here); `first` is TapRows
 // over the window.
-void WindowRowsOfGroup(const ConvGeometry& g, const float* xg, const float* wg, const float* bias, float* yg,
+void WindowRowsOfGroup(const ConvGeometry& g, const GroupInput& xg, const float* wg, const float* bias, float* yg,
                        const ConvFloatKernels& kernels, float* window_buffer, const std::vector<const float*>& first,
                        const OutputEpilogue* epilogue) {
   const PaddedPlanes window = WindowOf(g);
@@ -282,7 +317,7 @@ void WindowRowsOfGroup(const ConvGeometry& g, const float* xg, const float* wg, 
       for (int64_t c = 0; c < channels; ++c) {
         float* planes = window_buffer + c * window.floats_per_channel();
         if (ih >= 0 && ih < g.in[1]) {
-          CopyRow(g, window, xg + (c * g.in[1] + ih) * g.in[2], planes, at, kernels.split_pairs);
+          xg.CopyRowOf(g, window, c, ih, planes, at, kernels.split_pairs);
         } else {
           for (int64_t phase = 0; phase < window.phases; ++phase) {
             std::fill_n(planes + (phase * window.height + at) * window.phase_width, window.phase_width, 0.f);
@@ -311,7 +346,7 @@ void WindowRowsOfGroup(const ConvGeometry& g, const float* xg, const float* wg, 
 // oh * row_step + ow, so one call computes every flat index up to the last output; the
 // row_step - out_w between rows are computed too (they read inside the planes) and dropped.
 // Each output still gets its own products in its own order.
-void PlaneRows(const ConvGeometry& g, const float* xg, const float* wg, const float* bias, float* yg,
+void PlaneRows(const ConvGeometry& g, const GroupInput& xg, const float* wg, const float* bias, float* yg,
                const ConvFloatKernels& kernels, float* planes, const std::vector<const float*>& first, float* flat,
                const OutputEpilogue* epilogue) {
   const PaddedPlanes p = PlanesOf(g);
@@ -426,8 +461,11 @@ int64_t ConvFloatScratchFloats(const ConvGeometry& g) {
   }
 }
 
+bool ConvFloatReadsCodes(const ConvGeometry& g) { return Choose(g) == Algorithm::kPaddedRows; }
+
 void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y,
-                      const ConvFloatKernels& kernels, float* scratch, int threads, const OutputEpilogue* epilogue) {
+                      const ConvFloatKernels& kernels, float* scratch, int threads, const OutputEpilogue* epilogue,
+                      const ConvInputCodes* x_codes) {
   const Algorithm algorithm = Choose(g);
   const int64_t m = g.out_channels / g.group, k = g.reduction_size(), n = g.out_spatial();
   const int64_t in_group = g.in_channels / g.group * g.in_spatial();
@@ -438,14 +476,18 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
     const int64_t min_groups = std::max<int64_t>(1, (int64_t(1) << 18) / std::max<int64_t>(1, k * n));
     for (int64_t image = 0; image < g.batch; ++image) {
       ParallelFor(threads, g.group, 1, min_groups, [&](int64_t first, int64_t last) {
-        thread_local std::vector<float> buffer, flat_out;
+        thread_local std::vector<float> buffer, flat_out, codes_row;
         thread_local std::vector<const float*> taps;
         // Zeroed once: every group's copy writes the same positions, so the padding stays zero.
         buffer.assign(size_t(floats), 0.f);
         TapRows(g, window ? WindowOf(g) : PlanesOf(g), buffer.data(), taps);
         if (flat) flat_out.resize(size_t(FlatOutputFloats(g)));
+        if (x_codes != nullptr) codes_row.resize(size_t(g.in[2]));
         for (int64_t group = first; group < last; ++group) {
-          const float* xg = x + (image * g.group + group) * in_group;
+          const int64_t offset = (image * g.group + group) * in_group;
+          GroupInput xg;
+          if (x_codes != nullptr) xg.codes = x_codes, xg.first = offset, xg.row = codes_row.data();
+          else xg.x = x + offset;
           const float* bg = b != nullptr ? b + group : nullptr;
           float* yg = y + (image * g.out_channels + group) * n;
           const OutputEpilogue eg = epilogue != nullptr ? epilogue->FromRow(group) : OutputEpilogue();

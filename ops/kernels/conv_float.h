@@ -23,6 +23,7 @@
 
 #include "ops/kernels/conv_ref.h"
 #include "ops/kernels/deinterleave.h"
+#include "ops/kernels/dequantize_rows.h"
 #include "ops/kernels/sgemm.h"
 
 namespace qrt {
@@ -35,14 +36,29 @@ struct ConvFloatKernels {
 
 ConvFloatKernels SelectConvFloatKernels(Isa isa);
 
+// X as 8-bit codes q (uint8 or int8, per `dequantize`): x = (float(q) - float(zero_point)) *
+// scale, as DequantizeLinear computes it, so the same floats as X dequantized first. Read
+// row by row as the padded rows are filled (a quarter of the bytes of X as floats).
+struct ConvInputCodes {
+  const void* codes = nullptr;
+  DequantizeRowKernels dequantize;
+  float scale = 1.f;
+  int32_t zero_point = 0;
+};
+
+// Whether ConvFloatOrdered reads X as codes itself for geometry g (one output channel per
+// group, 2-D: the padded rows); otherwise the caller dequantizes X first.
+bool ConvFloatReadsCodes(const ConvGeometry& g);
+
 // Floats of scratch ConvFloatOrdered needs (0 when it reads X directly).
 int64_t ConvFloatScratchFloats(const ConvGeometry& g);
 
 // x: N x C x spatial, w: M x C/group x kernel, b: M or nullptr, y: N x M x out spatial.
 // threads: intra-op threads (independent outputs are split; results do not depend on it).
 // epilogue: optional, applied to every output once it is final, while it is still in cache.
+// x_codes: X as codes instead of x (null), where ConvFloatReadsCodes(g).
 void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y,
                       const ConvFloatKernels& kernels, float* scratch, int threads = 1,
-                      const OutputEpilogue* epilogue = nullptr);
+                      const OutputEpilogue* epilogue = nullptr, const ConvInputCodes* x_codes = nullptr);
 
 }  // namespace qrt

@@ -155,11 +155,13 @@ bool ConvPointwiseInt8(const PointwiseInt8Plan& p, const PointwiseInt8Args& a) {
   OutputEpilogue rest = a.epilogue;
   rest.before = FakeQuantStep();
   const bool has_rest = rest.slope != nullptr || rest.after.map != nullptr;
+  if (a.codes != nullptr && (has_rest || a.quantize == nullptr)) return false;  // codes of the first step only
   constexpr int64_t kColumns = kPointwiseInt8Columns;
   const int64_t blocks = (p.columns + kColumns - 1) / kColumns;
   for (int64_t n = 0; n < a.batch; ++n) {
     const float* x = a.x + n * p.k * p.columns;
-    float* y = a.y + n * p.channels * p.columns;
+    float* y = a.codes == nullptr ? a.y + n * p.channels * p.columns : nullptr;
+    uint8_t* codes = a.codes != nullptr ? static_cast<uint8_t*>(a.codes) + n * p.channels * p.columns : nullptr;
     ParallelFor(a.threads, blocks, 1, 2, [&](int64_t first, int64_t last) {
       const int64_t most = std::min(p.blocks_per_pass, last - first);
       const PointwiseInt8Scratch scratch{
@@ -167,9 +169,11 @@ bool ConvPointwiseInt8(const PointwiseInt8Plan& p, const PointwiseInt8Args& a) {
           ThreadScratchFloats(ScratchSlot::kPointwiseNorms, size_t(most * kColumns)),
           static_cast<int32_t*>(ThreadScratch(ScratchSlot::kPointwiseOpen, size_t(most * 4 * p.channels) * 4)),
           static_cast<int32_t*>(ThreadScratch(ScratchSlot::kPointwiseCounts, size_t(most * 4) * 4)),
-          ThreadScratchFloats(ScratchSlot::kPointwiseFloats, size_t(most * p.k * kColumns))};
+          ThreadScratchFloats(ScratchSlot::kPointwiseFloats, size_t(most * p.k * kColumns)),
+          codes != nullptr ? ThreadScratchFloats(ScratchSlot::kPointwiseOutputs, size_t(p.channels * kColumns))
+                           : nullptr};
       for (int64_t b = first; b < last; b += most) {
-        avx512::PointwiseInt8Pass(p, a, x, y, b, std::min(last, b + most), has_rest ? &rest : nullptr, scratch);
+        avx512::PointwiseInt8Pass(p, a, x, y, codes, b, std::min(last, b + most), has_rest ? &rest : nullptr, scratch);
       }
     });
   }

@@ -41,6 +41,7 @@
 
 #include "ops/kernels/conv_ref.h"
 #include "ops/kernels/output_epilogue.h"
+#include "ops/kernels/quantize_linear.h"
 #include "ops/kernels/sgemm.h"
 #include "runtime/quant_grid.h"
 
@@ -75,6 +76,10 @@ struct PointwiseInt8Args {
   const float* w = nullptr;  // channels x k, the float weights (for outputs computed as floats)
   const float* bias = nullptr;
   float* y = nullptr;        // batch x channels x columns
+  // Or, with an epilogue of the fake quantization alone, its codes (QuantizeLinear's output:
+  // code = step + zero point) in place of y, `quantize` the QuantizeLinear kernel of their type.
+  void* codes = nullptr;
+  QuantizeF32Fn quantize = nullptr;
   int64_t batch = 1;
   OutputEpilogue epilogue;   // epilogue.before is the fake quantization the argument needs
   bool before_signed = false;  // its quantized type
@@ -90,9 +95,9 @@ bool PointwiseInt8Available();
 bool ConvPointwiseInt8(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args);
 
 // The SIMD part: blocks [first, last) of kPointwiseInt8Columns output columns of one image (x
-// and y at the image), at most plan.blocks_per_pass of them, with the caller's buffers; `rest` is
-// the epilogue after its first step (null if none). The driver (conv_pointwise_int8.cc) owns
-// threads and buffers (ThreadScratch).
+// and y, or codes, at the image), at most plan.blocks_per_pass of them, with the caller's
+// buffers; `rest` is the epilogue after its first step (null if none). The driver
+// (conv_pointwise_int8.cc) owns threads and buffers (ThreadScratch).
 constexpr int64_t kPointwiseInt8Columns = 64;
 struct PointwiseInt8Scratch {
   int32_t* packed;  // blocks x quads x 64
@@ -100,10 +105,12 @@ struct PointwiseInt8Scratch {
   int32_t* open;    // blocks x 4 x channels
   int32_t* counts;  // blocks x 4
   float* floats;    // blocks x k x 64
+  float* outputs;   // channels x 64: a block's outputs as floats, when codes are written
 };
 namespace avx512 {
 void PointwiseInt8Pass(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args, const float* x, float* y,
-                       int64_t first, int64_t last, const OutputEpilogue* rest, const PointwiseInt8Scratch& scratch);
+                       uint8_t* codes, int64_t first, int64_t last, const OutputEpilogue* rest,
+                       const PointwiseInt8Scratch& scratch);
 }  // namespace avx512
 
 }  // namespace qrt

@@ -134,22 +134,46 @@ struct ChannelConstants {
         bias_bound(_mm512_set1_ps(p.bias_bounds[size_t(c)])) {}
 };
 
+// Writes fl(A * s_y) to `out`, or with kCodes the code A + z to `codes` (the bits of t + 1.5 * 2^23
+// are 0x4B400000 + A).
+template <bool kCodes>
 inline __mmask16 Finish(const ChannelConstants& k, __m512i acc, __m512 norms, const Quantizer& rule, __mmask16 valid,
-                        float* out) {
+                        float* out, uint8_t* codes, __m512i code_offset) {
   const __m512 sum = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc, k.offset_sum));
   const __m512 y = _mm512_fmadd_ps(sum, k.multiplier, k.bias);
   const __m512 e = _mm512_fmadd_ps(_mm512_mul_ps(norms, k.norm_bound), k.error_factor, k.bias_bound);
   const __m512 t = _mm512_min_ps(rule.high, _mm512_max_ps(rule.low, _mm512_mul_ps(y, rule.inverse)));
-  const __m512 step = _mm512_sub_ps(_mm512_add_ps(t, rule.magic), rule.magic);
+  const __m512 shifted = _mm512_add_ps(t, rule.magic);
+  const __m512 step = _mm512_sub_ps(shifted, rule.magic);
   const __m512 reach = _mm512_add_ps(_mm512_abs_ps(_mm512_sub_ps(t, step)), _mm512_mul_ps(e, rule.inverse));
   const __mmask16 proven = _mm512_cmp_ps_mask(reach, rule.inside, _CMP_LT_OQ);
-  _mm512_mask_storeu_ps(out, valid, _mm512_mul_ps(step, rule.scale));
+  if (kCodes) {
+    _mm512_mask_cvtepi32_storeu_epi8(codes, valid, _mm512_sub_epi32(_mm512_castps_si512(shifted), code_offset));
+  } else {
+    _mm512_mask_storeu_ps(out, valid, _mm512_mul_ps(step, rule.scale));
+  }
   return valid & __mmask16(~proven);
 }
 
-// Columns [j0, j0 + cols) of one image (x, y) through the float GEMM and the whole epilogue.
-void FloatColumns(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y, int64_t j0,
-                  int64_t cols) {
+// Columns [j0, j0 + cols) of one image (x, y) through the float GEMM and the whole epilogue;
+// with codes, through the GEMM into `outputs` (channels x 64) and QuantizeLinear.
+void FloatColumns(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y, uint8_t* codes,
+                  float* outputs, int64_t j0, int64_t cols) {
+  if (codes != nullptr) {
+    SgemmArgs g;
+    g.m = p.channels, g.n = cols, g.k = p.k;
+    g.a = a.w, g.lda = p.k;
+    g.b = x + j0, g.ldb = p.columns;
+    g.c = outputs, g.ldc = kBlock;
+    g.rule_n = p.columns;
+    g.bias = a.bias;
+    a.gemm(g);
+    const FakeQuantStep& fq = a.epilogue.before;
+    for (int64_t c = 0; c < p.channels; ++c) {
+      a.quantize(cols, outputs + c * kBlock, fq.scale, fq.zero_point, codes + c * p.columns + j0);
+    }
+    return;
+  }
   SgemmArgs g;
   g.m = p.channels;
   g.n = cols;
@@ -173,7 +197,7 @@ void FloatColumns(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const 
 // epilogue step. Lanes past the block's columns are not written.
 template <int N>
 void ReferenceVectors(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y,
-                      const int32_t* channels, __mmask16 valid) {
+                      uint8_t* codes, const int32_t* channels, __mmask16 valid) {
   const float* w[N];
   for (int i = 0; i < N; ++i) w[i] = a.w + channels[i] * p.k;
   __m512 c[N], acc[N];
@@ -192,12 +216,21 @@ void ReferenceVectors(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, co
     if (a.bias != nullptr) c[i] = _mm512_add_ps(c[i], _mm512_set1_ps(a.bias[channels[i]]));
     alignas(64) float out[16];
     _mm512_store_ps(out, c[i]);
+    if (codes != nullptr) {  // QuantizeLinear of the reference's floats
+      uint8_t q[16];
+      a.quantize(16, out, fq.scale, fq.zero_point, q);
+      uint8_t* to = codes + channels[i] * p.columns;
+      for (int l = 0; l < 16; ++l) {
+        if (valid >> l & 1) to[l] = q[l];
+      }
+      continue;
+    }
     fq.map(16, out, fq.scale, fq.zero_point, out);
     _mm512_mask_storeu_ps(y + channels[i] * p.columns, valid, _mm512_load_ps(out));
   }
 }
 
-using ReferenceFn = void (*)(const PointwiseInt8Plan&, const PointwiseInt8Args&, const float*, float*,
+using ReferenceFn = void (*)(const PointwiseInt8Plan&, const PointwiseInt8Args&, const float*, float*, uint8_t*,
                              const int32_t*, __mmask16);
 constexpr ReferenceFn kReference[9] = {nullptr,
                                        ReferenceVectors<1>,
@@ -213,10 +246,10 @@ constexpr ReferenceFn kReference[9] = {nullptr,
 // proven, or their channel added to the vector's open list (open + v * channels, count[v]).
 // V is a constant so that the counts stay in registers (through memory, each update waited on
 // the last).
-template <int V>
+template <int V, bool kCodes>
 void FinishTile(const PointwiseInt8Plan& p, const __m512i (&acc)[kTileRows][kTileVectors], int rows, int64_t c0,
-                const Quantizer& rule, const float* norm_values, int64_t cols, float* y, int32_t* open,
-                int32_t* count) {
+                const Quantizer& rule, const float* norm_values, int64_t cols, float* y, uint8_t* codes,
+                __m512i code_offset, int32_t* open, int32_t* count) {
   __m512 norms[V];
   __mmask16 valid[V];
   int32_t n[V];
@@ -229,7 +262,9 @@ void FinishTile(const PointwiseInt8Plan& p, const __m512i (&acc)[kTileRows][kTil
     const ChannelConstants k(p, c);
 #pragma GCC unroll 4
     for (int v = 0; v < V; ++v) {
-      const __mmask16 unproven = Finish(k, acc[r][v], norms[v], rule, valid[v], y + c * p.columns + 16 * v);
+      const int64_t at = c * p.columns + 16 * v;
+      const __mmask16 unproven = Finish<kCodes>(k, acc[r][v], norms[v], rule, valid[v], kCodes ? nullptr : y + at,
+                                                kCodes ? codes + at : nullptr, code_offset);
       open[v * p.channels + n[v]] = int32_t(c);  // kept only if a lane is open: no branch to mispredict
       n[v] += unproven != 0;
     }
@@ -239,14 +274,17 @@ void FinishTile(const PointwiseInt8Plan& p, const __m512i (&acc)[kTileRows][kTil
 }
 
 using FinishTileFn = void (*)(const PointwiseInt8Plan&, const __m512i (&)[kTileRows][kTileVectors], int, int64_t,
-                              const Quantizer&, const float*, int64_t, float*, int32_t*, int32_t*);
-constexpr FinishTileFn kFinishTiles[kTileVectors + 1] = {nullptr, FinishTile<1>, FinishTile<2>, FinishTile<3>,
-                                                         FinishTile<4>};
+                              const Quantizer&, const float*, int64_t, float*, uint8_t*, __m512i, int32_t*, int32_t*);
+// kFinishTiles[codes][vectors]
+constexpr FinishTileFn kFinishTiles[2][kTileVectors + 1] = {
+    {nullptr, FinishTile<1, false>, FinishTile<2, false>, FinishTile<3, false>, FinishTile<4, false>},
+    {nullptr, FinishTile<1, true>, FinishTile<2, true>, FinishTile<3, true>, FinishTile<4, true>}};
 
 }  // namespace
 
 void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y,
-                       int64_t first, int64_t last, const OutputEpilogue* rest, const PointwiseInt8Scratch& scratch) {
+                       uint8_t* codes, int64_t first, int64_t last, const OutputEpilogue* rest,
+                       const PointwiseInt8Scratch& scratch) {
   using PackFn = bool (*)(const PointwiseInt8Plan&, const float*, int64_t, int64_t, int32_t*, float*, float*);
   constexpr PackFn kPack[kTileVectors + 1] = {nullptr, Pack<1>, Pack<2>, Pack<3>, Pack<4>};
   const int64_t blocks = last - first;
@@ -262,10 +300,12 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
     const bool on_grid =
         kPack[(cols + 15) / 16](p, x + j0, p.columns, cols, packed_of(b), scratch.norms + b * kBlock, floats_of(b));
     for (int v = 0; v < kTileVectors; ++v) count[4 * b + v] = on_grid ? 0 : -1;
-    if (!on_grid) FloatColumns(p, a, x, y, j0, cols);
+    if (!on_grid) FloatColumns(p, a, x, y, codes, scratch.outputs, j0, cols);
   }
   const FakeQuantStep& fq = a.epilogue.before;
   const Quantizer rule(fq.scale, fq.zero_point, a.before_signed);
+  const __m512i code_offset = _mm512_set1_epi32(0x4B400000 - fq.zero_point);
+  const bool with_codes = codes != nullptr;
   __m512i acc[kTileRows][kTileVectors];
   for (int64_t c0 = 0; c0 < p.channels; c0 += kTileRows) {
     const int rows = int(std::min<int64_t>(kTileRows, p.channels - c0));
@@ -274,8 +314,10 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
       const int64_t cols = columns_of(b);
       const int vectors = int((cols + 15) / 16);
       kTiles[rows][vectors](packed_of(b), p.quads, p.weights.data() + c0 * p.quads, p.quads, acc);
-      kFinishTiles[vectors](p, acc, rows, c0, rule, scratch.norms + b * kBlock, cols, y + (first + b) * kBlock,
-                            open + 4 * b * p.channels, count + 4 * b);
+      const int64_t j0 = (first + b) * kBlock;
+      kFinishTiles[with_codes][vectors](p, acc, rows, c0, rule, scratch.norms + b * kBlock, cols,
+                                        with_codes ? nullptr : y + j0, with_codes ? codes + j0 : nullptr, code_offset,
+                                        open + 4 * b * p.channels, count + 4 * b);
     }
   }
   // Those vectors are recomputed whole, as the reference does (their proven lanes get the same
@@ -287,7 +329,8 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
       const int32_t* list = open + (4 * b + v) * p.channels;
       const int64_t n = count[4 * b + v];
       for (int64_t i = 0; i < n; i += 8) {
-        kReference[n - i < 8 ? n - i : 8](p, a, floats_of(b) + 16 * v, y + j0 + 16 * v, list + i,
+        kReference[n - i < 8 ? n - i : 8](p, a, floats_of(b) + 16 * v, with_codes ? nullptr : y + j0 + 16 * v,
+                                          with_codes ? codes + j0 + 16 * v : nullptr, list + i,
                                           FirstLanes(cols - 16 * v));
       }
     }

@@ -147,11 +147,49 @@ std::vector<float> RunInt8(const Case& c, const Inputs& in, SgemmFn gemm = ref::
   return y;
 }
 
+// With codes written instead of floats (an epilogue of the fake quantization alone): the
+// specification is QuantizeLinear of the reference convolution's floats.
+std::vector<uint8_t> ExpectedCodes(const Case& c, const Inputs& in) {
+  Inputs raw = in;
+  raw.epilogue = OutputEpilogue();
+  const std::vector<float> y = Expected(c, raw);
+  std::vector<uint8_t> q(y.size());
+  const FakeQuantStep& fq = in.epilogue.before;
+  (c.y_signed ? ref::QuantizeF32ToS8 : ref::QuantizeF32ToU8)(int64_t(y.size()), y.data(), fq.scale, fq.zero_point,
+                                                             q.data());
+  return q;
+}
+
+std::vector<uint8_t> RunInt8Codes(const Case& c, const Inputs& in, SgemmFn gemm, QuantizeF32Fn quantize) {
+  const ConvGeometry g = Pointwise(c);
+  const auto plan = PlanPointwiseInt8(g, in.w.data(), in.w_grid, in.x_grid, c.bias ? in.b.data() : nullptr);
+  std::vector<uint8_t> q(size_t(g.output_count()), 0xA5);
+  if (plan == nullptr) return q;
+  PointwiseInt8Args a;
+  a.x = in.x.data(), a.w = in.w.data(), a.bias = c.bias ? in.b.data() : nullptr;
+  a.codes = q.data(), a.quantize = quantize;
+  a.batch = c.batch;
+  a.epilogue = in.epilogue;
+  a.before_signed = c.y_signed;
+  a.gemm = gemm;
+  a.threads = c.threads;
+  EXPECT_TRUE(ConvPointwiseInt8(*plan, a)) << Describe(c);
+  return q;
+}
+
+// Floats, and (without the PRelu chain, whose later steps need floats) codes.
 void ExpectExact(const Case& c, const Inputs& in) {
   const std::vector<float> want = Expected(c, in), got = RunInt8(c, in);
   for (size_t i = 0; i < want.size(); ++i) {
     ASSERT_EQ(Bits(got[i]), Bits(want[i])) << "output " << i << ": " << got[i] << " vs " << want[i] << "; "
                                            << Describe(c);
+  }
+  if (c.prelu_chain) return;
+  const std::vector<uint8_t> want_codes = ExpectedCodes(c, in);
+  const std::vector<uint8_t> got_codes =
+      RunInt8Codes(c, in, ref::Sgemm, c.y_signed ? ref::QuantizeF32ToS8 : ref::QuantizeF32ToU8);
+  for (size_t i = 0; i < want_codes.size(); ++i) {
+    ASSERT_EQ(int(got_codes[i]), int(want_codes[i])) << "code " << i << "; " << Describe(c);
   }
 }
 
@@ -296,6 +334,13 @@ TEST(ConvPointwiseInt8, WithTheSimdFloatKernelsToo) {
   in.epilogue.after.map = avx512::QuantizeDequantizeU8;
   const std::vector<float> got = RunInt8(c, in, avx512::Sgemm);
   for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(Bits(got[i]), Bits(want[i])) << "output " << i;
+  // Codes, with the AVX-512 GEMM and quantizer.
+  c.prelu_chain = false;
+  in = Make(c, TestSeed() + 4);
+  in.x[11 * c.columns + 100] = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<uint8_t> want_codes = ExpectedCodes(c, in);
+  const std::vector<uint8_t> got_codes = RunInt8Codes(c, in, avx512::Sgemm, avx512::QuantizeF32ToS8);
+  for (size_t i = 0; i < want_codes.size(); ++i) ASSERT_EQ(int(got_codes[i]), int(want_codes[i])) << "code " << i;
 }
 
 // Over 32 channels the kernel packs several blocks, then runs each tile of channels over all
