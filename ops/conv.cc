@@ -174,18 +174,19 @@ struct ConvState {
 // (qrt_kernel_bench ConvGrid_*: 1.18x at 16 -> 96 on 112 x 112, 1.8-2.5x from 64 to 960, 1.4x at
 // 2048 -> 256 on 7 x 7); with more, more outputs fall near a rounding boundary and are
 // recomputed as floats (0.8x at 4096 -> 64). Below 16 it is not measured.
-// qrt_path "int8" requires it, "f32" and "ref" refuse it.
-Status ChooseInt8(const PrepareContext& ctx, const std::string& forced, ConvState& s) {
+// qrt_path "int8" requires it, "f32" and "ref" refuse it. x_grid: X's grid (that of its codes
+// with input_codes), null if unknown.
+Status ChooseInt8(const PrepareContext& ctx, const std::string& forced, const QuantGrid* x_grid, ConvState& s) {
   constexpr int64_t kMinChannels = 16, kMaxChannels = 2048;
   if (forced == "f32" || forced == "ref" || ctx.isa() != Isa::kAvx2 || s.fake_quant_before == nullptr) {
     return forced == "int8" ? Unsupported("qrt_path int8 needs a fake quantization first and the AVX2 ISA")
                             : Status::Ok();
   }
-  const TensorInfo &x = ctx.input(0), &w = ctx.input(1), &b = ctx.input(2);
+  const TensorInfo &w = ctx.input(1), &b = ctx.input(2);
   const bool b_known = !ctx.has_input(2) || b.value != nullptr;
-  if (PointwiseInt8Available() && x.grid != nullptr && w.value != nullptr && w.grid != nullptr && b_known &&
+  if (PointwiseInt8Available() && x_grid != nullptr && w.value != nullptr && w.grid != nullptr && b_known &&
       ((s.g.in_channels >= kMinChannels && s.g.in_channels <= kMaxChannels) || forced == "int8")) {
-    s.int8 = PlanPointwiseInt8(s.g, w.value->data<float>(), *w.grid, *x.grid,
+    s.int8 = PlanPointwiseInt8(s.g, w.value->data<float>(), *w.grid, *x_grid,
                                ctx.has_input(2) ? b.value->data<float>() : nullptr);
   }
   if (forced == "int8" && s.int8 == nullptr) return Unsupported("qrt_path int8 does not apply to this node");
@@ -205,42 +206,44 @@ void SwapChannels(const T* in, int64_t n, int64_t c, int64_t plane, bool to_nchw
   }
 }
 
+// The plain convolution (no steps) in N x C x spatial order.
 template <class T>
-void ConvNchw(const ConvState& s, const T* x, const T* w, const T* b, T* y, const OutputEpilogue* epilogue) {
+void ConvNchw(const ConvState& s, const T* x, const T* w, const T* b, T* y) {
   if constexpr (std::is_same_v<T, float>) {
     float* scratch = static_cast<float*>(
         ThreadScratch(ScratchSlot::kOp0, size_t(std::max<int64_t>(1, s.scratch_floats)) * sizeof(float)));
-    ConvFloatOrdered(s.g, x, w, b, y, s.kernels, scratch, s.threads, epilogue);
+    ConvFloatOrdered(s.g, x, w, b, y, s.kernels, scratch, s.threads);
   } else {
     ref::ConvFloat(s.g, x, w, b, y);
   }
 }
 
-// qrt:ConvQuantizeDequantize with input_codes or output_codes (f32).
-void RunConvCodes(const ConvState& s, const RunArgs& args) {
+// qrt:ConvQuantizeDequantize's steps for this run.
+OutputEpilogue EpilogueOf(const ConvState& s, const RunArgs& args) {
+  OutputEpilogue epilogue;
+  if (s.fake_quant_before != nullptr) epilogue.before = FakeQuantFromInputs(args, 3, s.fake_quant_before);
+  if (s.prelu) {  // one slope per output channel, or one for all
+    epilogue.slope = args.input(5)->data<float>();
+    epilogue.slope_step = args.input(5)->numel() == s.g.out_channels ? 1 : 0;
+  }
+  if (s.fake_quant_after != nullptr) epilogue.after = FakeQuantFromInputs(args, 6, s.fake_quant_after);
+  return epilogue;
+}
+
+// f32 in N x C x spatial: the int8 path where planned and it takes the run, else the ordered
+// float convolution; X read, and Y written, as codes with input_codes and output_codes.
+void RunConvF32(const ConvState& s, const RunArgs& args) {
   const Tensor& xq = *args.input(0);
   const float* w = args.input(1)->data<float>();
   const float* b = args.input(2) ? args.input(2)->data<float>() : nullptr;
-  ConvInputCodes codes;
-  const float* x = nullptr;
-  if (s.dequantize_x != nullptr) {
-    const FakeQuantStep dq = FakeQuantFromInputs(args, 8, nullptr);
-    codes = ConvInputCodes{xq.raw(), s.dequantize_rows, dq.scale, dq.zero_point};
-    if (s.int8 != nullptr || !ConvFloatReadsCodes(s.g)) {  // X dequantized first
-      float* xf = ThreadScratchFloats(ScratchSlot::kOp1, size_t(xq.numel()));
-      s.dequantize_x(xq.numel(), xq.raw(), dq.scale, dq.zero_point, xf);
-      x = xf;
-    }
-  } else {
-    x = xq.data<float>();
-  }
-  const FakeQuantStep fq = FakeQuantFromInputs(args, 3, s.fake_quant_before);
-  OutputEpilogue epilogue;
-  epilogue.before = fq;
+  const OutputEpilogue epilogue = EpilogueOf(s, args);
+  const FakeQuantStep& fq = epilogue.before;  // output_codes: the only step
   Tensor& y = *args.output(0);
-  if (s.int8 != nullptr && x != nullptr) {
+  if (s.int8 != nullptr) {
     PointwiseInt8Args a;
-    a.x = x, a.w = w, a.bias = b, a.batch = s.g.batch;
+    if (s.dequantize_x != nullptr) a.x_codes = xq.raw();
+    else a.x = xq.data<float>();
+    a.w = w, a.bias = b, a.batch = s.g.batch;
     a.epilogue = epilogue;
     a.before_signed = s.before_signed;
     a.gemm = s.kernels.gemm;
@@ -249,13 +252,33 @@ void RunConvCodes(const ConvState& s, const RunArgs& args) {
     else a.y = y.data<float>();
     if (ConvPointwiseInt8(*s.int8, a)) return;
   }
+  ConvInputCodes codes;
+  const float* x = nullptr;
+  if (s.dequantize_x != nullptr) {
+    const FakeQuantStep dq = FakeQuantFromInputs(args, 8, nullptr);
+    codes = ConvInputCodes{xq.raw(), s.dequantize_rows, dq.scale, dq.zero_point};
+    if (!ConvFloatReadsCodes(s.g)) {  // X dequantized first
+      float* xf = ThreadScratchFloats(ScratchSlot::kOp1, size_t(xq.numel()));
+      s.dequantize_x(xq.numel(), xq.raw(), dq.scale, dq.zero_point, xf);
+      x = xf;
+    }
+  } else {
+    x = xq.data<float>();
+  }
   float* scratch = ThreadScratchFloats(ScratchSlot::kOp0, size_t(std::max<int64_t>(1, s.scratch_floats)));
   if (s.quantize_y == nullptr) {
-    ConvFloatOrdered(s.g, x, w, b, y.data<float>(), s.kernels, scratch, s.threads, &epilogue,
+    ConvFloatOrdered(s.g, x, w, b, y.data<float>(), s.kernels, scratch, s.threads, s.epilogue() ? &epilogue : nullptr,
                      x == nullptr ? &codes : nullptr);
     return;
   }
-  // The convolution's floats, then QuantizeLinear: the codes of the fake quantization.
+  // The convolution's floats, then QuantizeLinear: the codes of the fake quantization. A group's
+  // plane at a time where the convolution does that itself.
+  if (ConvFloatReadsCodes(s.g)) {
+    const ConvOutputCodes out{y.raw(), s.quantize_y, fq.scale, fq.zero_point};
+    ConvFloatOrdered(s.g, x, w, b, nullptr, s.kernels, scratch, s.threads, nullptr, x == nullptr ? &codes : nullptr,
+                     &out);
+    return;
+  }
   float* yf = ThreadScratchFloats(ScratchSlot::kOp2, size_t(y.numel()));
   ConvFloatOrdered(s.g, x, w, b, yf, s.kernels, scratch, s.threads, nullptr, x == nullptr ? &codes : nullptr);
   s.quantize_y(y.numel(), yf, fq.scale, fq.zero_point, y.raw());
@@ -267,26 +290,8 @@ void RunConvTyped(const ConvState& s, const RunArgs& args) {
   const T* w = args.input(1)->data<T>();
   const T* b = args.input(2) ? args.input(2)->data<T>() : nullptr;
   T* y = args.output(0)->data<T>();
-  if (!s.nhwc) {
-    OutputEpilogue epilogue;
-    if (s.fake_quant_before != nullptr) epilogue.before = FakeQuantFromInputs(args, 3, s.fake_quant_before);
-    if (s.prelu) {  // one slope per output channel, or one for all
-      epilogue.slope = args.input(5)->data<float>();
-      epilogue.slope_step = args.input(5)->numel() == s.g.out_channels ? 1 : 0;
-    }
-    if (s.fake_quant_after != nullptr) epilogue.after = FakeQuantFromInputs(args, 6, s.fake_quant_after);
-    if constexpr (std::is_same_v<T, float>) {
-      if (s.int8 != nullptr) {
-        PointwiseInt8Args a;
-        a.x = x, a.w = w, a.bias = b, a.y = y, a.batch = s.g.batch;
-        a.epilogue = epilogue;
-        a.before_signed = s.before_signed;
-        a.gemm = s.kernels.gemm;
-        a.threads = s.threads;
-        if (ConvPointwiseInt8(*s.int8, a)) return;
-      }
-    }
-    ConvNchw(s, x, w, b, y, s.epilogue() ? &epilogue : nullptr);
+  if (!s.nhwc) {  // f64: no epilogue (qrt:ConvQuantizeDequantize is f32 only)
+    ConvNchw(s, x, w, b, y);
     return;
   }
   // The convolution of NCHW copies: the same numbers as Conv on NCHW data.
@@ -294,12 +299,12 @@ void RunConvTyped(const ConvState& s, const RunArgs& args) {
   T* xt = static_cast<T*>(ThreadScratch(ScratchSlot::kOp1, size_t(args.input(0)->numel()) * sizeof(T)));
   T* yt = static_cast<T*>(ThreadScratch(ScratchSlot::kOp2, size_t(args.output(0)->numel()) * sizeof(T)));
   SwapChannels(x, s.g.batch, s.g.in_channels, in_plane, true, xt);
-  ConvNchw(s, xt, w, b, yt, nullptr);
+  ConvNchw(s, xt, w, b, yt);
   SwapChannels(yt, s.g.batch, s.g.out_channels, out_plane, false, y);
 }
 
 Status RunConv(const ConvState& s, const RunArgs& args) {
-  if (s.dequantize_x != nullptr || s.quantize_y != nullptr) RunConvCodes(s, args);
+  if (s.dtype == DataType::kFloat32 && !s.nhwc) RunConvF32(s, args);
   else if (s.dtype == DataType::kFloat32) RunConvTyped<float>(s, args);
   else RunConvTyped<double>(s, args);
   return Status::Ok();
@@ -378,7 +383,9 @@ Status PrepareConvLayout(PrepareContext& ctx, bool nhwc, bool fake_quant = false
       s.quantize_y = SelectQuantizeF32(ctx.has_input(4) ? ctx.input(4).dtype : DataType::kUInt8,
                                        forced == "ref" ? Isa::kScalar : ctx.isa());
     }
-    QRT_RETURN_IF_ERROR(ChooseInt8(ctx, forced, s));
+    std::shared_ptr<const QuantGrid> codes_grid;
+    if (input_codes) codes_grid = ConstantGrid(ctx, 8, ctx.input(0).dtype, -1);
+    QRT_RETURN_IF_ERROR(ChooseInt8(ctx, forced, input_codes ? codes_grid.get() : ctx.input(0).grid.get(), s));
     // The output lies on the last fake quantization's grid.
     const int last = s.fake_quant_after != nullptr ? 6 : (s.prelu ? -1 : 3);
     if (last > 0) {

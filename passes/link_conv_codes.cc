@@ -1,17 +1,26 @@
-// qrt:ConvQuantizeDequantize -> qrt:ConvQuantizeDequantize (depthwise), passing codes (link-conv-codes)
+// Codes between fused convolutions and their 8-bit neighbours (link-conv-codes)
 //
-//   x --CQD(w, b, s, z)--> f --CQD_dw(w2, b2, ...)--> g
-//     =>   x --CQD(w, b, s, z, output_codes=1)--> q --CQD_dw(w2, b2, ..., s, z, input_codes=1)--> g
-//
-// A fake quantization's output is DequantizeLinear(QuantizeLinear(v)): the producer writes the
-// codes q and the consumer dequantizes them as it reads X, which gives it the same floats. What
-// moves between the two is a byte per element instead of four: MobileNetV2's expansion
-// convolutions write 1.2 MB instead of 4.8 MB at 112 x 112, which went out to L3 and came back
-// for the depthwise convolution (ops/conv.cc has the attributes).
-// Taken where the producer is a 1x1 convolution (its int8 path writes codes directly) whose only
-// step is the fake quantization, and its output is read only by the depthwise convolution (one
-// input and one output channel per group, 2-D: its padded rows read codes a row at a time), as
-// X. Runs after fuse-conv-fake-quant.
+// A fake quantization's output is DequantizeLinear(QuantizeLinear(v)). Where a
+// qrt:ConvQuantizeDequantize (CQD) meets another one or the 8-bit side of a graph, it can read
+// or write the codes themselves (ops/conv.cc: input_codes, output_codes) and move a byte per
+// activation instead of a float:
+//   1. x --CQD (w, b, s, z)--> f --CQD--> g
+//        =>  x --CQD(output_codes)--> q --CQD(..., s, z, input_codes)--> g
+//      MobileNetV2's expansion -> depthwise -> projection chains: 1.2 MB instead of 4.8 MB at
+//      112 x 112, which went out to L3 and came back.
+//   2. x --CQD 1x1 (w, b, s, z)--> f --QuantizeLinear(s, z)--> q   (a projection before its Add)
+//        =>  x --CQD(output_codes)--> q
+//      Q(DQ(Q(y))) = Q(y) (fuse-conv-fake-quant, which made this pair): the codes directly.
+//   3. q --DequantizeLinear(s, z)--> x --CQD 1x1 or depthwise--> g
+//        =>  q --CQD(..., s, z, input_codes)--> g
+//      The int8 path packs the codes for VPDPBUSD without checking or rounding floats; the
+//      depthwise rows dequantize as they copy. The DequantizeLinear goes when nothing else reads it.
+// Writers and readers are 1x1 CQDs (the int8 path packs and writes codes) and depthwise ones
+// (one input and one output channel per group, 2-D: the padded rows dequantize each input row
+// as they copy it, and quantize each output plane); a writer's only step is the fake
+// quantization, and a reader's X is what the writer wrote or what a DequantizeLinear with one
+// constant scale and zero point gave.
+// Runs after fuse-conv-fake-quant.
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,8 +33,7 @@ namespace qrt {
 namespace {
 
 bool IsConvFakeQuant(const Node& n) {
-  return !n.dead && n.domain == "qrt" && n.op_type == "ConvQuantizeDequantize" && !n.attrs.Has("input_codes") &&
-         !n.attrs.Has("output_codes");
+  return !n.dead && n.domain == "qrt" && n.op_type == "ConvQuantizeDequantize";
 }
 
 // One input and one output channel per group, 2-D, W's dims known.
@@ -35,47 +43,124 @@ bool IsDepthwise2d(const Graph& g, const Node& conv) {
   return w != nullptr && w->size() == 4 && (*w)[1] == 1 && group.ok() && *group == (*w)[0];
 }
 
-}  // namespace
+// A 1x1 or depthwise CQD not yet writing codes whose only step is the fake quantization (X, W,
+// B, its scale and zero point; input_codes may follow).
+bool IsWriter(const Graph& g, const Node& n) {
+  return IsConvFakeQuant(n) && !n.attrs.Has("output_codes") && n.outputs.size() == 1 && InputOr(n, 3).valid() &&
+         !InputOr(n, 5).valid() && !InputOr(n, 6).valid() && !InputOr(n, 7).valid() &&
+         (IsPointwise(g, n) || IsDepthwise2d(g, n));
+}
 
-StatusOr<int> LinkConvCodes(Graph& g) {
-  const OpDef* def = FindOp("qrt", "ConvQuantizeDequantize");
-  if (def == nullptr) return Internal("op qrt:ConvQuantizeDequantize is not registered");
+// A CQD not yet reading codes that could read them well, with X as input 0 and at most 8 inputs.
+bool IsReader(const Graph& g, const Node& n) {
+  return IsConvFakeQuant(n) && !n.attrs.Has("input_codes") && n.inputs.size() <= 8 &&
+         (IsPointwise(g, n) || IsDepthwise2d(g, n));
+}
+
+// `reader` with X read as codes q with this scale and zero point.
+Node ReadingCodes(const Node& reader, ValueId q, ValueId scale, ValueId zero_point) {
+  Node n = reader;
+  n.inputs[0] = q;
+  n.inputs.resize(8);  // inputs 5-7 omitted where absent
+  n.inputs.push_back(scale);
+  if (zero_point.valid()) n.inputs.push_back(zero_point);
+  n.attrs.Set("input_codes", int64_t(1));
+  return n;
+}
+
+Node WritingCodes(const Node& writer, ValueId q) {
+  Node n = writer;
+  n.outputs = {q};
+  n.attrs.Set("output_codes", int64_t(1));
+  return n;
+}
+
+DataType CodeType(const Graph& g, ValueId zero_point) {
+  return zero_point.valid() ? g.value(zero_point).dtype : DataType::kUInt8;
+}
+
+// 1: a writer read only by a reader.
+int LinkWriterToReader(Graph& g, const std::vector<NodeId>& order) {
   int rewrites = 0;
-  QRT_ASSIGN_OR_RETURN(std::vector<NodeId> order, g.TopologicalOrder());
-  for (NodeId producer_id : order) {
-    const Node& producer = g.node(producer_id);
-    // X, W, B, the fake quantization's scale and zero point: nothing after it.
-    if (!IsConvFakeQuant(producer) || producer.inputs.size() < 4 || producer.inputs.size() > 5 ||
-        !producer.inputs[3].valid() || producer.outputs.size() != 1 || !IsPointwise(g, producer)) {
-      continue;
-    }
-    const ValueId f = producer.outputs[0];
-    if (!HasSingleUse(g, f)) continue;
-    const NodeId consumer_id = g.Consumers(f)[0];
-    const Node& consumer = g.node(consumer_id);
-    if (!IsConvFakeQuant(consumer) || consumer.inputs[0] != f || consumer.inputs.size() > 8 ||
-        !IsDepthwise2d(g, consumer)) {
-      continue;
-    }
-    const ValueId scale = producer.inputs[3], zero_point = InputOr(producer, 4);
-    const DataType type = zero_point.valid() ? g.value(zero_point).dtype : DataType::kUInt8;
+  for (NodeId writer_id : order) {
+    const Node& writer = g.node(writer_id);
+    if (!IsWriter(g, writer) || !HasSingleUse(g, writer.outputs[0])) continue;
+    const NodeId reader_id = g.Consumers(writer.outputs[0])[0];
+    const Node& reader = g.node(reader_id);
+    if (!IsReader(g, reader) || reader.inputs[0] != writer.outputs[0]) continue;
+    const ValueId scale = writer.inputs[3], zero_point = InputOr(writer, 4);
+    const DataType type = CodeType(g, zero_point);
     if (type != DataType::kUInt8 && type != DataType::kInt8) continue;
-    const ValueId q = g.AddUniqueValue(g.value(f).name + "_codes", type);
-
-    Node writes = producer;
-    writes.outputs = {q};
-    writes.attrs.Set("output_codes", int64_t(1));
-    Node reads = consumer;
-    reads.inputs[0] = q;
-    reads.inputs.resize(8);  // inputs 5-7 omitted where absent
-    reads.inputs.insert(reads.inputs.end(), {scale, zero_point});
-    if (!zero_point.valid()) reads.inputs.pop_back();
-    reads.attrs.Set("input_codes", int64_t(1));
-    g.EraseNode(consumer_id);
-    g.EraseNode(producer_id);
+    const ValueId q = g.AddUniqueValue(g.value(writer.outputs[0]).name + "_codes", type);
+    Node writes = WritingCodes(writer, q), reads = ReadingCodes(reader, q, scale, zero_point);
+    g.EraseNode(reader_id);
+    g.EraseNode(writer_id);
     g.AddNode(std::move(writes));
     g.AddNode(std::move(reads));
     ++rewrites;
+  }
+  return rewrites;
+}
+
+// 2: a writer read only by a QuantizeLinear of its own scale and zero point.
+int WriteQuantizeLinearsCodes(Graph& g, const std::vector<NodeId>& order) {
+  int rewrites = 0;
+  for (NodeId writer_id : order) {
+    const Node& writer = g.node(writer_id);
+    if (!IsWriter(g, writer) || !HasSingleUse(g, writer.outputs[0])) continue;
+    const NodeId q_id = g.Consumers(writer.outputs[0])[0];
+    const Node& q = g.node(q_id);
+    if (q.dead || q.domain != "" || q.op_type != "QuantizeLinear" || q.outputs.size() != 1 ||
+        q.attrs.Has("output_dtype") || q.attrs.Has("axis") || q.inputs.size() < 2 || q.inputs[1] != writer.inputs[3] ||
+        InputOr(q, 2) != InputOr(writer, 4)) {
+      continue;
+    }
+    Node writes = WritingCodes(writer, q.outputs[0]);
+    g.EraseNode(q_id);
+    g.EraseNode(writer_id);
+    g.AddNode(std::move(writes));
+    ++rewrites;
+  }
+  return rewrites;
+}
+
+// 3: readers of a DequantizeLinear with one constant scale and zero point.
+int ReadDequantizeLinearsCodes(Graph& g, const std::vector<NodeId>& order) {
+  int rewrites = 0;
+  for (NodeId reader_id : order) {
+    const Node& reader = g.node(reader_id);
+    if (!IsReader(g, reader) || reader.inputs.empty()) continue;
+    DqInfo dq;
+    if (!MatchDq(g, reader.inputs[0], &dq) || !IsConstScalar(g, dq.scale) ||
+        (dq.zero_point.valid() && !IsConstScalar(g, dq.zero_point)) || g.node(dq.node).attrs.Has("axis")) {
+      continue;
+    }
+    // The zero point's type, which DequantizeLinear requires the data's to be (without one, the
+    // data's, where known: it may also be int32).
+    const DataType type = DqDataType(g, dq);
+    if (type != DataType::kUInt8 && type != DataType::kInt8) continue;
+    Node reads = ReadingCodes(reader, dq.data, dq.scale, dq.zero_point);
+    g.EraseNode(reader_id);
+    g.AddNode(std::move(reads));
+    ++rewrites;
+  }
+  return rewrites;
+}
+
+}  // namespace
+
+StatusOr<int> LinkConvCodes(Graph& g) {
+  if (FindOp("qrt", "ConvQuantizeDequantize") == nullptr) {
+    return Internal("op qrt:ConvQuantizeDequantize is not registered");
+  }
+  int rewrites = 0;
+  // Each rule until it finds nothing more, over the nodes the last round left (a rewritten node
+  // is a new one: the reader of one link may be the writer of the next).
+  for (auto rule : {LinkWriterToReader, WriteQuantizeLinearsCodes, ReadDequantizeLinearsCodes}) {
+    for (int found = 1; found > 0; rewrites += found) {
+      QRT_ASSIGN_OR_RETURN(std::vector<NodeId> order, g.TopologicalOrder());
+      found = rule(g, order);
+    }
   }
   return rewrites;
 }

@@ -465,7 +465,7 @@ bool ConvFloatReadsCodes(const ConvGeometry& g) { return Choose(g) == Algorithm:
 
 void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y,
                       const ConvFloatKernels& kernels, float* scratch, int threads, const OutputEpilogue* epilogue,
-                      const ConvInputCodes* x_codes) {
+                      const ConvInputCodes* x_codes, const ConvOutputCodes* y_codes) {
   const Algorithm algorithm = Choose(g);
   const int64_t m = g.out_channels / g.group, k = g.reduction_size(), n = g.out_spatial();
   const int64_t in_group = g.in_channels / g.group * g.in_spatial();
@@ -476,25 +476,31 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
     const int64_t min_groups = std::max<int64_t>(1, (int64_t(1) << 18) / std::max<int64_t>(1, k * n));
     for (int64_t image = 0; image < g.batch; ++image) {
       ParallelFor(threads, g.group, 1, min_groups, [&](int64_t first, int64_t last) {
-        thread_local std::vector<float> buffer, flat_out, codes_row;
+        thread_local std::vector<float> buffer, flat_out, codes_row, plane_out;
         thread_local std::vector<const float*> taps;
         // Zeroed once: every group's copy writes the same positions, so the padding stays zero.
         buffer.assign(size_t(floats), 0.f);
         TapRows(g, window ? WindowOf(g) : PlanesOf(g), buffer.data(), taps);
         if (flat) flat_out.resize(size_t(FlatOutputFloats(g)));
         if (x_codes != nullptr) codes_row.resize(size_t(g.in[2]));
+        if (y_codes != nullptr) plane_out.resize(size_t(n));
         for (int64_t group = first; group < last; ++group) {
           const int64_t offset = (image * g.group + group) * in_group;
           GroupInput xg;
           if (x_codes != nullptr) xg.codes = x_codes, xg.first = offset, xg.row = codes_row.data();
           else xg.x = x + offset;
           const float* bg = b != nullptr ? b + group : nullptr;
-          float* yg = y + (image * g.out_channels + group) * n;
+          const int64_t y_offset = (image * g.out_channels + group) * n;
+          float* yg = y_codes != nullptr ? plane_out.data() : y + y_offset;
           const OutputEpilogue eg = epilogue != nullptr ? epilogue->FromRow(group) : OutputEpilogue();
           const OutputEpilogue* e = epilogue != nullptr ? &eg : nullptr;
           if (window) WindowRowsOfGroup(g, xg, w + group * k, bg, yg, kernels, buffer.data(), taps, e);
           else PlaneRows(g, xg, w + group * k, bg, yg, kernels, buffer.data(), taps, flat ? flat_out.data() : nullptr,
                          e);
+          if (y_codes != nullptr) {
+            y_codes->quantize(n, yg, y_codes->scale, y_codes->zero_point,
+                              static_cast<uint8_t*>(y_codes->codes) + y_offset);
+          }
         }
       });
     }

@@ -24,6 +24,7 @@
 #include "ops/kernels/conv_ref.h"
 #include "ops/kernels/deinterleave.h"
 #include "ops/kernels/dequantize_rows.h"
+#include "ops/kernels/quantize_linear.h"
 #include "ops/kernels/sgemm.h"
 
 namespace qrt {
@@ -46,8 +47,17 @@ struct ConvInputCodes {
   int32_t zero_point = 0;
 };
 
-// Whether ConvFloatOrdered reads X as codes itself for geometry g (one output channel per
-// group, 2-D: the padded rows); otherwise the caller dequantizes X first.
+// Y written as QuantizeLinear's codes of the outputs, a group's plane at a time (in L2) from
+// the floats the convolution computed there.
+struct ConvOutputCodes {
+  void* codes = nullptr;
+  QuantizeF32Fn quantize = nullptr;
+  float scale = 1.f;
+  int32_t zero_point = 0;
+};
+
+// Whether ConvFloatOrdered reads X as codes and writes Y as codes itself for geometry g (one
+// output channel per group, 2-D: the padded rows); otherwise the caller converts.
 bool ConvFloatReadsCodes(const ConvGeometry& g);
 
 // Floats of scratch ConvFloatOrdered needs (0 when it reads X directly).
@@ -56,9 +66,11 @@ int64_t ConvFloatScratchFloats(const ConvGeometry& g);
 // x: N x C x spatial, w: M x C/group x kernel, b: M or nullptr, y: N x M x out spatial.
 // threads: intra-op threads (independent outputs are split; results do not depend on it).
 // epilogue: optional, applied to every output once it is final, while it is still in cache.
-// x_codes: X as codes instead of x (null), where ConvFloatReadsCodes(g).
+// x_codes: X as codes instead of x (null), and y_codes: Y as codes instead of y (null, and no
+// epilogue), where ConvFloatReadsCodes(g).
 void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y,
                       const ConvFloatKernels& kernels, float* scratch, int threads = 1,
-                      const OutputEpilogue* epilogue = nullptr, const ConvInputCodes* x_codes = nullptr);
+                      const OutputEpilogue* epilogue = nullptr, const ConvInputCodes* x_codes = nullptr,
+                      const ConvOutputCodes* y_codes = nullptr);
 
 }  // namespace qrt

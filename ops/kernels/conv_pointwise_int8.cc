@@ -111,6 +111,7 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
   // Every grid value fl(d * s_x) finite (else an infinite X would pass Pack's check as d).
   if (!(double(std::max(-p.d_low, p.d_high)) * double(p.x_scale) <= std::ldexp(1.0, 100))) return nullptr;
   p.x_offset = zp - type_low;  // d + offset = q - type_low, a byte
+  p.x_signed = x_signed;
   // Each term's weight in the bound (header): r_k + 10, r_k its roundings on the way to the result.
   const std::vector<int64_t> term_weights = TermWeights(k, p.k_block);
   p.error_factor = RoundUp(1.01 * std::ldexp(1.0, -24));
@@ -159,7 +160,8 @@ bool ConvPointwiseInt8(const PointwiseInt8Plan& p, const PointwiseInt8Args& a) {
   constexpr int64_t kColumns = kPointwiseInt8Columns;
   const int64_t blocks = (p.columns + kColumns - 1) / kColumns;
   for (int64_t n = 0; n < a.batch; ++n) {
-    const float* x = a.x + n * p.k * p.columns;
+    const float* x = a.x_codes == nullptr ? a.x + n * p.k * p.columns : nullptr;
+    const uint8_t* x_codes = a.x_codes != nullptr ? static_cast<const uint8_t*>(a.x_codes) + n * p.k * p.columns : nullptr;
     float* y = a.codes == nullptr ? a.y + n * p.channels * p.columns : nullptr;
     uint8_t* codes = a.codes != nullptr ? static_cast<uint8_t*>(a.codes) + n * p.channels * p.columns : nullptr;
     ParallelFor(a.threads, blocks, 1, 2, [&](int64_t first, int64_t last) {
@@ -173,7 +175,8 @@ bool ConvPointwiseInt8(const PointwiseInt8Plan& p, const PointwiseInt8Args& a) {
           codes != nullptr ? ThreadScratchFloats(ScratchSlot::kPointwiseOutputs, size_t(p.channels * kColumns))
                            : nullptr};
       for (int64_t b = first; b < last; b += most) {
-        avx512::PointwiseInt8Pass(p, a, x, y, codes, b, std::min(last, b + most), has_rest ? &rest : nullptr, scratch);
+        avx512::PointwiseInt8Pass(p, a, x, x_codes, y, codes, b, std::min(last, b + most), has_rest ? &rest : nullptr,
+                                  scratch);
       }
     });
   }

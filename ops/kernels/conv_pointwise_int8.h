@@ -56,6 +56,7 @@ struct PointwiseInt8Plan {
   // X's grid: x = fl(d * x_scale), d in [d_low, d_high]; d + x_offset is the byte VPDPBUSD reads.
   float x_scale = 0, x_inverse = 0;
   int32_t d_low = 0, d_high = 0, x_offset = 0;
+  bool x_signed = false;  // X's codes are int8
   std::vector<int32_t> weights;       // channels x quads, four signed bytes e_k each, k ascending
   std::vector<int32_t> offset_sums;   // x_offset * sum_k e_k per channel
   std::vector<float> multipliers;     // fl(x_scale * w_scale[c])
@@ -73,6 +74,9 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
 
 struct PointwiseInt8Args {
   const float* x = nullptr;  // batch x k x columns
+  // Or X as the 8-bit codes of its grid (x = fl((q - zero point) * x_scale), the plan's grid),
+  // in place of x: no element is off the grid.
+  const void* x_codes = nullptr;
   const float* w = nullptr;  // channels x k, the float weights (for outputs computed as floats)
   const float* bias = nullptr;
   float* y = nullptr;        // batch x channels x columns
@@ -108,9 +112,9 @@ struct PointwiseInt8Scratch {
   float* outputs;   // channels x 64: a block's outputs as floats, when codes are written
 };
 namespace avx512 {
-void PointwiseInt8Pass(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args, const float* x, float* y,
-                       uint8_t* codes, int64_t first, int64_t last, const OutputEpilogue* rest,
-                       const PointwiseInt8Scratch& scratch);
+void PointwiseInt8Pass(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args, const float* x,
+                       const uint8_t* x_codes, float* y, uint8_t* codes, int64_t first, int64_t last,
+                       const OutputEpilogue* rest, const PointwiseInt8Scratch& scratch);
 }  // namespace avx512
 
 }  // namespace qrt

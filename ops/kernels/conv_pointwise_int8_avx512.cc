@@ -76,6 +76,43 @@ bool Pack(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, 
   return off_grid == 0;
 }
 
+// Pack's work from X's codes (one byte per element, rows ld apart), which are on the grid by
+// definition: the byte VPDPBUSD reads is d + offset = q - (type's lowest), the code itself
+// for uint8 and the code + 128 for int8 (its top bit flipped); floats as DequantizeLinear
+// makes them, fl(d * s_x); norms as Pack's. Lanes past cols hold d = 0.
+template <int V>
+void PackCodes(const PointwiseInt8Plan& p, const uint8_t* q, int64_t ld, int64_t cols, int32_t* out, float* norms,
+               float* floats) {
+  const __m512 scale = _mm512_set1_ps(p.x_scale);
+  const __m512i offset = _mm512_set1_epi32(p.x_offset);
+  const __m128i flip = _mm_set1_epi8(char(p.x_signed ? 0x80 : 0));  // int8: q + 128
+  __mmask16 valid[V];
+  __m512 squares[V];
+  for (int v = 0; v < V; ++v) valid[v] = FirstLanes(cols - 16 * v), squares[v] = _mm512_setzero_ps();
+  for (int64_t quad = 0; quad < p.quads; ++quad) {
+    __m512i packed[V];
+    for (int v = 0; v < V; ++v) packed[v] = _mm512_setzero_si512();
+    for (int64_t j = 0; j < 4 && 4 * quad + j < p.k; ++j) {
+      const uint8_t* row = q + (4 * quad + j) * ld;
+      const __m512i shift = _mm512_set1_epi32(int(8 * j));
+      for (int v = 0; v < V; ++v) {
+        const __m128i codes =
+            _mm512_castsi512_si128(_mm512_maskz_loadu_epi8(__mmask64(valid[v]), row + 16 * v));
+        const __m512i byte = _mm512_mask_cvtepu8_epi32(offset, valid[v], _mm_xor_si128(codes, flip));
+        const __m512 d = _mm512_cvtepi32_ps(_mm512_sub_epi32(byte, offset));
+        _mm512_store_ps(floats + (4 * quad + j) * kBlock + 16 * v, _mm512_mul_ps(d, scale));
+        squares[v] = _mm512_fmadd_ps(d, d, squares[v]);
+        packed[v] = _mm512_or_si512(packed[v], j == 0 ? byte : _mm512_sllv_epi32(byte, shift));
+      }
+    }
+    for (int v = 0; v < V; ++v) _mm512_storeu_si512(out + quad * kBlock + 16 * v, packed[v]);
+  }
+  for (int v = 0; v < V; ++v) {
+    const __m512 raised = _mm512_mul_ps(squares[v], _mm512_set1_ps(1.f + 1.f / 2048.f));
+    _mm512_storeu_ps(norms + 16 * v, _mm512_sqrt_ps(raised));
+  }
+}
+
 // out[r][v] = sum over quads of the packed bytes x (columns 16v..16v+15) times row r's
 // weights, for the block's first V vectors (a block at the end of a row may hold fewer than
 // four). The sums live in registers (a local array fully unrolled); writing through `out`
@@ -282,11 +319,14 @@ constexpr FinishTileFn kFinishTiles[2][kTileVectors + 1] = {
 
 }  // namespace
 
-void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y,
-                       uint8_t* codes, int64_t first, int64_t last, const OutputEpilogue* rest,
-                       const PointwiseInt8Scratch& scratch) {
+void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x,
+                       const uint8_t* x_codes, float* y, uint8_t* codes, int64_t first, int64_t last,
+                       const OutputEpilogue* rest, const PointwiseInt8Scratch& scratch) {
   using PackFn = bool (*)(const PointwiseInt8Plan&, const float*, int64_t, int64_t, int32_t*, float*, float*);
   constexpr PackFn kPack[kTileVectors + 1] = {nullptr, Pack<1>, Pack<2>, Pack<3>, Pack<4>};
+  using PackCodesFn = void (*)(const PointwiseInt8Plan&, const uint8_t*, int64_t, int64_t, int32_t*, float*, float*);
+  constexpr PackCodesFn kPackCodes[kTileVectors + 1] = {nullptr, PackCodes<1>, PackCodes<2>, PackCodes<3>,
+                                                        PackCodes<4>};
   const int64_t blocks = last - first;
   auto columns_of = [&](int64_t b) { return std::min(kBlock, p.columns - (first + b) * kBlock); };
   auto packed_of = [&](int64_t b) { return scratch.packed + b * p.quads * kBlock; };
@@ -297,8 +337,14 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
   int32_t* count = scratch.counts;
   for (int64_t b = 0; b < blocks; ++b) {
     const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
-    const bool on_grid =
-        kPack[(cols + 15) / 16](p, x + j0, p.columns, cols, packed_of(b), scratch.norms + b * kBlock, floats_of(b));
+    bool on_grid = true;
+    if (x_codes != nullptr) {
+      kPackCodes[(cols + 15) / 16](p, x_codes + j0, p.columns, cols, packed_of(b), scratch.norms + b * kBlock,
+                                   floats_of(b));
+    } else {
+      on_grid =
+          kPack[(cols + 15) / 16](p, x + j0, p.columns, cols, packed_of(b), scratch.norms + b * kBlock, floats_of(b));
+    }
     for (int v = 0; v < kTileVectors; ++v) count[4 * b + v] = on_grid ? 0 : -1;
     if (!on_grid) FloatColumns(p, a, x, y, codes, scratch.outputs, j0, cols);
   }

@@ -130,7 +130,21 @@ std::vector<float> Expected(const Case& c, const Inputs& in) {
   return y;
 }
 
-std::vector<float> RunInt8(const Case& c, const Inputs& in, SgemmFn gemm = ref::Sgemm) {
+// X's codes, where every element is on its grid (empty otherwise).
+std::vector<uint8_t> CodesOf(const Inputs& in) {
+  std::vector<uint8_t> q(in.x.size());
+  const float s = in.x_grid.scales[0];
+  const int32_t zp = in.x_grid.zero_points[0], low = in.x_grid.type == DataType::kInt8 ? -128 : 0;
+  for (size_t i = 0; i < q.size(); ++i) {
+    const float d = std::nearbyint(in.x[i] / s);
+    if (!(d + float(zp) >= float(low) && d + float(zp) <= float(low + 255)) || (d - 0.f) * s != in.x[i]) return {};
+    q[i] = uint8_t(int32_t(d) + zp);
+  }
+  return q;
+}
+
+std::vector<float> RunInt8(const Case& c, const Inputs& in, SgemmFn gemm = ref::Sgemm,
+                           const std::vector<uint8_t>* x_codes = nullptr) {
   const ConvGeometry g = Pointwise(c);
   const auto plan = PlanPointwiseInt8(g, in.w.data(), in.w_grid, in.x_grid, c.bias ? in.b.data() : nullptr);
   EXPECT_NE(plan, nullptr) << Describe(c);
@@ -138,6 +152,7 @@ std::vector<float> RunInt8(const Case& c, const Inputs& in, SgemmFn gemm = ref::
   if (plan == nullptr) return y;
   PointwiseInt8Args a;
   a.x = in.x.data(), a.w = in.w.data(), a.bias = c.bias ? in.b.data() : nullptr, a.y = y.data();
+  if (x_codes != nullptr) a.x = nullptr, a.x_codes = x_codes->data();
   a.batch = c.batch;
   a.epilogue = in.epilogue;
   a.before_signed = c.y_signed;
@@ -177,12 +192,20 @@ std::vector<uint8_t> RunInt8Codes(const Case& c, const Inputs& in, SgemmFn gemm,
   return q;
 }
 
-// Floats, and (without the PRelu chain, whose later steps need floats) codes.
+// Floats, from X's floats and (where it is all on its grid) from its codes, and (without the
+// PRelu chain, whose later steps need floats) codes.
 void ExpectExact(const Case& c, const Inputs& in) {
   const std::vector<float> want = Expected(c, in), got = RunInt8(c, in);
   for (size_t i = 0; i < want.size(); ++i) {
     ASSERT_EQ(Bits(got[i]), Bits(want[i])) << "output " << i << ": " << got[i] << " vs " << want[i] << "; "
                                            << Describe(c);
+  }
+  const std::vector<uint8_t> x_codes = CodesOf(in);
+  if (!x_codes.empty()) {
+    const std::vector<float> from_codes = RunInt8(c, in, ref::Sgemm, &x_codes);
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(Bits(from_codes[i]), Bits(want[i])) << "output " << i << " from X's codes; " << Describe(c);
+    }
   }
   if (c.prelu_chain) return;
   const std::vector<uint8_t> want_codes = ExpectedCodes(c, in);
