@@ -79,7 +79,8 @@ void BM_Conv(benchmark::State& state, const Layer& l, ConvFloatKernels kernels, 
 
 // Values on 8-bit grids, as in a QDQ graph: x = fl(d * s_x) (u8, zero point 128), w = fl(e * s_w[c])
 // (s8 per channel); the output scale makes the outputs span the 8-bit range, as calibration does.
-void BM_ConvInt8(benchmark::State& state, const Layer& l, bool int8) {
+// codes: X read and Y written as uint8 codes (link-conv-codes), the int8 path only.
+void BM_ConvInt8(benchmark::State& state, const Layer& l, bool int8, bool codes = false) {
   const ConvGeometry g = GeometryOf(l);
   std::mt19937 rng(7);
   QuantGrid xg, wg;
@@ -106,6 +107,12 @@ void BM_ConvInt8(benchmark::State& state, const Layer& l, bool int8) {
   PointwiseInt8Args a;
   a.x = x.data(), a.w = w.data(), a.bias = b.data(), a.y = y.data(), a.epilogue = epilogue, a.before_signed = true;
   a.gemm = avx512::Sgemm;
+  std::vector<uint8_t> x_codes(x.size()), y_codes(y.size());
+  if (codes) {
+    for (size_t i = 0; i < x.size(); ++i) x_codes[i] = uint8_t(std::lround(x[i] / xg.scales[0]) + 128);
+    a.x = nullptr, a.x_codes = x_codes.data();
+    a.y = nullptr, a.codes = y_codes.data(), a.quantize = avx512::QuantizeF32ToS8;
+  }
   for (auto _ : state) {
     if (!int8) ConvFloatOrdered(g, x.data(), w.data(), b.data(), y.data(), kernels, scratch.data(), 1, &epilogue);
     else if (!ConvPointwiseInt8(*plan, a)) return state.SkipWithError("int8 path refused");
@@ -161,6 +168,9 @@ void RegisterInt8() {
       benchmark::RegisterBenchmark(name.c_str(), [l, int8](benchmark::State& s) { BM_ConvInt8(s, l, int8); })
           ->UseRealTime();
     }
+    benchmark::RegisterBenchmark((std::string("ConvGrid_") + l.name + "/int8_vnni_codes").c_str(),
+                                 [l](benchmark::State& s) { BM_ConvInt8(s, l, true, true); })
+        ->UseRealTime();
   }
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/kernels/dequantize_rows.h"
 #include "ops/kernels/fake_quantize.h"
 #include "ops/kernels/lookup_table.h"
 #include "ops/kernels/quantize_linear.h"
@@ -138,6 +139,22 @@ void BM_DequantizeLinear(benchmark::State& state, Isa isa, DataType t) {
   std::vector<uint8_t> x = RandomBytes(size_t(n), 8);
   std::vector<float> y(static_cast<size_t>(n));
   Loop(state, n, 5.0, [&] { fn(n, x.data(), 0.0235f, t == DataType::kUInt8 ? 128 : 0, y.data()); });
+}
+
+// A 112 x 112 plane of codes into a convolution's padded rows (link-conv-codes): row by row, or
+// split into column phases (stride 2). 1 byte read and 4 written per element.
+void BM_DequantizeRows(benchmark::State& state, Isa isa, bool pairs) {
+  constexpr int64_t kWidth = 112, kRows = 112;
+  const DequantizeRowKernels k = SelectDequantizeRows(DataType::kUInt8, isa);
+  std::vector<uint8_t> x = RandomBytes(size_t(kWidth * kRows), 10);
+  std::vector<float> y(static_cast<size_t>(kWidth * kRows));
+  Loop(state, kWidth * kRows, 5.0, [&] {
+    for (int64_t r = 0; r < kRows; ++r) {
+      float* row = y.data() + r * kWidth;
+      if (pairs) k.pairs(kWidth / 2, x.data() + r * kWidth, 0.0235f, 128, row, row + kWidth / 2);
+      else k.row(kWidth, x.data() + r * kWidth, 0.0235f, 128, row);
+    }
+  });
 }
 
 // ---- UniformDequantize -----------------------------------------------------------------------------
@@ -296,6 +313,10 @@ void Register() {
       reg("UniformDequantize_u8_peraxis_last", [isa](benchmark::State& s) { BM_UniformDequantize(s, isa, DataType::kUInt8, true); });
       reg("UniformDequantize_i32", [isa](benchmark::State& s) { BM_UniformDequantize(s, isa, DataType::kInt32, false); });
       reg("DequantizeLinear_s8_to_f32", [isa](benchmark::State& s) { BM_DequantizeLinear(s, isa, DataType::kInt8); });
+      if (n == kSmall) {
+        reg("DequantizeRows_u8_112x112_rows", [isa](benchmark::State& s) { BM_DequantizeRows(s, isa, false); });
+        reg("DequantizeRows_u8_112x112_pairs", [isa](benchmark::State& s) { BM_DequantizeRows(s, isa, true); });
+      }
       reg("FakeQuantize_f32_scalar", [isa](benchmark::State& s) { BM_FakeQuantize(s, isa, false); });
       reg("FakeQuantize_f32_perchannel", [isa](benchmark::State& s) { BM_FakeQuantize(s, isa, true); });
     }
