@@ -492,15 +492,15 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
           const float* bg = b != nullptr ? b + group : nullptr;
           const int64_t y_offset = (image * g.out_channels + group) * n;
           float* yg = y_codes != nullptr ? plane_out.data() : y + y_offset;
-          const OutputEpilogue eg = epilogue != nullptr ? epilogue->FromRow(group) : OutputEpilogue();
-          const OutputEpilogue* e = epilogue != nullptr ? &eg : nullptr;
+          OutputEpilogue eg = epilogue != nullptr ? epilogue->FromRow(group) : OutputEpilogue();
+          if (y_codes != nullptr) {  // quantized by the epilogue, a few rows at a time while in L1
+            eg.codes = {static_cast<uint8_t*>(y_codes->codes) + y_offset, yg, y_codes->quantize, y_codes->scale,
+                        y_codes->zero_point};
+          }
+          const OutputEpilogue* e = epilogue != nullptr || y_codes != nullptr ? &eg : nullptr;
           if (window) WindowRowsOfGroup(g, xg, w + group * k, bg, yg, kernels, buffer.data(), taps, e);
           else PlaneRows(g, xg, w + group * k, bg, yg, kernels, buffer.data(), taps, flat ? flat_out.data() : nullptr,
                          e);
-          if (y_codes != nullptr) {
-            y_codes->quantize(n, yg, y_codes->scale, y_codes->zero_point,
-                              static_cast<uint8_t*>(y_codes->codes) + y_offset);
-          }
         }
       });
     }

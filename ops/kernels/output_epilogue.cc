@@ -28,6 +28,7 @@ void OutputEpilogue::Apply(float* y, int64_t n, int64_t row) const {
     }
   }
   Run(after, y, n);
+  if (codes.out != nullptr) codes.quantize(n, y, codes.scale, codes.zero_point, codes.out + (y - codes.floats));
 }
 
 OutputEpilogue OutputEpilogue::FromRow(int64_t first) const {

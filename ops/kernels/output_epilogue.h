@@ -29,6 +29,15 @@ struct OutputEpilogue {
   const float* slope = nullptr;
   int64_t slope_step = 1;
   FakeQuantStep after;
+  // Optional, last: QuantizeLinear's codes of the result, written at out + (y - floats) for the
+  // outputs at y (a convolution computing into a float buffer whose output is codes).
+  struct Codes {
+    uint8_t* out = nullptr;
+    const float* floats = nullptr;
+    QuantizeF32Fn quantize = nullptr;
+    float scale = 1.f;
+    int32_t zero_point = 0;
+  } codes;
 
   // n outputs of row `row`.
   void Apply(float* y, int64_t n, int64_t row) const;

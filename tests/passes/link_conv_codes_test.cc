@@ -175,7 +175,9 @@ TEST(LinkConvCodes, ChainsOfConvolutions) {
   };
   const Case cases[] = {
       {"flat rows", {14, 14}, R"("pads":[1,1,1,1])"},
+      {"flat rows, odd sizes", {13, 11}, R"("pads":[1,1,1,1])"},
       {"window of rows", {100, 96}, R"("pads":[1,1,1,1])"},
+      {"window of rows, odd width (quantized every few rows)", {99, 97}, R"("pads":[1,1,1,1])"},
       {"stride 2", {30, 31}, R"("pads":[1,1,1,1],"strides":[2,2])"},
       {"gathered (the codes quantized whole)", {2, 2}, R"("pads":[1,1,1,1])"},
   };
