@@ -185,7 +185,11 @@ inline __mmask16 Finish(const ChannelConstants& k, __m512i acc, __m512 norms, co
   const __m512 reach = _mm512_add_ps(_mm512_abs_ps(_mm512_sub_ps(t, step)), _mm512_mul_ps(e, rule.inverse));
   const __mmask16 proven = _mm512_cmp_ps_mask(reach, rule.inside, _CMP_LT_OQ);
   if (kCodes) {
-    _mm512_mask_cvtepi32_storeu_epi8(codes, valid, _mm512_sub_epi32(_mm512_castps_si512(shifted), code_offset));
+    const __m512i code = _mm512_sub_epi32(_mm512_castps_si512(shifted), code_offset);
+    // Narrowed in a register and stored whole where all lanes are the block's (VPMOVDB to memory
+    // under a mask is slow).
+    if (valid == 0xFFFF) _mm_storeu_si128(reinterpret_cast<__m128i*>(codes), _mm512_cvtepi32_epi8(code));
+    else _mm512_mask_cvtepi32_storeu_epi8(codes, valid, code);
   } else {
     _mm512_mask_storeu_ps(out, valid, _mm512_mul_ps(step, rule.scale));
   }

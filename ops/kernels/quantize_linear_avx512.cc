@@ -18,7 +18,14 @@ template <bool kSigned>
 void Quantize(int64_t n, const float* x, float scale, int32_t zp, void* out) {
   uint8_t* y = static_cast<uint8_t*>(out);
   const Quantizer q(scale, zp, kSigned);
-  for (int64_t i = 0; i < n; i += 16) {
+  int64_t i = 0;
+  // The bytes narrowed in a register and stored whole: VPMOVDB to memory under a mask, in the
+  // loop, took about a quarter of the kernel's time (MobileNetV2's depthwise codes).
+  for (; i + 16 <= n; i += 16) {
+    const __m512i v = _mm512_cvtps_epi32(_mm512_add_ps(q.Steps(_mm512_loadu_ps(x + i)), q.zp));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), _mm512_cvtepi32_epi8(v));
+  }
+  if (i < n) {
     const __mmask16 m = FirstLanes(n - i);
     const __m512i v = _mm512_cvtps_epi32(_mm512_add_ps(q.Steps(_mm512_maskz_loadu_ps(m, x + i)), q.zp));
     _mm512_mask_cvtepi32_storeu_epi8(y + i, m, v);
