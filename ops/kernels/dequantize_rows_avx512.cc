@@ -34,16 +34,21 @@ void Pairs(int64_t pairs, const void* codes, float scale, int32_t zero_point, fl
   const __m512 zp = _mm512_set1_ps(float(zero_point)), s = _mm512_set1_ps(scale);
   const __m512i even_index = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i odd_index = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-  for (int64_t i = 0; i < pairs; i += 16) {
-    const int64_t left = pairs - i;
-    // Codes [2i, 2i + 32), or the tail's 2 * left of them (the rest load 0 and are not stored).
-    const __mmask64 m = left >= 16 ? __mmask64(0xFFFFFFFFu) : __mmask64((uint64_t(1) << (2 * left)) - 1);
-    const __m256i bytes = _mm512_castsi512_si256(_mm512_maskz_loadu_epi8(m, q + 2 * i));
+  auto split = [&](__m256i bytes, float* e, float* o, __mmask16 out) {
     const __m512 lo = Dequantize16<kSigned>(_mm256_castsi256_si128(bytes), zp, s);
     const __m512 hi = Dequantize16<kSigned>(_mm256_extracti128_si256(bytes, 1), zp, s);
-    const __mmask16 out = FirstLanes(left);
-    _mm512_mask_storeu_ps(even + i, out, _mm512_permutex2var_ps(lo, even_index, hi));
-    _mm512_mask_storeu_ps(odd + i, out, _mm512_permutex2var_ps(lo, odd_index, hi));
+    _mm512_mask_storeu_ps(e, out, _mm512_permutex2var_ps(lo, even_index, hi));
+    _mm512_mask_storeu_ps(o, out, _mm512_permutex2var_ps(lo, odd_index, hi));
+  };
+  int64_t i = 0;
+  for (; i + 16 <= pairs; i += 16) {  // codes [2i, 2i + 32), no masks (moving them costs a port)
+    split(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 2 * i)), even + i, odd + i, 0xFFFF);
+  }
+  if (i < pairs) {  // the tail's 2 * left codes; the rest load 0 and are not stored
+    const int64_t left = pairs - i;
+    const __m256i bytes =
+        _mm512_castsi512_si256(_mm512_maskz_loadu_epi8((uint64_t(1) << (2 * left)) - 1, q + 2 * i));
+    split(bytes, even + i, odd + i, FirstLanes(left));
   }
 }
 
