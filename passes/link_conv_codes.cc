@@ -8,7 +8,7 @@
 //        =>  x --CQD(output_codes)--> q --CQD(..., s, z, input_codes)--> g
 //      MobileNetV2's expansion -> depthwise -> projection chains: 1.2 MB instead of 4.8 MB at
 //      112 x 112, which went out to L3 and came back.
-//   2. x --CQD 1x1 (w, b, s, z)--> f --QuantizeLinear(s, z)--> q   (a projection before its Add)
+//   2. x --CQD (w, b, s, z)--> f --QuantizeLinear(s, z)--> q   (a projection before its Add)
 //        =>  x --CQD(output_codes)--> q
 //      Q(DQ(Q(y))) = Q(y) (fuse-conv-fake-quant, which made this pair): the codes directly.
 //   3. q --DequantizeLinear(s, z)--> x --CQD 1x1 or depthwise--> g
@@ -17,7 +17,7 @@
 //      depthwise rows dequantize as they copy. The DequantizeLinear goes when nothing else reads it.
 // Writers and readers are 1x1 CQDs (the int8 path packs and writes codes) and depthwise ones
 // (one input and one output channel per group, 2-D: the padded rows dequantize each input row
-// as they copy it, and quantize each output plane); a writer's only step is the fake
+// as they copy it, and the epilogue quantizes a few output rows at a time); a writer's only step is the fake
 // quantization, and a reader's X is what the writer wrote or what a DequantizeLinear with one
 // constant scale and zero point gave.
 // Runs after fuse-conv-fake-quant.
@@ -79,46 +79,37 @@ DataType CodeType(const Graph& g, ValueId zero_point) {
   return zero_point.valid() ? g.value(zero_point).dtype : DataType::kUInt8;
 }
 
-// 1: a writer read only by a reader.
-int LinkWriterToReader(Graph& g, const std::vector<NodeId>& order) {
-  int rewrites = 0;
-  for (NodeId writer_id : order) {
-    const Node& writer = g.node(writer_id);
-    if (!IsWriter(g, writer) || !HasSingleUse(g, writer.outputs[0])) continue;
-    const NodeId reader_id = g.Consumers(writer.outputs[0])[0];
-    const Node& reader = g.node(reader_id);
-    if (!IsReader(g, reader) || reader.inputs[0] != writer.outputs[0]) continue;
-    const ValueId scale = writer.inputs[3], zero_point = InputOr(writer, 4);
-    const DataType type = CodeType(g, zero_point);
-    if (type != DataType::kUInt8 && type != DataType::kInt8) continue;
-    const ValueId q = g.AddUniqueValue(g.value(writer.outputs[0]).name + "_codes", type);
-    Node writes = WritingCodes(writer, q), reads = ReadingCodes(reader, q, scale, zero_point);
-    g.EraseNode(reader_id);
-    g.EraseNode(writer_id);
-    g.AddNode(std::move(writes));
-    g.AddNode(std::move(reads));
-    ++rewrites;
-  }
-  return rewrites;
+// Whether `q` is a QuantizeLinear of `writer`'s own scale and zero point, per tensor.
+bool QuantizesLike(const Node& q, const Node& writer) {
+  return !q.dead && q.domain.empty() && q.op_type == "QuantizeLinear" && q.outputs.size() == 1 &&
+         !q.attrs.Has("output_dtype") && !q.attrs.Has("axis") && q.inputs.size() >= 2 && q.inputs[1] == writer.inputs[3] &&
+         InputOr(q, 2) == InputOr(writer, 4);
 }
 
-// 2: a writer read only by a QuantizeLinear of its own scale and zero point.
-int WriteQuantizeLinearsCodes(Graph& g, const std::vector<NodeId>& order) {
+// 1 and 2: a writer whose only reader is a reader, or a QuantizeLinear of its own scale.
+int LinkWriters(Graph& g, const std::vector<NodeId>& order) {
   int rewrites = 0;
   for (NodeId writer_id : order) {
     const Node& writer = g.node(writer_id);
     if (!IsWriter(g, writer) || !HasSingleUse(g, writer.outputs[0])) continue;
-    const NodeId q_id = g.Consumers(writer.outputs[0])[0];
-    const Node& q = g.node(q_id);
-    if (q.dead || q.domain != "" || q.op_type != "QuantizeLinear" || q.outputs.size() != 1 ||
-        q.attrs.Has("output_dtype") || q.attrs.Has("axis") || q.inputs.size() < 2 || q.inputs[1] != writer.inputs[3] ||
-        InputOr(q, 2) != InputOr(writer, 4)) {
+    const NodeId next_id = g.Consumers(writer.outputs[0])[0];
+    const Node& next = g.node(next_id);
+    const ValueId scale = writer.inputs[3], zero_point = InputOr(writer, 4);
+    std::vector<Node> rewritten;  // the writer, then the reader (rule 1; rule 2 drops the QuantizeLinear)
+    if (QuantizesLike(next, writer)) {
+      rewritten.push_back(WritingCodes(writer, next.outputs[0]));
+    } else if (IsReader(g, next) && next.inputs[0] == writer.outputs[0]) {
+      const DataType type = CodeType(g, zero_point);
+      if (type != DataType::kUInt8 && type != DataType::kInt8) continue;
+      const ValueId q = g.AddUniqueValue(g.value(writer.outputs[0]).name + "_codes", type);
+      rewritten.push_back(WritingCodes(writer, q));
+      rewritten.push_back(ReadingCodes(next, q, scale, zero_point));
+    } else {
       continue;
     }
-    Node writes = WritingCodes(writer, q.outputs[0]);
-    g.EraseNode(q_id);
+    g.EraseNode(next_id);
     g.EraseNode(writer_id);
-    g.AddNode(std::move(writes));
+    for (Node& n : rewritten) g.AddNode(std::move(n));
     ++rewrites;
   }
   return rewrites;
@@ -156,7 +147,7 @@ StatusOr<int> LinkConvCodes(Graph& g) {
   int rewrites = 0;
   // Each rule until it finds nothing more, over the nodes the last round left (a rewritten node
   // is a new one: the reader of one link may be the writer of the next).
-  for (auto rule : {LinkWriterToReader, WriteQuantizeLinearsCodes, ReadDequantizeLinearsCodes}) {
+  for (auto rule : {LinkWriters, ReadDequantizeLinearsCodes}) {
     for (int found = 1; found > 0; rewrites += found) {
       QRT_ASSIGN_OR_RETURN(std::vector<NodeId> order, g.TopologicalOrder());
       found = rule(g, order);

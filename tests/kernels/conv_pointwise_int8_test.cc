@@ -143,15 +143,12 @@ std::vector<uint8_t> CodesOf(const Inputs& in) {
   return q;
 }
 
-std::vector<float> RunInt8(const Case& c, const Inputs& in, SgemmFn gemm = ref::Sgemm,
-                           const std::vector<uint8_t>* x_codes = nullptr) {
-  const ConvGeometry g = Pointwise(c);
-  const auto plan = PlanPointwiseInt8(g, in.w.data(), in.w_grid, in.x_grid, c.bias ? in.b.data() : nullptr);
-  EXPECT_NE(plan, nullptr) << Describe(c);
-  std::vector<float> y(size_t(g.output_count()), std::numeric_limits<float>::quiet_NaN());
-  if (plan == nullptr) return y;
-  PointwiseInt8Args a;
-  a.x = in.x.data(), a.w = in.w.data(), a.bias = c.bias ? in.b.data() : nullptr, a.y = y.data();
+// The int8 kernel's run on X's floats (or codes) into `a`'s outputs (set by the caller).
+void RunInt8Into(const Case& c, const Inputs& in, SgemmFn gemm, const std::vector<uint8_t>* x_codes,
+                 PointwiseInt8Args a) {
+  const auto plan = PlanPointwiseInt8(Pointwise(c), in.w.data(), in.w_grid, in.x_grid, c.bias ? in.b.data() : nullptr);
+  ASSERT_NE(plan, nullptr) << Describe(c);
+  a.x = in.x.data(), a.w = in.w.data(), a.bias = c.bias ? in.b.data() : nullptr;
   if (x_codes != nullptr) a.x = nullptr, a.x_codes = x_codes->data();
   a.batch = c.batch;
   a.epilogue = in.epilogue;
@@ -159,6 +156,14 @@ std::vector<float> RunInt8(const Case& c, const Inputs& in, SgemmFn gemm = ref::
   a.gemm = gemm;
   a.threads = c.threads;
   EXPECT_TRUE(ConvPointwiseInt8(*plan, a)) << Describe(c);
+}
+
+std::vector<float> RunInt8(const Case& c, const Inputs& in, SgemmFn gemm = ref::Sgemm,
+                           const std::vector<uint8_t>* x_codes = nullptr) {
+  std::vector<float> y(size_t(Pointwise(c).output_count()), std::numeric_limits<float>::quiet_NaN());
+  PointwiseInt8Args a;
+  a.y = y.data();
+  RunInt8Into(c, in, gemm, x_codes, a);
   return y;
 }
 
@@ -176,19 +181,10 @@ std::vector<uint8_t> ExpectedCodes(const Case& c, const Inputs& in) {
 }
 
 std::vector<uint8_t> RunInt8Codes(const Case& c, const Inputs& in, SgemmFn gemm, QuantizeF32Fn quantize) {
-  const ConvGeometry g = Pointwise(c);
-  const auto plan = PlanPointwiseInt8(g, in.w.data(), in.w_grid, in.x_grid, c.bias ? in.b.data() : nullptr);
-  std::vector<uint8_t> q(size_t(g.output_count()), 0xA5);
-  if (plan == nullptr) return q;
+  std::vector<uint8_t> q(size_t(Pointwise(c).output_count()), 0xA5);
   PointwiseInt8Args a;
-  a.x = in.x.data(), a.w = in.w.data(), a.bias = c.bias ? in.b.data() : nullptr;
   a.codes = q.data(), a.quantize = quantize;
-  a.batch = c.batch;
-  a.epilogue = in.epilogue;
-  a.before_signed = c.y_signed;
-  a.gemm = gemm;
-  a.threads = c.threads;
-  EXPECT_TRUE(ConvPointwiseInt8(*plan, a)) << Describe(c);
+  RunInt8Into(c, in, gemm, nullptr, a);
   return q;
 }
 
