@@ -369,6 +369,68 @@ void PlaneRows(const ConvGeometry& g, const GroupInput& xg, const float* wg, con
   if (epilogue != nullptr) epilogue->Apply(yg, g.out_spatial(), 0);
 }
 
+// ---- small 3x3 depthwise planes, channels in the lanes (depthwise_lanes.h) -------------
+
+// Where the lanes kernel takes a padded-rows geometry: 3x3, one channel per group, dilation 1,
+// strides up to 2; planes up to 16 x 16 with stride 1, up to 32 x 32 with stride 2 (MobileNetV2,
+// against the padded rows: 7 x 7 0.63-0.67x, 14 x 14 0.94-0.97x, 14 x 14 stride 2 0.46x, 28 x 28
+// stride 2 0.86x, but 28 x 28 1.16-1.26x, whose 50 KB tiles leave L1).
+bool UseLanes(const ConvGeometry& g, const ConvFloatKernels& kernels) {
+  const bool strided = g.stride[1] == 2 && g.stride[2] == 2;
+  return kernels.depthwise_lanes != nullptr && g.in_channels == g.group && g.out_channels == g.group &&
+         g.kernel[1] == 3 && g.kernel[2] == 3 && g.dilation[1] == 1 && g.dilation[2] == 1 && g.stride[1] <= 2 &&
+         g.stride[2] <= 2 && g.in[1] * g.in[2] <= (strided ? 1024 : 256);
+}
+
+void LanesGroups(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y,
+                 const ConvFloatKernels& kernels, int threads, const OutputEpilogue* epilogue,
+                 const ConvInputCodes* x_codes, const ConvOutputCodes* y_codes) {
+  constexpr int64_t kLanes = 16;
+  const int64_t in_plane = g.in[1] * g.in[2], n = g.out[1] * g.out[2];
+  const int64_t blocks = (g.group + kLanes - 1) / kLanes;
+  for (int64_t image = 0; image < g.batch; ++image) {
+    ParallelFor(threads, blocks, 1, 1, [&](int64_t first, int64_t last) {
+      thread_local std::vector<float> tile_in, tile_out, x_floats, y_floats;
+      tile_in.resize(size_t(in_plane * kLanes)), tile_out.resize(size_t(n * kLanes));
+      if (x_codes != nullptr) x_floats.resize(size_t(in_plane * kLanes));
+      if (y_codes != nullptr) y_floats.resize(size_t(n * kLanes));
+      for (int64_t block = first; block < last; ++block) {
+        const int64_t c0 = block * kLanes, channels = std::min(kLanes, g.group - c0);
+        const int64_t x_offset = (image * g.group + c0) * in_plane, y_offset = (image * g.group + c0) * n;
+        DepthwiseLanesArgs a;
+        a.in_h = g.in[1], a.in_w = g.in[2], a.out_h = g.out[1], a.out_w = g.out[2];
+        a.stride_h = g.stride[1], a.stride_w = g.stride[2], a.pad_top = g.pad_begin[1], a.pad_left = g.pad_begin[2];
+        a.channels = int(channels);
+        a.x_plane = in_plane, a.y_plane = n;
+        if (x_codes != nullptr) {  // the block's planes (consecutive) to floats first
+          x_codes->dequantize.row(channels * in_plane, static_cast<const uint8_t*>(x_codes->codes) + x_offset,
+                                  x_codes->scale, x_codes->zero_point, x_floats.data());
+          a.x = x_floats.data();
+        } else {
+          a.x = x + x_offset;
+        }
+        a.w = w + c0 * 9, a.bias = b != nullptr ? b + c0 : nullptr;
+        a.y = y_codes != nullptr ? y_floats.data() : y + y_offset;
+        a.tile_in = tile_in.data(), a.tile_out = tile_out.data();
+        kernels.depthwise_lanes(a);
+        if (epilogue == nullptr && y_codes == nullptr) continue;
+        // The block's planes are consecutive: one call for all of them, unless a PRelu needs
+        // each channel's slope.
+        const bool per_channel = epilogue != nullptr && epilogue->slope != nullptr;
+        for (int64_t c = 0; c < (per_channel ? channels : 1); ++c) {
+          OutputEpilogue eg = epilogue != nullptr ? epilogue->FromRow(c0 + c) : OutputEpilogue();
+          float* yc = a.y + c * n;
+          if (y_codes != nullptr) {
+            eg.codes = {static_cast<uint8_t*>(y_codes->codes) + y_offset + c * n, yc, y_codes->quantize,
+                        y_codes->scale, y_codes->zero_point};
+          }
+          eg.Apply(yc, per_channel ? n : channels * n, 0);
+        }
+      }
+    });
+  }
+}
+
 // ---- planes (2-D): the patch matrix as row pointers ----------------------------------
 
 // Patch row (c, kh, kw) is TapRows' pointer: consecutive ow are consecutive floats, and output
@@ -450,7 +512,8 @@ void GatheredGroups(const ConvGeometry& g, const float* x, const float* w, const
 }  // namespace
 
 ConvFloatKernels SelectConvFloatKernels(Isa isa) {
-  return ConvFloatKernels{SelectSgemmKernel(isa), SelectSgemmOneRowKernel(isa), SelectSplitPairs(isa)};
+  return ConvFloatKernels{SelectSgemmKernel(isa), SelectSgemmOneRowKernel(isa), SelectSplitPairs(isa),
+                          SelectDepthwiseLanes(isa)};
 }
 
 int64_t ConvFloatScratchFloats(const ConvGeometry& g) {
@@ -469,6 +532,10 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
   const Algorithm algorithm = Choose(g);
   const int64_t m = g.out_channels / g.group, k = g.reduction_size(), n = g.out_spatial();
   const int64_t in_group = g.in_channels / g.group * g.in_spatial();
+  if (algorithm == Algorithm::kPaddedRows && UseLanes(g, kernels)) {
+    LanesGroups(g, x, w, b, y, kernels, threads, epilogue, x_codes, y_codes);
+    return;
+  }
   if (algorithm == Algorithm::kPaddedRows) {
     // Groups are independent: split them across threads, each with its own buffer.
     const bool window = UseWindow(g), flat = FlatOutputFloats(g) > 0;

@@ -23,6 +23,7 @@
 
 #include "ops/kernels/conv_ref.h"
 #include "ops/kernels/deinterleave.h"
+#include "ops/kernels/depthwise_lanes.h"
 #include "ops/kernels/dequantize_rows.h"
 #include "ops/kernels/quantize_linear.h"
 #include "ops/kernels/sgemm.h"
@@ -33,6 +34,7 @@ struct ConvFloatKernels {
   SgemmFn gemm = nullptr;
   SgemmOneRowFn one_row = nullptr;
   SplitPairsFn split_pairs = nullptr;  // stride-2 input rows into column phases
+  DepthwiseLanesFn depthwise_lanes = nullptr;  // small 3x3 depthwise planes, 16 channels at a time
 };
 
 ConvFloatKernels SelectConvFloatKernels(Isa isa);

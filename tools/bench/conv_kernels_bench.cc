@@ -35,6 +35,8 @@ const Layer kLayers[] = {
     {"pw_64to384_14", 64, 384, 14, 1, 1, 1},
     {"pw_384to64_14", 384, 64, 14, 1, 1, 1},
     {"dw_3x3_384_14", 384, 384, 14, 3, 1, 384},
+    {"dw_3x3s2_576_14", 576, 576, 14, 3, 2, 576},
+    {"dw_3x3_960_7", 960, 960, 7, 3, 1, 960},
     {"pw_160to960_7", 160, 960, 7, 1, 1, 1},
     {"pw_960to160_7", 960, 160, 7, 1, 1, 1},
 };
@@ -134,11 +136,16 @@ void Register() {
     families.push_back({"avx2", {avx2::Sgemm, avx2::SgemmOneRow, avx2::SplitPairs}, avx2::QuantizeDequantizeS8});
   }
   if (DetectCpuFeatures().avx512f) {
+    families.push_back({"avx512",
+                        {avx512::Sgemm, avx512::SgemmOneRow, avx512::SplitPairs, avx512::DepthwiseLanes},
+                        avx512::QuantizeDequantizeS8});
+    // Small depthwise planes through the padded rows, which the lanes kernel replaces there.
     families.push_back(
-        {"avx512", {avx512::Sgemm, avx512::SgemmOneRow, avx512::SplitPairs}, avx512::QuantizeDequantizeS8});
+        {"avx512_padded", {avx512::Sgemm, avx512::SgemmOneRow, avx512::SplitPairs}, avx512::QuantizeDequantizeS8});
   }
   for (const Layer& l : kLayers) {
     for (const Family& f : families) {
+      if (std::string(f.tag) == "avx512_padded" && (std::string(l.name).rfind("dw", 0) != 0 || l.size > 16)) continue;
       for (bool fused : {false, true}) {
         const std::string name = std::string("Conv_") + l.name + (fused ? "_fakequant/" : "/") + f.tag;
         benchmark::RegisterBenchmark(name.c_str(), [l, f, fused](benchmark::State& s) {

@@ -1,0 +1,42 @@
+// The 3x3 depthwise convolution (one input and one output channel per group, 2-D, dilation 1,
+// strides 1 or 2) of 16 channels at a time with the channels in the vector lanes: their planes
+// are transposed into one tile of 16-float positions, every output position is 9 products and
+// their sums as 16-lane vectors, and the outputs are transposed back. Same products in the same
+// order as the padded-rows path of conv_float.cc, which stays the specification (SgemmOneRow's
+// order over the taps in (kh, kw) order: taps 0-3 summed left to right, then 4-7 and that sum
+// added, then tap 8, then the bias; a tap over padding multiplies +0). For small planes (up to
+// 32 x 32), where the padded rows' cost per channel (a copy, a call per row or a flat row with
+// its waste, the epilogue's call) outweighed the arithmetic: MobileNetV2's 14 x 14 and 7 x 7
+// layers ran at several times the bound of their 18 float operations per 16 outputs.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/cpu_features.h"
+
+namespace qrt {
+
+struct DepthwiseLanesArgs {
+  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  int64_t stride_h = 1, stride_w = 1, pad_top = 0, pad_left = 0;
+  int channels = 16;           // 1 to 16 in this block
+  const float* x = nullptr;    // channels planes of in_h x in_w, x_plane apart
+  int64_t x_plane = 0;
+  const float* w = nullptr;    // channels x 9
+  const float* bias = nullptr;  // channels, or null
+  float* y = nullptr;          // channels planes of out_h x out_w, y_plane apart
+  int64_t y_plane = 0;
+  float* tile_in = nullptr;    // in_h x in_w x 16 floats of scratch
+  float* tile_out = nullptr;   // out_h x out_w x 16 floats of scratch
+};
+
+using DepthwiseLanesFn = void (*)(const DepthwiseLanesArgs& a);
+
+namespace avx512 {
+void DepthwiseLanes(const DepthwiseLanesArgs& a);
+}
+
+// The AVX-512 kernel for Isa::kAvx2 where the CPU has AVX-512F; null otherwise.
+DepthwiseLanesFn SelectDepthwiseLanes(Isa isa);
+
+}  // namespace qrt
