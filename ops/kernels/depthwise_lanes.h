@@ -4,10 +4,11 @@
 // their sums as 16-lane vectors, and the outputs are transposed back. Same products in the same
 // order as the padded-rows path of conv_float.cc, which stays the specification (SgemmOneRow's
 // order over the taps in (kh, kw) order: taps 0-3 summed left to right, then 4-7 and that sum
-// added, then tap 8, then the bias; a tap over padding multiplies +0). For small planes (up to
-// 32 x 32), where the padded rows' cost per channel (a copy, a call per row or a flat row with
-// its waste, the epilogue's call) outweighed the arithmetic: MobileNetV2's 14 x 14 and 7 x 7
-// layers ran at several times the bound of their 18 float operations per 16 outputs.
+// added, then tap 8, then the bias; a tap over padding multiplies +0). For small planes (conv_float.cc
+// picks them: up to 16 x 16, or 32 x 32 with stride 2), where the padded rows' cost per channel (a
+// copy, a call per row or a flat row with its waste, the epilogue's call) outweighed the
+// arithmetic: MobileNetV2's 14 x 14 and 7 x 7 layers ran at several times the bound of their 18
+// float operations per 16 outputs. Larger planes, in bands of rows, ran slower than the padded rows.
 #pragma once
 
 #include <cstdint>
