@@ -28,22 +28,19 @@ constexpr int kTileVectors = 4;  // vectors of 16 columns per tile
 constexpr int64_t kBlock = 16 * kTileVectors;
 static_assert(kBlock == kPointwiseInt8Columns, "the driver's block width");
 
-// Packs columns [0, cols) of X (k rows, row stride ld) for VPDPBUSD: entry (q, j) holds the
-// bytes d + offset of rows 4q..4q+3 at column j (0 past k, where the weights are 0 too);
-// norms[j] >= ||d||_2 of column j (the squares summed in float, each partial sum then within
-// k * 2^-24 <= 2^-12 of the exact one, below it at worst: the sum is raised by 2^-11 before the
-// square root, so the norm is an upper bound); floats (k x 64) the columns as they are, 0 past
-// cols, for the outputs computed as floats (aligned rows, where X's rows are `columns` apart:
-// loads straddling cache lines, or a copy made later, slowed those chains). Only the first
-// V = ceil(cols / 16) vectors of columns are written: no one reads the rest.
-// False if an element is not fl(d * s_x) for a d in range.
-template <int V>
-bool Pack(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, int32_t* out, float* norms,
-          float* floats) {
-  const __m512 inverse = _mm512_set1_ps(p.x_inverse), scale = _mm512_set1_ps(p.x_scale);
-  const __m512 low = _mm512_set1_ps(float(p.d_low)), high = _mm512_set1_ps(float(p.d_high));
-  const __m512 magic = _mm512_set1_ps(12582912.0f);  // 1.5 * 2^23: (t + magic) - magic = rint(t)
-  const __m512i offset = _mm512_set1_epi32(p.x_offset);
+// Packs columns [0, cols) of X (k rows) for VPDPBUSD: entry (q, j) holds the bytes d + offset
+// of rows 4q..4q+3 at column j (0 past k, where the weights are 0 too); norms[j] >= ||d||_2 of
+// column j (the squares summed in float, each partial sum then within k * 2^-24 <= 2^-12 of the
+// exact one, below it at worst: the sum is raised by 2^-11 before the square root, so the norm
+// is an upper bound); floats (k x 64) the columns' floats, 0 past cols, for the outputs computed
+// as floats (aligned rows, where X's rows are `columns` apart: loads straddling cache lines, or a
+// copy made later, slowed those chains). Only the first V = ceil(cols / 16) vectors of columns
+// are written: no one reads the rest. element(k, v, valid, &x, &d, &byte) gives row k's vector v
+// (lanes outside `valid`, past cols, as d = 0) and returns its lanes off the grid.
+// False if an element is off the grid.
+template <int V, class Element>
+bool PackColumns(const PointwiseInt8Plan& p, int64_t cols, int32_t* out, float* norms, float* floats,
+                 const Element& element) {
   __mmask16 valid[V];
   __m512 squares[V];
   for (int v = 0; v < V; ++v) valid[v] = FirstLanes(cols - 16 * v), squares[v] = _mm512_setzero_ps();
@@ -52,18 +49,13 @@ bool Pack(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, 
     __m512i quad[V];
     for (int v = 0; v < V; ++v) quad[v] = _mm512_setzero_si512();
     for (int64_t j = 0; j < 4 && 4 * q + j < p.k; ++j) {
-      const float* row = x + (4 * q + j) * ld;
       const __m512i shift = _mm512_set1_epi32(int(8 * j));
       for (int v = 0; v < V; ++v) {
-        // Lanes past cols load 0, which is on every grid (d = 0).
-        const __m512 xv = _mm512_maskz_loadu_ps(valid[v], row + 16 * v);
-        _mm512_store_ps(floats + (4 * q + j) * kBlock + 16 * v, xv);
-        const __m512 t = _mm512_min_ps(high, _mm512_max_ps(low, _mm512_mul_ps(xv, inverse)));
-        const __m512 d = _mm512_sub_ps(_mm512_add_ps(t, magic), magic);
-        // As DequantizeLinear computes it: (float(q) - float(zp)) * s = fl(d * s). NaN differs.
-        off_grid |= _mm512_cmp_ps_mask(_mm512_mul_ps(d, scale), xv, _CMP_NEQ_UQ);
+        __m512 x, d;
+        __m512i byte;
+        off_grid |= element(4 * q + j, v, valid[v], &x, &d, &byte);
+        _mm512_store_ps(floats + (4 * q + j) * kBlock + 16 * v, x);
         squares[v] = _mm512_fmadd_ps(d, d, squares[v]);
-        const __m512i byte = _mm512_add_epi32(_mm512_cvtps_epi32(d), offset);
         quad[v] = _mm512_or_si512(quad[v], j == 0 ? byte : _mm512_sllv_epi32(byte, shift));
       }
     }
@@ -76,41 +68,46 @@ bool Pack(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, 
   return off_grid == 0;
 }
 
-// Pack's work from X's codes (one byte per element, rows ld apart), which are on the grid by
-// definition: the byte VPDPBUSD reads is d + offset = q - (type's lowest), the code itself
-// for uint8 and the code + 128 for int8 (its top bit flipped); floats as DequantizeLinear
-// makes them, fl(d * s_x); norms as Pack's. Lanes past cols hold d = 0.
+// PackColumns from X's floats (row stride ld), each checked against the grid: d = rint(x / s_x)
+// clamped to the type's range, and x must be fl(d * s_x). Lanes past cols load 0, which is on
+// every grid (d = 0).
+template <int V>
+bool Pack(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, int32_t* out, float* norms,
+          float* floats) {
+  const __m512 inverse = _mm512_set1_ps(p.x_inverse), scale = _mm512_set1_ps(p.x_scale);
+  const __m512 low = _mm512_set1_ps(float(p.d_low)), high = _mm512_set1_ps(float(p.d_high));
+  const __m512 magic = _mm512_set1_ps(12582912.0f);  // 1.5 * 2^23: (t + magic) - magic = rint(t)
+  const __m512i offset = _mm512_set1_epi32(p.x_offset);
+  return PackColumns<V>(p, cols, out, norms, floats,
+                        [&](int64_t k, int v, __mmask16 valid, __m512* xv, __m512* d, __m512i* byte) {
+                          *xv = _mm512_maskz_loadu_ps(valid, x + k * ld + 16 * v);
+                          const __m512 t = _mm512_min_ps(high, _mm512_max_ps(low, _mm512_mul_ps(*xv, inverse)));
+                          *d = _mm512_sub_ps(_mm512_add_ps(t, magic), magic);
+                          *byte = _mm512_add_epi32(_mm512_cvtps_epi32(*d), offset);
+                          // As DequantizeLinear computes it: (float(q) - float(zp)) * s = fl(d * s). NaN differs.
+                          return _mm512_cmp_ps_mask(_mm512_mul_ps(*d, scale), *xv, _CMP_NEQ_UQ);
+                        });
+}
+
+// PackColumns from X's codes (one byte per element, rows ld apart), on the grid by definition:
+// the byte VPDPBUSD reads is d + offset = q - (type's lowest), the code itself for uint8 and the
+// code + 128 for int8 (its top bit flipped); floats as DequantizeLinear makes them, fl(d * s_x).
+// Lanes past cols hold the byte `offset`: d = 0.
 template <int V>
 void PackCodes(const PointwiseInt8Plan& p, const uint8_t* q, int64_t ld, int64_t cols, int32_t* out, float* norms,
                float* floats) {
   const __m512 scale = _mm512_set1_ps(p.x_scale);
   const __m512i offset = _mm512_set1_epi32(p.x_offset);
   const __m128i flip = _mm_set1_epi8(char(p.x_signed ? 0x80 : 0));  // int8: q + 128
-  __mmask16 valid[V];
-  __m512 squares[V];
-  for (int v = 0; v < V; ++v) valid[v] = FirstLanes(cols - 16 * v), squares[v] = _mm512_setzero_ps();
-  for (int64_t quad = 0; quad < p.quads; ++quad) {
-    __m512i packed[V];
-    for (int v = 0; v < V; ++v) packed[v] = _mm512_setzero_si512();
-    for (int64_t j = 0; j < 4 && 4 * quad + j < p.k; ++j) {
-      const uint8_t* row = q + (4 * quad + j) * ld;
-      const __m512i shift = _mm512_set1_epi32(int(8 * j));
-      for (int v = 0; v < V; ++v) {
-        const __m128i codes =
-            _mm512_castsi512_si128(_mm512_maskz_loadu_epi8(__mmask64(valid[v]), row + 16 * v));
-        const __m512i byte = _mm512_mask_cvtepu8_epi32(offset, valid[v], _mm_xor_si128(codes, flip));
-        const __m512 d = _mm512_cvtepi32_ps(_mm512_sub_epi32(byte, offset));
-        _mm512_store_ps(floats + (4 * quad + j) * kBlock + 16 * v, _mm512_mul_ps(d, scale));
-        squares[v] = _mm512_fmadd_ps(d, d, squares[v]);
-        packed[v] = _mm512_or_si512(packed[v], j == 0 ? byte : _mm512_sllv_epi32(byte, shift));
-      }
-    }
-    for (int v = 0; v < V; ++v) _mm512_storeu_si512(out + quad * kBlock + 16 * v, packed[v]);
-  }
-  for (int v = 0; v < V; ++v) {
-    const __m512 raised = _mm512_mul_ps(squares[v], _mm512_set1_ps(1.f + 1.f / 2048.f));
-    _mm512_storeu_ps(norms + 16 * v, _mm512_sqrt_ps(raised));
-  }
+  PackColumns<V>(p, cols, out, norms, floats,
+                 [&](int64_t k, int v, __mmask16 valid, __m512* xv, __m512* d, __m512i* byte) {
+                   const __m128i codes =
+                       _mm512_castsi512_si128(_mm512_maskz_loadu_epi8(__mmask64(valid), q + k * ld + 16 * v));
+                   *byte = _mm512_mask_cvtepu8_epi32(offset, valid, _mm_xor_si128(codes, flip));
+                   *d = _mm512_cvtepi32_ps(_mm512_sub_epi32(*byte, offset));
+                   *xv = _mm512_mul_ps(*d, scale);
+                   return __mmask16(0);
+                 });
 }
 
 // out[r][v] = sum over quads of the packed bytes x (columns 16v..16v+15) times row r's
