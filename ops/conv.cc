@@ -162,8 +162,7 @@ struct ConvState {
   bool prelu = false;
   // The 1x1 convolution in 8-bit integers where it gives the same bits (conv_pointwise_int8.h).
   std::shared_ptr<const PointwiseInt8Plan> int8;
-  DequantizeToF32Fn dequantize_x = nullptr;  // input_codes: X's codes to floats, whole
-  DequantizeRowKernels dequantize_rows;       // or a row at a time into padded rows
+  DequantizeRowKernels dequantize_x;         // input_codes: X's codes to floats (row: any run)
   QuantizeF32Fn quantize_y = nullptr;        // output_codes: the outputs to codes
   bool epilogue() const { return fake_quant_before != nullptr || prelu || fake_quant_after != nullptr; }
 };
@@ -241,7 +240,7 @@ void RunConvF32(const ConvState& s, const RunArgs& args) {
   Tensor& y = *args.output(0);
   if (s.int8 != nullptr) {
     PointwiseInt8Args a;
-    if (s.dequantize_x != nullptr) a.x_codes = xq.raw();
+    if (s.dequantize_x.row != nullptr) a.x_codes = xq.raw();
     else a.x = xq.data<float>();
     a.w = w, a.bias = b, a.batch = s.g.batch;
     a.epilogue = epilogue;
@@ -254,12 +253,12 @@ void RunConvF32(const ConvState& s, const RunArgs& args) {
   }
   ConvInputCodes codes;
   const float* x = nullptr;
-  if (s.dequantize_x != nullptr) {
+  if (s.dequantize_x.row != nullptr) {
     const FakeQuantStep dq = FakeQuantFromInputs(args, 8, nullptr);
-    codes = ConvInputCodes{xq.raw(), s.dequantize_rows, dq.scale, dq.zero_point};
-    if (!ConvFloatReadsCodes(s.g)) {  // X dequantized first
+    codes = ConvInputCodes{xq.raw(), s.dequantize_x, dq.scale, dq.zero_point};
+    if (!ConvFloatHandlesCodes(s.g)) {  // X dequantized first
       float* xf = ThreadScratchFloats(ScratchSlot::kOp1, size_t(xq.numel()));
-      s.dequantize_x(xq.numel(), xq.raw(), dq.scale, dq.zero_point, xf);
+      s.dequantize_x.row(xq.numel(), xq.raw(), dq.scale, dq.zero_point, xf);
       x = xf;
     }
   } else {
@@ -273,7 +272,7 @@ void RunConvF32(const ConvState& s, const RunArgs& args) {
   }
   // The convolution's floats, then QuantizeLinear: the codes of the fake quantization. A group's
   // plane at a time where the convolution does that itself.
-  if (ConvFloatReadsCodes(s.g)) {
+  if (ConvFloatHandlesCodes(s.g)) {
     const ConvOutputCodes out{y.raw(), s.quantize_y, fq.scale, fq.zero_point};
     ConvFloatOrdered(s.g, x, w, b, nullptr, s.kernels, scratch, s.threads, nullptr, x == nullptr ? &codes : nullptr,
                      &out);
@@ -373,8 +372,7 @@ Status PrepareConvLayout(PrepareContext& ctx, bool nhwc, bool fake_quant = false
       if (!ctx.has_input(8)) return InvalidArgument("input_codes needs X's scale at input 8");
       QRT_RETURN_IF_ERROR(PrepareFakeQuant(ctx, 8).status());  // one float scale, an 8-bit zero point
       if (ctx.has_input(9) && ctx.input(9).dtype != q) return InvalidArgument("input 9 (zero point) is not of X's type");
-      s.dequantize_x = SelectDequantizeToF32(q, forced == "ref" ? Isa::kScalar : ctx.isa());
-      s.dequantize_rows = SelectDequantizeRows(q, forced == "ref" ? Isa::kScalar : ctx.isa());
+      s.dequantize_x = SelectDequantizeRows(q, forced == "ref" ? Isa::kScalar : ctx.isa());
     }
     if (output_codes) {
       if (s.fake_quant_before == nullptr || s.prelu || s.fake_quant_after != nullptr) {

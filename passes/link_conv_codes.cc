@@ -100,7 +100,7 @@ int LinkWriters(Graph& g, const std::vector<NodeId>& order) {
       rewritten.push_back(WritingCodes(writer, next.outputs[0]));
     } else if (IsReader(g, next) && next.inputs[0] == writer.outputs[0]) {
       const DataType type = CodeType(g, zero_point);
-      if (type != DataType::kUInt8 && type != DataType::kInt8) continue;
+      if (!Is8Bit(type)) continue;
       const ValueId q = g.AddUniqueValue(g.value(writer.outputs[0]).name + "_codes", type);
       rewritten.push_back(WritingCodes(writer, q));
       rewritten.push_back(ReadingCodes(next, q, scale, zero_point));
@@ -128,8 +128,7 @@ int ReadDequantizeLinearsCodes(Graph& g, const std::vector<NodeId>& order) {
     }
     // The zero point's type, which DequantizeLinear requires the data's to be (without one, the
     // data's, where known: it may also be int32).
-    const DataType type = DqDataType(g, dq);
-    if (type != DataType::kUInt8 && type != DataType::kInt8) continue;
+    if (!Is8Bit(DqDataType(g, dq))) continue;
     Node reads = ReadingCodes(reader, dq.data, dq.scale, dq.zero_point);
     g.EraseNode(reader_id);
     g.AddNode(std::move(reads));

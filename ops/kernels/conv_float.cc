@@ -421,8 +421,7 @@ void LanesGroups(const ConvGeometry& g, const float* x, const float* w, const fl
           OutputEpilogue eg = epilogue != nullptr ? epilogue->FromRow(c0 + c) : OutputEpilogue();
           float* yc = a.y + c * n;
           if (y_codes != nullptr) {
-            eg.codes = {static_cast<uint8_t*>(y_codes->codes) + y_offset + c * n, yc, y_codes->quantize,
-                        y_codes->scale, y_codes->zero_point};
+            eg.codes = y_codes->At(y_offset + c * n, yc);
           }
           eg.Apply(yc, per_channel ? n : channels * n, 0);
         }
@@ -524,7 +523,7 @@ int64_t ConvFloatScratchFloats(const ConvGeometry& g) {
   }
 }
 
-bool ConvFloatReadsCodes(const ConvGeometry& g) { return Choose(g) == Algorithm::kPaddedRows; }
+bool ConvFloatHandlesCodes(const ConvGeometry& g) { return Choose(g) == Algorithm::kPaddedRows; }
 
 void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y,
                       const ConvFloatKernels& kernels, float* scratch, int threads, const OutputEpilogue* epilogue,
@@ -561,8 +560,7 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
           float* yg = y_codes != nullptr ? plane_out.data() : y + y_offset;
           OutputEpilogue eg = epilogue != nullptr ? epilogue->FromRow(group) : OutputEpilogue();
           if (y_codes != nullptr) {  // quantized by the epilogue, a few rows at a time while in L1
-            eg.codes = {static_cast<uint8_t*>(y_codes->codes) + y_offset, yg, y_codes->quantize, y_codes->scale,
-                        y_codes->zero_point};
+            eg.codes = y_codes->At(y_offset, yg);
           }
           const OutputEpilogue* e = epilogue != nullptr || y_codes != nullptr ? &eg : nullptr;
           if (window) WindowRowsOfGroup(g, xg, w + group * k, bg, yg, kernels, buffer.data(), taps, e);

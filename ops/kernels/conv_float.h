@@ -25,6 +25,7 @@
 #include "ops/kernels/deinterleave.h"
 #include "ops/kernels/depthwise_lanes.h"
 #include "ops/kernels/dequantize_rows.h"
+#include "ops/kernels/output_epilogue.h"
 #include "ops/kernels/quantize_linear.h"
 #include "ops/kernels/sgemm.h"
 
@@ -40,8 +41,9 @@ struct ConvFloatKernels {
 ConvFloatKernels SelectConvFloatKernels(Isa isa);
 
 // X as 8-bit codes q (uint8 or int8, per `dequantize`): x = (float(q) - float(zero_point)) *
-// scale, as DequantizeLinear computes it, so the same floats as X dequantized first. Read
-// row by row as the padded rows are filled (a quarter of the bytes of X as floats).
+// scale, as DequantizeLinear computes it, so the same floats as X dequantized first. Read as the
+// padded rows are filled, a row at a time (or a block of small planes at a time): a quarter of
+// the bytes of X as floats.
 struct ConvInputCodes {
   const void* codes = nullptr;
   DequantizeRowKernels dequantize;
@@ -49,18 +51,22 @@ struct ConvInputCodes {
   int32_t zero_point = 0;
 };
 
-// Y written as QuantizeLinear's codes of the outputs, a group's plane at a time (in L2) from
-// the floats the convolution computed there.
+// Y written as QuantizeLinear's codes of the outputs, quantized by the epilogue from the floats
+// the convolution computed into a buffer of its own (a few rows, or a block of small planes).
 struct ConvOutputCodes {
   void* codes = nullptr;
   QuantizeF32Fn quantize = nullptr;
   float scale = 1.f;
   int32_t zero_point = 0;
+  // The epilogue's step writing the codes from element `offset` of Y on, their floats at `floats`.
+  OutputEpilogue::Codes At(int64_t offset, const float* floats) const {
+    return {static_cast<uint8_t*>(codes) + offset, floats, quantize, scale, zero_point};
+  }
 };
 
 // Whether ConvFloatOrdered reads X as codes and writes Y as codes itself for geometry g (one
 // output channel per group, 2-D: the padded rows); otherwise the caller converts.
-bool ConvFloatReadsCodes(const ConvGeometry& g);
+bool ConvFloatHandlesCodes(const ConvGeometry& g);
 
 // Floats of scratch ConvFloatOrdered needs (0 when it reads X directly).
 int64_t ConvFloatScratchFloats(const ConvGeometry& g);
@@ -69,7 +75,7 @@ int64_t ConvFloatScratchFloats(const ConvGeometry& g);
 // threads: intra-op threads (independent outputs are split; results do not depend on it).
 // epilogue: optional, applied to every output once it is final, while it is still in cache.
 // x_codes: X as codes instead of x (null), and y_codes: Y as codes instead of y (null, and no
-// epilogue), where ConvFloatReadsCodes(g).
+// epilogue), where ConvFloatHandlesCodes(g).
 void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y,
                       const ConvFloatKernels& kernels, float* scratch, int threads = 1,
                       const OutputEpilogue* epilogue = nullptr, const ConvInputCodes* x_codes = nullptr,
