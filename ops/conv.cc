@@ -185,8 +185,11 @@ Status ChooseInt8(const PrepareContext& ctx, const std::string& forced, const Qu
   const bool b_known = !ctx.has_input(2) || b.value != nullptr;
   if (PointwiseInt8Available() && x_grid != nullptr && w.value != nullptr && w.grid != nullptr && b_known &&
       ((s.g.in_channels >= kMinChannels && s.g.in_channels <= kMaxChannels) || forced == "int8")) {
+    const Tensor* y_scale = ctx.input(3).value;  // the fake quantization's, if constant
+    const bool scale_known = y_scale != nullptr && y_scale->numel() == 1 && y_scale->dtype() == DataType::kFloat32;
     s.int8 = PlanPointwiseInt8(s.g, w.value->data<float>(), *w.grid, *x_grid,
-                               ctx.has_input(2) ? b.value->data<float>() : nullptr);
+                               ctx.has_input(2) ? b.value->data<float>() : nullptr,
+                               scale_known ? y_scale->data<float>()[0] : 0.f);
   }
   if (forced == "int8" && s.int8 == nullptr) return Unsupported("qrt_path int8 does not apply to this node");
   return Status::Ok();

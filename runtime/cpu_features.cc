@@ -28,7 +28,7 @@ CpuFeatures Detect() {
   const char* off = std::getenv("QRT_NO_AVX512");
   f.avx512f = f.avx2 && ((b >> 16) & 1) && zmm_state && !(off != nullptr && off[0] == '1');
   f.avx512bw_vbmi = f.avx512f && ((b >> 30) & 1) && ((c >> 1) & 1);
-  f.avx512_vnni = f.avx512f && ((b >> 30) & 1) && ((c >> 11) & 1);
+  f.avx512_vnni = f.avx512f && ((b >> 30) & 1) && ((b >> 17) & 1) && ((c >> 11) & 1);
 #endif
   return f;
 }

@@ -14,8 +14,9 @@ struct CpuFeatures {
                          // inside Isa::kAvx2 where it gives the same results); QRT_NO_AVX512=1
                          // turns it off
   bool avx512bw_vbmi = false;  // avx512f plus AVX512BW and AVX512_VBMI (byte/word ops, VPERMB)
-  bool avx512_vnni = false;    // avx512f plus AVX512_VNNI (VPDPBUSD: u8 x s8 sums in int32) and
-                               // AVX512BW (which every CPU with VNNI has; the int8 kernel loads bytes)
+  bool avx512_vnni = false;    // avx512f plus AVX512_VNNI (VPDPBUSD: u8 x s8 sums in int32),
+                               // AVX512BW and AVX512DQ (which every CPU with VNNI has; the int8
+                               // kernel loads and packs bytes, and takes t - rint(t) with VREDUCEPS)
 };
 
 // Detected once (CPUID + XGETBV) and cached.

@@ -21,6 +21,13 @@ float RoundUp(double v) {
   return f;
 }
 
+// A float rounded down: the largest float <= v (v finite).
+float RoundDown(double v) {
+  float f = float(v);
+  if (double(f) > v) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
+  return f;
+}
+
 // The bias's weight in the bound: one rounding in the reference, one in the estimate, plus 10.
 constexpr double kBiasWeight = 12;
 
@@ -62,7 +69,7 @@ bool PointwiseInt8Available() { return DetectCpuFeatures().avx512_vnni; }
 
 std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g, const float* w,
                                                            const QuantGrid& w_grid, const QuantGrid& x_grid,
-                                                           const float* bias) {
+                                                           const float* bias, float output_scale) {
   // The direct 1x1 case of the ordered convolution, with more than one output channel (one
   // channel takes the GEMM's one-row order) and k small enough for the error bound's constants
   // and for int32 sums (4096 * 255 * 128 < 2^31).
@@ -143,7 +150,34 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
     p.bias_bounds.push_back(RoundUp(kBiasWeight * double(p.error_factor) * std::fabs(double(b))));
     if (!std::isfinite(p.norm_bounds.back()) || !std::isfinite(p.bias_bounds.back())) return nullptr;
   }
+  if (std::isnormal(output_scale) && output_scale > 0 && std::isnormal(1.f / output_scale)) {
+    p.steps.resize(size_t(channels));
+    if (PointwiseInt8Steps(p, output_scale, p.steps.data())) p.steps_scale = output_scale;
+    else p.steps.clear();
+  }
   return plan;
+}
+
+bool PointwiseInt8Steps(const PointwiseInt8Plan& p, float output_scale, PointwiseInt8Step* steps) {
+  const float inverse = 1.f / output_scale;
+  const double inside = 0.5 - std::ldexp(1.0, -11);
+  for (int64_t c = 0; c < p.channels; ++c) {
+    const size_t i = size_t(c);
+    PointwiseInt8Step& s = steps[i];
+    // The estimate's constants, rounded to nearest as the argument counts them.
+    s.multiplier = p.multipliers[i] * inverse;
+    s.bias = p.biases[i] * inverse;
+    // The bound's, in double from floats (relative error ~2^-50), then pushed up by 2^-20 and
+    // rounded up: above the float products forming E * i would round to.
+    const double push = 1 + std::ldexp(1.0, -20);
+    s.reach_per_norm = RoundUp(double(p.norm_bounds[i]) * double(p.error_factor) * double(inverse) * push);
+    s.limit = RoundDown(inside - double(RoundUp(double(p.bias_bounds[i]) * double(inverse) * push)));
+    if (!std::isfinite(s.multiplier) || !std::isfinite(s.bias) || !std::isfinite(s.reach_per_norm) ||
+        !std::isfinite(s.limit)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 bool ConvPointwiseInt8(const PointwiseInt8Plan& p, const PointwiseInt8Args& a) {
@@ -157,6 +191,14 @@ bool ConvPointwiseInt8(const PointwiseInt8Plan& p, const PointwiseInt8Args& a) {
   rest.before = FakeQuantStep();
   const bool has_rest = rest.slope != nullptr || rest.after.map != nullptr;
   if (a.codes != nullptr && (has_rest || a.quantize == nullptr)) return false;  // codes of the first step only
+  // The plan's, or computed for this scale in the caller's scratch, which every thread reads.
+  const PointwiseInt8Step* steps = p.steps.data();
+  if (p.steps.empty() || fq.scale != p.steps_scale) {
+    auto* computed = static_cast<PointwiseInt8Step*>(
+        ThreadScratch(ScratchSlot::kPointwiseSteps, size_t(p.channels) * sizeof(PointwiseInt8Step)));
+    if (!PointwiseInt8Steps(p, fq.scale, computed)) return false;
+    steps = computed;
+  }
   constexpr int64_t kColumns = kPointwiseInt8Columns;
   const int64_t blocks = (p.columns + kColumns - 1) / kColumns;
   for (int64_t n = 0; n < a.batch; ++n) {
@@ -167,6 +209,7 @@ bool ConvPointwiseInt8(const PointwiseInt8Plan& p, const PointwiseInt8Args& a) {
     ParallelFor(a.threads, blocks, 1, 2, [&](int64_t first, int64_t last) {
       const int64_t most = std::min(p.blocks_per_pass, last - first);
       const PointwiseInt8Scratch scratch{
+          steps,
           static_cast<int32_t*>(ThreadScratch(ScratchSlot::kPointwisePacked, size_t(most * p.quads * kColumns) * 4)),
           ThreadScratchFloats(ScratchSlot::kPointwiseNorms, size_t(most * kColumns)),
           static_cast<int32_t*>(ThreadScratch(ScratchSlot::kPointwiseOpen, size_t(most * 4 * p.channels) * 4)),

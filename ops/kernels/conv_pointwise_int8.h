@@ -21,17 +21,22 @@
 //   - the reference's float result y_ref is within sum_k gamma_{r_k} |x_k w_k| + gamma_1 |b| of
 //     Z (recursive summation), gamma_r <= 1.0005 r u (r <= 4098 as K <= 4096), and
 //     |x_k w_k| <= (1 + 2.01u) s_x s_w |d_k e_k|;
-//   - the estimate y = fl(fl(S) * fl(s_x s_w) + b) is within 3.02u P + u|b| of s_x s_w S + b.
-//   So |y_ref - y| <= 1.0005 u (s_x s_w sum_k (r_k + 6) |d_k e_k| + 2|b|). The kernel takes
-//   E = 1.01u (s_x s_w ||d||_2 ||(r + 10) e||_2 + 12|b|), which is larger by Cauchy-Schwarz:
-//   ||d||_2 per output column at run time, ||(r + 10) e||_2 per channel at plan time, all in
-//   float, every rounding in forming E covered by the extra 4u per term and the 1% (the step
-//   rule has its own margin for its roundings). Then y_ref is in [y - E, y + E].
+//   - the kernel estimates y_ref / s_y, not y_ref: t = fl(fl(S) * M + B) with the run's constants
+//     M = fl(fl(s_x s_w) * i), B = fl(b * i), i = fl(1 / s_y) (one multiply-add, where
+//     fl(fl(S) * fl(s_x s_w) + b) then times i took two). Apart from the last rounding, which
+//     is u|t| and left to the step rule's margin, t is within (4.02u P + 2.01u|b|) / s_y of
+//     (s_x s_w S + b) / s_y: S, s_x s_w, i and M rounded once each on the P side, i and b * i on
+//     the b side.
+//   So y_ref / s_y is within 1.0005 u (s_x s_w sum_k (r_k + 7) |d_k e_k| + 3|b|) / s_y of t. The
+//   kernel takes E = 1.01u (s_x s_w ||d||_2 ||(r + 10) e||_2 + 12|b|), which is larger by
+//   Cauchy-Schwarz: ||d||_2 per output column at run time, ||(r + 10) e||_2 per channel at plan
+//   time, in float, every rounding in forming E / s_y covered by the extra 3u per term and the
+//   1% (StepConstants rounds its constants up). Then y_ref / s_y is in [t - E / s_y, t + E / s_y].
 //   Scales are kept far from underflow and overflow (plan), where these relative bounds hold.
 //   The fake quantization's step q(v) = clamp(rint(fl(v / s_y)), L, H) is monotonic in v. The
-//   kernel's one-step rule (StepRule in the .cc) proves that every v in [y - E, y + E] has the
-//   same step A; then q(y_ref) = A, and the first epilogue step's output, fl(A * s_y), is the
-//   reference's. Every other output (near a rounding boundary) is computed as the reference
+//   kernel's one-step rule (Steps in the .cc) proves that every v / s_y in that interval gives
+//   the same step A; then q(y_ref) = A, and the first epilogue step's output, fl(A * s_y), is
+//   the reference's. Every other output (near a rounding boundary) is computed as the reference
 //   computes it; the epilogue's later steps then run on the same floats.
 #pragma once
 
@@ -46,6 +51,15 @@
 #include "runtime/quant_grid.h"
 
 namespace qrt {
+
+// The step rule's constants for channel c at one output scale s_y (the header's argument):
+// the estimate t = fl(S * multiplier + bias) of y / s_y, and the lanes proven where
+// |t - rint(t)| < fl(limit - ||d||_2 * reach_per_norm): reach_per_norm >= norm_bounds[c] *
+// error_factor / s_y and limit <= 0.5 - 2^-11 - bias_bounds[c] / s_y (the 2^-11 the margin for
+// the roundings of t, of the reference's v / s_y and of the limit itself).
+struct PointwiseInt8Step {
+  float multiplier, bias, reach_per_norm, limit;
+};
 
 // What plan time knows: the integer weights and the per-channel constants of the argument.
 struct PointwiseInt8Plan {
@@ -64,13 +78,18 @@ struct PointwiseInt8Plan {
   std::vector<float> biases;          // b[c], 0 without a bias
   std::vector<float> bias_bounds;     // >= 12 * error_factor * |b[c]|
   float error_factor = 0;             // >= 1.01 * 2^-24
+  // The step rule's constants (PointwiseInt8Step) at the output scale known at plan time, if
+  // any (empty otherwise, or if they are not finite): a run at that scale uses them as they are.
+  float steps_scale = 0;
+  std::vector<PointwiseInt8Step> steps;
 };
 
 // The plan for a convolution of geometry g with constant float weights w (on w_grid), float
-// bias (nullable) and input grid x_grid; null where the int8 path does not apply.
+// bias (nullable) and input grid x_grid; null where the int8 path does not apply. output_scale:
+// the fake quantization's scale where it is a constant (0 if not known until run time).
 std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g, const float* w,
                                                            const QuantGrid& w_grid, const QuantGrid& x_grid,
-                                                           const float* bias);
+                                                           const float* bias, float output_scale = 0);
 
 struct PointwiseInt8Args {
   const float* x = nullptr;  // batch x k x columns
@@ -103,7 +122,11 @@ bool ConvPointwiseInt8(const PointwiseInt8Plan& plan, const PointwiseInt8Args& a
 // buffers; `rest` is the epilogue after its first step (null if none). The driver
 // (conv_pointwise_int8.cc) owns threads and buffers (ThreadScratch).
 constexpr int64_t kPointwiseInt8Columns = 64;
+// Fills steps[0, channels); false if a constant is not finite (the caller runs the float path).
+bool PointwiseInt8Steps(const PointwiseInt8Plan& plan, float output_scale, PointwiseInt8Step* steps);
+
 struct PointwiseInt8Scratch {
+  const PointwiseInt8Step* steps;  // channels, at this run's output scale
   int32_t* packed;  // blocks x quads x 64
   float* norms;     // blocks x 64
   int32_t* open;    // blocks x 4 x channels

@@ -147,50 +147,50 @@ constexpr TileFn kTilesOfRows[kTileVectors + 1] = {nullptr, Tile<R, 1>, Tile<R, 
 constexpr const TileFn* kTiles[kTileRows + 1] = {nullptr,          kTilesOfRows<1>, kTilesOfRows<2>, kTilesOfRows<3>,
                                                  kTilesOfRows<4>, kTilesOfRows<5>, kTilesOfRows<6>};
 
-// Channel c's 16 outputs from their int32 sums: writes fl(A * s_y) to the `valid` lanes and
-// returns the lanes whose step is not proven. The rule, with the fake quantization's constants
-// (`rule`, its Quantizer): t = clamp(fl(y * fl(1/s_y)), L, H), A = rint(t), r = fl(E * fl(1/s_y)).
-// Where |t - A| + r < 0.5 - 2^-11, every v in [y - E, y + E] has the step A: the products'
-// roundings move v / s_y by under 2^-14 (|t| <= 255, r < 0.5), so fl(v / s_y) stays strictly
-// inside A's rounding interval; where t was clamped to H (or L), fl(v / s_y) stays above
-// H - 0.5 (below L + 0.5) and saturates to it. NaN is never conclusive.
 // Channel c's constants, broadcast once for all its vectors (read through the plan inside the
 // loop, they were loaded again after every store: the compiler cannot tell the outputs from them).
 struct ChannelConstants {
   __m512i offset_sum;
-  __m512 multiplier, bias, norm_bound, error_factor, bias_bound;
-  ChannelConstants(const PointwiseInt8Plan& p, int64_t c)
+  __m512 multiplier, bias, reach_per_norm, limit;
+  ChannelConstants(const PointwiseInt8Plan& p, const PointwiseInt8Step* steps, int64_t c)
       : offset_sum(_mm512_set1_epi32(p.offset_sums[size_t(c)])),
-        multiplier(_mm512_set1_ps(p.multipliers[size_t(c)])),
-        bias(_mm512_set1_ps(p.biases[size_t(c)])),
-        norm_bound(_mm512_set1_ps(p.norm_bounds[size_t(c)])),
-        error_factor(_mm512_set1_ps(p.error_factor)),
-        bias_bound(_mm512_set1_ps(p.bias_bounds[size_t(c)])) {}
+        multiplier(_mm512_set1_ps(steps[c].multiplier)),
+        bias(_mm512_set1_ps(steps[c].bias)),
+        reach_per_norm(_mm512_set1_ps(steps[c].reach_per_norm)),
+        limit(_mm512_set1_ps(steps[c].limit)) {}
 };
 
-// Writes fl(A * s_y) to `out`, or with kCodes the code A + z to `codes` (the bits of t + 1.5 * 2^23
-// are 0x4B400000 + A).
-template <bool kCodes>
-inline __mmask16 Finish(const ChannelConstants& k, __m512i acc, __m512 norms, const Quantizer& rule, __mmask16 valid,
-                        float* out, uint8_t* codes, __m512i code_offset) {
+// Channel c's 16 steps from their int32 sums, by the one-step rule: t = fl(S * M + B) estimates
+// y_ref / s_y (the header), clamped to [L, H] with kClamp, and A = rint(t). Where |t - A| <
+// fl(limit - ||d|| * reach_per_norm), which is at most 0.5 - 2^-11 - E / s_y, every v / s_y
+// within E / s_y of t has the step A: the roundings of t and of the reference's fl(v / s_y) move
+// it by under 2^-12 (|t| < 2^11 there, below), so it stays strictly inside A's rounding
+// interval; where t was clamped to H (or L), fl(v / s_y) stays above H - 0.5 (below L + 0.5)
+// and saturates to it. Unclamped, a proven t is below 2^20 in magnitude: E >= 10.1u |s_x s_w S
+// + b| (Cauchy-Schwarz, and r_k + 10 >= 10), so E / s_y < 0.5 bounds it, and the caller
+// saturates A as QuantizeLinear would (t of a lane not proven may be anything: it is
+// recomputed). Returns t and the `valid` lanes not proven (NaN is never proven).
+template <bool kClamp>
+inline __mmask16 Steps(const ChannelConstants& k, __m512i acc, __m512 norms, const Quantizer& rule, __mmask16 valid,
+                       __m512* estimate) {
   const __m512 sum = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc, k.offset_sum));
-  const __m512 y = _mm512_fmadd_ps(sum, k.multiplier, k.bias);
-  const __m512 e = _mm512_fmadd_ps(_mm512_mul_ps(norms, k.norm_bound), k.error_factor, k.bias_bound);
-  const __m512 t = _mm512_min_ps(rule.high, _mm512_max_ps(rule.low, _mm512_mul_ps(y, rule.inverse)));
-  const __m512 shifted = _mm512_add_ps(t, rule.magic);
-  const __m512 step = _mm512_sub_ps(shifted, rule.magic);
-  const __m512 reach = _mm512_add_ps(_mm512_abs_ps(_mm512_sub_ps(t, step)), _mm512_mul_ps(e, rule.inverse));
-  const __mmask16 proven = _mm512_cmp_ps_mask(reach, rule.inside, _CMP_LT_OQ);
-  if (kCodes) {
-    const __m512i code = _mm512_sub_epi32(_mm512_castps_si512(shifted), code_offset);
-    // Narrowed in a register and stored whole where all lanes are the block's (VPMOVDB to memory
-    // under a mask is slow).
-    if (valid == 0xFFFF) _mm_storeu_si128(reinterpret_cast<__m128i*>(codes), _mm512_cvtepi32_epi8(code));
-    else _mm512_mask_cvtepi32_storeu_epi8(codes, valid, code);
-  } else {
-    _mm512_mask_storeu_ps(out, valid, _mm512_mul_ps(step, rule.scale));
-  }
-  return valid & __mmask16(~proven);
+  __m512 t = _mm512_fmadd_ps(sum, k.multiplier, k.bias);
+  if (kClamp) t = _mm512_min_ps(rule.high, _mm512_max_ps(rule.low, t));
+  *estimate = t;
+  const __m512 off = _mm512_abs_ps(_mm512_reduce_ps(t, kNearest));  // |t - A|, exact
+  const __m512 limit = _mm512_fnmadd_ps(norms, k.reach_per_norm, k.limit);
+  return _mm512_mask_cmp_ps_mask(valid, off, limit, _CMP_NLT_UQ);
+}
+
+// Four vectors of codes (dwords in 0..255) as 64 bytes in column order, the top bit flipped by
+// `flip` (int8 codes were kept + 128 so that the unsigned packs do not saturate them). The packs
+// interleave 128-bit lanes: lane l holds columns 4l..4l+3 of each vector, so dword 4l + v holds
+// vector v's; the permutation puts vector v's 16 bytes at 16v.
+inline __m512i PackCodeVectors(const __m512i (&code)[kTileVectors], __m512i flip) {
+  const __m512i words01 = _mm512_packus_epi32(code[0], code[1]), words23 = _mm512_packus_epi32(code[2], code[3]);
+  const __m512i bytes = _mm512_packus_epi16(words01, words23);
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  return _mm512_xor_si512(_mm512_permutexvar_epi32(order, bytes), flip);
 }
 
 // Columns [j0, j0 + cols) of one image (x, y) through the float GEMM and the whole epilogue;
@@ -280,14 +280,23 @@ constexpr ReferenceFn kReference[9] = {nullptr,
                                        ReferenceVectors<7>,
                                        ReferenceVectors<8>};
 
-// A tile's outputs (channels c0.., `rows` of them, the block's first V vectors of columns):
-// proven, or their channel added to the vector's open list (open + v * channels, count[v]).
-// V is a constant so that the counts stay in registers (through memory, each update waited on
-// the last).
+// How codes are made from the steps: code = A + add, add the zero point (int8 codes + 128, flipped
+// back once packed, so that the unsigned packs saturate both types to their range, as
+// QuantizeLinear saturates).
+struct CodeForm {
+  __m512i add, flip;
+};
+
+// A tile's outputs (channels c0.., `rows` of them, the block's first V vectors of columns): each
+// written, fl(A * s_y) to y or the code to `codes` (a row's four vectors as one 64-byte store),
+// and where a lane is not proven its channel added to the vector's open list (open + v *
+// channels, count[v]). V is a constant so that the counts stay in registers (through memory,
+// each update waited on the last).
 template <int V, bool kCodes>
-void FinishTile(const PointwiseInt8Plan& p, const __m512i (&acc)[kTileRows][kTileVectors], int rows, int64_t c0,
-                const Quantizer& rule, const float* norm_values, int64_t cols, float* y, uint8_t* codes,
-                __m512i code_offset, int32_t* open, int32_t* count) {
+void FinishTile(const PointwiseInt8Plan& p, const PointwiseInt8Step* steps,
+                const __m512i (&acc)[kTileRows][kTileVectors], int rows, int64_t c0, const Quantizer& rule,
+                const float* norm_values, int64_t cols, float* y, uint8_t* codes, const CodeForm& form, int32_t* open,
+                int32_t* count) {
   __m512 norms[V];
   __mmask16 valid[V];
   int32_t n[V];
@@ -295,24 +304,42 @@ void FinishTile(const PointwiseInt8Plan& p, const __m512i (&acc)[kTileRows][kTil
   for (int v = 0; v < V; ++v) {
     norms[v] = _mm512_load_ps(norm_values + 16 * v), valid[v] = FirstLanes(cols - 16 * v), n[v] = count[v];
   }
+  const __mmask64 row_bytes = cols >= 64 ? ~__mmask64(0) : (__mmask64(1) << cols) - 1;
   for (int r = 0; r < rows; ++r) {
     const int64_t c = c0 + r;
-    const ChannelConstants k(p, c);
+    const ChannelConstants k(p, steps, c);
+    __m512i code[kTileVectors];
+#pragma GCC unroll 4
+    for (int v = 0; v < kTileVectors; ++v) code[v] = _mm512_setzero_si512();
 #pragma GCC unroll 4
     for (int v = 0; v < V; ++v) {
-      const int64_t at = c * p.columns + 16 * v;
-      const __mmask16 unproven = Finish<kCodes>(k, acc[r][v], norms[v], rule, valid[v], kCodes ? nullptr : y + at,
-                                                kCodes ? codes + at : nullptr, code_offset);
+      __m512 t;
+      const __mmask16 unproven = Steps<!kCodes>(k, acc[r][v], norms[v], rule, valid[v], &t);
+      if (kCodes) {
+        code[v] = _mm512_add_epi32(_mm512_cvtps_epi32(t), form.add);  // A: rounds to nearest even
+      } else {
+        // As the reference's quantizer: (t + 1.5 * 2^23) - 1.5 * 2^23, +0 for t in (-0.5, 0) where
+        // rounding t itself gave -0.
+        const __m512 step = _mm512_sub_ps(_mm512_add_ps(t, rule.magic), rule.magic);
+        _mm512_mask_storeu_ps(y + c * p.columns + 16 * v, valid[v], _mm512_mul_ps(step, rule.scale));
+      }
       open[v * p.channels + n[v]] = int32_t(c);  // kept only if a lane is open: no branch to mispredict
       n[v] += unproven != 0;
+    }
+    if (kCodes) {
+      const __m512i bytes = PackCodeVectors(code, form.flip);
+      uint8_t* to = codes + c * p.columns;
+      if (V == kTileVectors && cols >= 64) _mm512_storeu_si512(to, bytes);
+      else _mm512_mask_storeu_epi8(to, row_bytes, bytes);
     }
   }
 #pragma GCC unroll 4
   for (int v = 0; v < V; ++v) count[v] = n[v];
 }
 
-using FinishTileFn = void (*)(const PointwiseInt8Plan&, const __m512i (&)[kTileRows][kTileVectors], int, int64_t,
-                              const Quantizer&, const float*, int64_t, float*, uint8_t*, __m512i, int32_t*, int32_t*);
+using FinishTileFn = void (*)(const PointwiseInt8Plan&, const PointwiseInt8Step*,
+                              const __m512i (&)[kTileRows][kTileVectors], int, int64_t, const Quantizer&,
+                              const float*, int64_t, float*, uint8_t*, const CodeForm&, int32_t*, int32_t*);
 // kFinishTiles[codes][vectors]
 constexpr FinishTileFn kFinishTiles[2][kTileVectors + 1] = {
     {nullptr, FinishTile<1, false>, FinishTile<2, false>, FinishTile<3, false>, FinishTile<4, false>},
@@ -351,7 +378,8 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
   }
   const FakeQuantStep& fq = a.epilogue.before;
   const Quantizer rule(fq.scale, fq.zero_point, a.before_signed);
-  const __m512i code_offset = _mm512_set1_epi32(0x4B400000 - fq.zero_point);
+  const int32_t kept_offset = a.before_signed ? 128 : 0;  // int8 codes kept + 128 until packed
+  const CodeForm form{_mm512_set1_epi32(fq.zero_point + kept_offset), _mm512_set1_epi8(char(kept_offset))};
   const bool with_codes = codes != nullptr;
   __m512i acc[kTileRows][kTileVectors];
   for (int64_t c0 = 0; c0 < p.channels; c0 += kTileRows) {
@@ -362,8 +390,8 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
       const int vectors = int((cols + 15) / 16);
       kTiles[rows][vectors](packed_of(b), p.quads, p.weights.data() + c0 * p.quads, p.quads, acc);
       const int64_t j0 = (first + b) * kBlock;
-      kFinishTiles[with_codes][vectors](p, acc, rows, c0, rule, scratch.norms + b * kBlock, cols,
-                                        with_codes ? nullptr : y + j0, with_codes ? codes + j0 : nullptr, code_offset,
+      kFinishTiles[with_codes][vectors](p, scratch.steps, acc, rows, c0, rule, scratch.norms + b * kBlock, cols,
+                                        with_codes ? nullptr : y + j0, with_codes ? codes + j0 : nullptr, form,
                                         open + 4 * b * p.channels, count + 4 * b);
     }
   }

@@ -16,7 +16,7 @@ enum class ScratchSlot {
   kOp0, kOp1, kOp2,                                     // an op's own temporaries
   kGemmPanel, kGemmTransposedB,                         // the ordered GEMM (sgemm_avx2.cc)
   kPointwisePacked, kPointwiseNorms, kPointwiseOpen,    // the int8 pointwise convolution
-  kPointwiseCounts, kPointwiseFloats, kPointwiseOutputs,
+  kPointwiseCounts, kPointwiseFloats, kPointwiseOutputs, kPointwiseSteps,
   kCount
 };
 

@@ -143,11 +143,14 @@ std::vector<uint8_t> CodesOf(const Inputs& in) {
   return q;
 }
 
-// The int8 kernel's run on X's floats (or codes) into `a`'s outputs (set by the caller).
+// The int8 kernel's run on X's floats (or codes) into `a`'s outputs (set by the caller); the
+// output scale known at plan time (the step constants kept in the plan) or only at run time.
 void RunInt8Into(const Case& c, const Inputs& in, SgemmFn gemm, const std::vector<uint8_t>* x_codes,
-                 PointwiseInt8Args a) {
-  const auto plan = PlanPointwiseInt8(Pointwise(c), in.w.data(), in.w_grid, in.x_grid, c.bias ? in.b.data() : nullptr);
+                 PointwiseInt8Args a, bool scale_at_plan) {
+  const auto plan = PlanPointwiseInt8(Pointwise(c), in.w.data(), in.w_grid, in.x_grid, c.bias ? in.b.data() : nullptr,
+                                      scale_at_plan ? in.epilogue.before.scale : 0.f);
   ASSERT_NE(plan, nullptr) << Describe(c);
+  ASSERT_EQ(plan->steps.size(), scale_at_plan ? size_t(c.channels) : 0) << Describe(c);
   a.x = in.x.data(), a.w = in.w.data(), a.bias = c.bias ? in.b.data() : nullptr;
   if (x_codes != nullptr) a.x = nullptr, a.x_codes = x_codes->data();
   a.batch = c.batch;
@@ -159,11 +162,11 @@ void RunInt8Into(const Case& c, const Inputs& in, SgemmFn gemm, const std::vecto
 }
 
 std::vector<float> RunInt8(const Case& c, const Inputs& in, SgemmFn gemm = ref::Sgemm,
-                           const std::vector<uint8_t>* x_codes = nullptr) {
+                           const std::vector<uint8_t>* x_codes = nullptr, bool scale_at_plan = false) {
   std::vector<float> y(size_t(Pointwise(c).output_count()), std::numeric_limits<float>::quiet_NaN());
   PointwiseInt8Args a;
   a.y = y.data();
-  RunInt8Into(c, in, gemm, x_codes, a);
+  RunInt8Into(c, in, gemm, x_codes, a, scale_at_plan);
   return y;
 }
 
@@ -184,12 +187,13 @@ std::vector<uint8_t> RunInt8Codes(const Case& c, const Inputs& in, SgemmFn gemm,
   std::vector<uint8_t> q(size_t(Pointwise(c).output_count()), 0xA5);
   PointwiseInt8Args a;
   a.codes = q.data(), a.quantize = quantize;
-  RunInt8Into(c, in, gemm, nullptr, a);
+  RunInt8Into(c, in, gemm, nullptr, a, /*scale_at_plan=*/true);
   return q;
 }
 
 // Floats, from X's floats and (where it is all on its grid) from its codes, and (without the
-// PRelu chain, whose later steps need floats) codes.
+// PRelu chain, whose later steps need floats) codes; the first with the output scale known only
+// at run time, the others with it known at plan time.
 void ExpectExact(const Case& c, const Inputs& in) {
   const std::vector<float> want = Expected(c, in), got = RunInt8(c, in);
   for (size_t i = 0; i < want.size(); ++i) {
@@ -198,7 +202,7 @@ void ExpectExact(const Case& c, const Inputs& in) {
   }
   const std::vector<uint8_t> x_codes = CodesOf(in);
   if (!x_codes.empty()) {
-    const std::vector<float> from_codes = RunInt8(c, in, ref::Sgemm, &x_codes);
+    const std::vector<float> from_codes = RunInt8(c, in, ref::Sgemm, &x_codes, /*scale_at_plan=*/true);
     for (size_t i = 0; i < want.size(); ++i) {
       ASSERT_EQ(Bits(from_codes[i]), Bits(want[i])) << "output " << i << " from X's codes; " << Describe(c);
     }
@@ -471,6 +475,47 @@ TEST(ConvPointwiseInt8, RefusesWhatTheArgumentDoesNotCover) {
   big.k = 4097, big.columns = 3;
   const Inputs bin = Make(big, TestSeed());
   EXPECT_EQ(PlanPointwiseInt8(Pointwise(big), bin.w.data(), bin.w_grid, bin.x_grid, bin.b.data()), nullptr);
+}
+
+TEST(ConvPointwiseInt8, ARunAtAnotherScaleThanThePlansComputesItsOwnSteps) {
+  QRT_REQUIRE_VNNI();
+  Case c;
+  c.channels = 13, c.columns = 100, c.k = 33;
+  const Inputs in = Make(c, TestSeed());
+  const auto plan = PlanPointwiseInt8(Pointwise(c), in.w.data(), in.w_grid, in.x_grid, in.b.data(),
+                                      in.epilogue.before.scale * 3);
+  ASSERT_NE(plan, nullptr);
+  ASSERT_EQ(plan->steps.size(), size_t(c.channels));
+  std::vector<float> y(size_t(c.channels * c.columns));
+  PointwiseInt8Args a;
+  a.x = in.x.data(), a.w = in.w.data(), a.bias = in.b.data(), a.y = y.data(), a.gemm = ref::Sgemm;
+  a.epilogue = in.epilogue, a.before_signed = c.y_signed;
+  ASSERT_TRUE(ConvPointwiseInt8(*plan, a));
+  const std::vector<float> want = Expected(c, in);
+  for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(Bits(y[i]), Bits(want[i])) << "output " << i;
+}
+
+// Codes are saturated by the kernel's packs (its estimates are not clamped), for both types, with
+// most outputs past the ends; and with an output scale so small that no estimate is proven.
+TEST(ConvPointwiseInt8, CodesSaturateAsQuantizeLinearDoes) {
+  QRT_REQUIRE_VNNI();
+  for (bool signed_y : {false, true}) {
+    for (float shrink : {1.f, 1e-9f}) {
+      Case c;
+      c.channels = 13, c.columns = 100, c.k = 40, c.y_signed = signed_y, c.data = Data::kSaturating;
+      Inputs in = Make(c, TestSeed());
+      in.epilogue.before.scale *= shrink;
+      const std::vector<uint8_t> want = ExpectedCodes(c, in);
+      const std::vector<uint8_t> got =
+          RunInt8Codes(c, in, ref::Sgemm, signed_y ? ref::QuantizeF32ToS8 : ref::QuantizeF32ToU8);
+      int ends = 0;
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_EQ(int(got[i]), int(want[i])) << "code " << i << "; " << Describe(c) << " shrink " << shrink;
+        ends += want[i] == (signed_y ? 0x7F : 0xFF) || want[i] == (signed_y ? 0x80 : 0);
+      }
+      EXPECT_GT(ends, int(want.size()) / 2) << "most codes saturate";
+    }
+  }
 }
 
 TEST(ConvPointwiseInt8, LeavesRunsWhoseOutputScaleTheRuleCannotUse) {
