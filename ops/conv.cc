@@ -258,7 +258,7 @@ void RunConvF32(const ConvState& s, const RunArgs& args) {
   const float* x = nullptr;
   if (s.dequantize_x.row != nullptr) {
     const FakeQuantStep dq = FakeQuantFromInputs(args, 8, nullptr);
-    codes = ConvInputCodes{xq.raw(), s.dequantize_x, dq.scale, dq.zero_point};
+    codes = ConvInputCodes{xq.raw(), s.dequantize_x, dq.scale, dq.zero_point, xq.dtype() == DataType::kInt8};
     if (!ConvFloatHandlesCodes(s.g)) {  // X dequantized first
       float* xf = ThreadScratchFloats(ScratchSlot::kOp1, size_t(xq.numel()));
       s.dequantize_x.row(xq.numel(), xq.raw(), dq.scale, dq.zero_point, xf);
@@ -276,7 +276,7 @@ void RunConvF32(const ConvState& s, const RunArgs& args) {
   // The convolution's floats, then QuantizeLinear: the codes of the fake quantization. A group's
   // plane at a time where the convolution does that itself.
   if (ConvFloatHandlesCodes(s.g)) {
-    const ConvOutputCodes out{y.raw(), s.quantize_y, fq.scale, fq.zero_point};
+    const ConvOutputCodes out{y.raw(), s.quantize_y, fq.scale, fq.zero_point, y.dtype() == DataType::kInt8};
     ConvFloatOrdered(s.g, x, w, b, nullptr, s.kernels, scratch, s.threads, nullptr, x == nullptr ? &codes : nullptr,
                      &out);
     return;

@@ -430,6 +430,52 @@ void LanesGroups(const ConvGeometry& g, const float* x, const float* w, const fl
   }
 }
 
+// ---- larger 3x3 depthwise planes, a plane at a time (depthwise_rows.h) ------------------
+
+// Where the rows kernel takes the padded-rows geometries the lanes kernel leaves: 3x3, one
+// channel per group, dilation 1, the same stride of 1 or 2 both ways, padding of at most 1
+// before.
+bool UseDepthwiseRows(const ConvGeometry& g, const ConvFloatKernels& kernels) {
+  return kernels.depthwise_rows != nullptr && g.in_channels == g.group && g.out_channels == g.group &&
+         g.kernel[1] == 3 && g.kernel[2] == 3 && g.dilation[1] == 1 && g.dilation[2] == 1 &&
+         g.stride[1] == g.stride[2] && g.stride[1] <= 2 && g.pad_begin[1] <= 1 && g.pad_begin[2] <= 1;
+}
+
+void DepthwiseRowsGroups(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y,
+                         const ConvFloatKernels& kernels, int threads, const OutputEpilogue* epilogue,
+                         const ConvInputCodes* x_codes, const ConvOutputCodes* y_codes) {
+  const int64_t in_plane = g.in[1] * g.in[2], n = g.out[1] * g.out[2];
+  const int64_t min_groups = std::max<int64_t>(1, (int64_t(1) << 18) / std::max<int64_t>(1, 9 * n));
+  for (int64_t image = 0; image < g.batch; ++image) {
+    ParallelFor(threads, g.group, 1, min_groups, [&](int64_t first, int64_t last) {
+      // 64-byte aligned: the kernel's aligned taps then load within one cache line.
+      thread_local std::vector<float> ring;
+      ring.resize(size_t(DepthwiseRowsRingFloats(g.out[2], g.stride[1]) + 16));
+      float* aligned_ring = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(ring.data()) + 63) & ~uintptr_t(63));
+      DepthwiseRowsArgs a;
+      a.in_h = g.in[1], a.in_w = g.in[2], a.out_h = g.out[1], a.out_w = g.out[2];
+      a.stride = g.stride[1], a.pad_top = g.pad_begin[1], a.pad_left = g.pad_begin[2];
+      if (x_codes != nullptr) {
+        a.x_scale = x_codes->scale, a.x_zero_point = x_codes->zero_point, a.x_signed = x_codes->is_signed;
+      }
+      if (y_codes != nullptr) {
+        a.y_scale = y_codes->scale, a.y_zero_point = y_codes->zero_point, a.y_signed = y_codes->is_signed;
+      }
+      a.ring = aligned_ring;
+      for (int64_t group = first; group < last; ++group) {
+        const int64_t x_offset = (image * g.group + group) * in_plane, y_offset = (image * g.group + group) * n;
+        if (x_codes != nullptr) a.x_codes = static_cast<const uint8_t*>(x_codes->codes) + x_offset;
+        else a.x = x + x_offset;
+        a.w = w + group * 9, a.bias = b != nullptr ? b + group : nullptr;
+        if (y_codes != nullptr) a.y_codes = static_cast<uint8_t*>(y_codes->codes) + y_offset;
+        else a.y = y + y_offset;
+        kernels.depthwise_rows(a);
+        if (epilogue != nullptr) epilogue->FromRow(group).Apply(a.y, n, 0);
+      }
+    });
+  }
+}
+
 // ---- planes (2-D): the patch matrix as row pointers ----------------------------------
 
 // Patch row (c, kh, kw) is TapRows' pointer: consecutive ow are consecutive floats, and output
@@ -512,7 +558,7 @@ void GatheredGroups(const ConvGeometry& g, const float* x, const float* w, const
 
 ConvFloatKernels SelectConvFloatKernels(Isa isa) {
   return ConvFloatKernels{SelectSgemmKernel(isa), SelectSgemmOneRowKernel(isa), SelectSplitPairs(isa),
-                          SelectDepthwiseLanes(isa)};
+                          SelectDepthwiseLanes(isa), SelectDepthwiseRows(isa)};
 }
 
 int64_t ConvFloatScratchFloats(const ConvGeometry& g) {
@@ -533,6 +579,10 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
   const int64_t in_group = g.in_channels / g.group * g.in_spatial();
   if (algorithm == Algorithm::kPaddedRows && UseLanes(g, kernels)) {
     LanesGroups(g, x, w, b, y, kernels, threads, epilogue, x_codes, y_codes);
+    return;
+  }
+  if (algorithm == Algorithm::kPaddedRows && UseDepthwiseRows(g, kernels)) {
+    DepthwiseRowsGroups(g, x, w, b, y, kernels, threads, epilogue, x_codes, y_codes);
     return;
   }
   if (algorithm == Algorithm::kPaddedRows) {

@@ -24,6 +24,7 @@
 #include "ops/kernels/conv_ref.h"
 #include "ops/kernels/deinterleave.h"
 #include "ops/kernels/depthwise_lanes.h"
+#include "ops/kernels/depthwise_rows.h"
 #include "ops/kernels/dequantize_rows.h"
 #include "ops/kernels/output_epilogue.h"
 #include "ops/kernels/quantize_linear.h"
@@ -36,6 +37,7 @@ struct ConvFloatKernels {
   SgemmOneRowFn one_row = nullptr;
   SplitPairsFn split_pairs = nullptr;  // stride-2 input rows into column phases
   DepthwiseLanesFn depthwise_lanes = nullptr;  // small 3x3 depthwise planes, 16 channels at a time
+  DepthwiseRowsFn depthwise_rows = nullptr;    // larger 3x3 depthwise planes, a plane at a time
 };
 
 ConvFloatKernels SelectConvFloatKernels(Isa isa);
@@ -49,6 +51,7 @@ struct ConvInputCodes {
   DequantizeRowKernels dequantize;
   float scale = 1.f;
   int32_t zero_point = 0;
+  bool is_signed = false;  // int8 codes (else uint8)
 };
 
 // Y written as QuantizeLinear's codes of the outputs, quantized by the epilogue from the floats
@@ -58,6 +61,7 @@ struct ConvOutputCodes {
   QuantizeF32Fn quantize = nullptr;
   float scale = 1.f;
   int32_t zero_point = 0;
+  bool is_signed = false;  // int8 codes (else uint8)
   // The epilogue's step writing the codes from element `offset` of Y on, their floats at `floats`.
   OutputEpilogue::Codes At(int64_t offset, const float* floats) const {
     return {static_cast<uint8_t*>(codes) + offset, floats, quantize, scale, zero_point};

@@ -61,7 +61,9 @@ std::vector<float> Random(int64_t n, uint32_t seed) {
   return v;
 }
 
-void BM_Conv(benchmark::State& state, const Layer& l, ConvFloatKernels kernels, QuantizeDequantizeF32Fn fake_quant) {
+// codes: X read and Y written as uint8 codes (link-conv-codes; depthwise layers), fake_quant null.
+void BM_Conv(benchmark::State& state, const Layer& l, ConvFloatKernels kernels, QuantizeDequantizeF32Fn fake_quant,
+             bool codes = false) {
   const ConvGeometry g = GeometryOf(l);
   const std::vector<float> x = Random(g.in_channels * g.in_spatial(), 1), w = Random(g.weight_count(), 2),
                            b = Random(g.out_channels, 3);
@@ -69,9 +71,14 @@ void BM_Conv(benchmark::State& state, const Layer& l, ConvFloatKernels kernels, 
   std::vector<float> scratch(static_cast<size_t>(std::max<int64_t>(1, ConvFloatScratchFloats(g))));
   OutputEpilogue epilogue;
   epilogue.before.map = fake_quant, epilogue.before.scale = 0.05f, epilogue.before.zero_point = 3;
+  std::vector<uint8_t> x_codes(x.size()), y_codes(y.size());
+  for (size_t i = 0; i < x.size(); ++i) x_codes[i] = uint8_t(std::lround(x[i] * 100) + 128);
+  const ConvInputCodes in{x_codes.data(), SelectDequantizeRows(DataType::kUInt8, Isa::kAvx2), 0.01f, 128, false};
+  const ConvOutputCodes out{y_codes.data(), SelectQuantizeF32(DataType::kUInt8, Isa::kAvx2), 0.05f, 3, false};
   for (auto _ : state) {
-    ConvFloatOrdered(g, x.data(), w.data(), b.data(), y.data(), kernels, scratch.data(), 1,
-                     fake_quant != nullptr ? &epilogue : nullptr);
+    if (codes) ConvFloatOrdered(g, nullptr, w.data(), b.data(), nullptr, kernels, scratch.data(), 1, nullptr, &in, &out);
+    else ConvFloatOrdered(g, x.data(), w.data(), b.data(), y.data(), kernels, scratch.data(), 1,
+                          fake_quant != nullptr ? &epilogue : nullptr);
     benchmark::ClobberMemory();
   }
   const double macs = static_cast<double>(g.output_count()) * static_cast<double>(g.reduction_size());
@@ -137,21 +144,29 @@ void Register() {
   }
   if (DetectCpuFeatures().avx512f) {
     families.push_back({"avx512",
-                        {avx512::Sgemm, avx512::SgemmOneRow, avx512::SplitPairs, avx512::DepthwiseLanes},
+                        {avx512::Sgemm, avx512::SgemmOneRow, avx512::SplitPairs, avx512::DepthwiseLanes,
+                         avx512::DepthwiseRows},
                         avx512::QuantizeDequantizeS8});
-    // Small depthwise planes through the padded rows, which the lanes kernel replaces there.
+    // Depthwise planes through the padded rows' general path, which the lanes and rows kernels
+    // replace.
     families.push_back(
         {"avx512_padded", {avx512::Sgemm, avx512::SgemmOneRow, avx512::SplitPairs}, avx512::QuantizeDequantizeS8});
   }
   for (const Layer& l : kLayers) {
+    const bool depthwise = std::string(l.name).rfind("dw", 0) == 0;
     for (const Family& f : families) {
-      if (std::string(f.tag) == "avx512_padded" && (std::string(l.name).rfind("dw", 0) != 0 || l.size > 16)) continue;
+      if (std::string(f.tag) == "avx512_padded" && !depthwise) continue;
       for (bool fused : {false, true}) {
         const std::string name = std::string("Conv_") + l.name + (fused ? "_fakequant/" : "/") + f.tag;
         benchmark::RegisterBenchmark(name.c_str(), [l, f, fused](benchmark::State& s) {
           BM_Conv(s, l, f.kernels, fused ? f.fake_quant : nullptr);
         })->UseRealTime();
       }
+      if (!depthwise || std::string(f.tag) == "avx2") continue;
+      const std::string name = std::string("Conv_") + l.name + "_codes/" + f.tag;
+      benchmark::RegisterBenchmark(name.c_str(), [l, f](benchmark::State& s) {
+        BM_Conv(s, l, f.kernels, nullptr, true);
+      })->UseRealTime();
     }
   }
 }

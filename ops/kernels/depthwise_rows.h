@@ -1,0 +1,59 @@
+// The 3x3 depthwise convolution (one input and one output channel per group, 2-D, dilation 1,
+// the same stride of 1 or 2 both ways, padding of at most 1 at the top and left) of one plane,
+// output row by output row, for the planes too large for the lanes kernel (depthwise_lanes.h).
+// Same products in the same order as the padded-rows path of conv_float.cc, which stays the
+// specification (SgemmOneRow's order over the taps in (kh, kw) order: taps 0-3 summed left to
+// right, then 4-7 and that sum added, then tap 8, then the bias; a tap over padding multiplies
+// +0).
+//
+// Why a kernel of its own: the padded rows' general path (a window of rows, a call of the
+// one-row GEMM per output row over nine tap pointers, the epilogue's QuantizeLinear call every
+// few rows) ran MobileNetV2's 56 x 56 and 112 x 112 depthwise layers at about three times the
+// bound of their float operations. Here the input rows are dequantized (or copied) into a ring
+// of eight padded rows a little ahead of the output rows that read them (a load overlapping a
+// store still in flight waits for it), each output row reads its taps at fixed offsets of three
+// ring rows, and its codes are quantized in registers as QuantizeLinear would quantize them.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/cpu_features.h"
+
+namespace qrt {
+
+struct DepthwiseRowsArgs {
+  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  int64_t stride = 1;                 // 1 or 2, both directions
+  int64_t pad_top = 0, pad_left = 0;  // 0 or 1; padding past the input's end is implied by out_h, out_w
+  // The input plane: floats, or 8-bit codes dequantized as DequantizeLinear computes them.
+  const float* x = nullptr;
+  const void* x_codes = nullptr;
+  float x_scale = 1.f;
+  int32_t x_zero_point = 0;
+  bool x_signed = false;  // int8 codes, else uint8
+  const float* w = nullptr;     // 9, (kh, kw) order
+  const float* bias = nullptr;  // one, or null
+  // The output plane: floats, or QuantizeLinear's codes of them (y_signed: int8, else uint8).
+  float* y = nullptr;
+  void* y_codes = nullptr;
+  float y_scale = 1.f;
+  int32_t y_zero_point = 0;
+  bool y_signed = false;
+  float* ring = nullptr;  // DepthwiseRowsRingFloats(out_w, stride) floats of scratch
+};
+
+using DepthwiseRowsFn = void (*)(const DepthwiseRowsArgs& a);
+
+// Floats of the ring: eight padded rows, each as wide as the output's vectors read (and a
+// vector more), in two column phases at stride 2.
+int64_t DepthwiseRowsRingFloats(int64_t out_w, int64_t stride);
+
+namespace avx512 {  // AVX512BW too (byte masks)
+void DepthwiseRows(const DepthwiseRowsArgs& a);
+}
+
+// The AVX-512 kernel for Isa::kAvx2 where the CPU has AVX512BW (and VBMI, the set qrt's byte
+// kernels check); null otherwise.
+DepthwiseRowsFn SelectDepthwiseRows(Isa isa);
+
+}  // namespace qrt
