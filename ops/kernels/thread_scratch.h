@@ -17,6 +17,7 @@ enum class ScratchSlot {
   kGemmPanel, kGemmTransposedB,                         // the ordered GEMM (sgemm_avx2.cc)
   kPointwisePacked, kPointwiseNorms, kPointwiseOpen,    // the int8 pointwise convolution
   kPointwiseCounts, kPointwiseFloats, kPointwiseOutputs, kPointwiseSteps,
+  kDepthwiseRing,                                       // the int8 depthwise convolution
   kCount
 };
 

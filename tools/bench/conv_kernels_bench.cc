@@ -14,6 +14,7 @@
 
 #include "ops/kernels/conv_float.h"
 #include "ops/kernels/conv_pointwise_int8.h"
+#include "ops/kernels/depthwise_int8.h"
 
 namespace qrt {
 namespace {
@@ -197,6 +198,43 @@ void RegisterInt8() {
 }
 
 const int kRegisteredInt8 = (RegisterInt8(), 0);
+
+// The int8 depthwise path (codes in and out) beside the float kernels' Conv_dw_*_codes: weights
+// on a per-channel int8 grid, uint8 codes in and out.
+void BM_DepthwiseInt8(benchmark::State& state, const Layer& l) {
+  const ConvGeometry g = GeometryOf(l);
+  std::mt19937 rng(11);
+  QuantGrid xg, wg;
+  xg.type = DataType::kUInt8, xg.scales = {0.01f}, xg.zero_points = {128};
+  wg.type = DataType::kInt8, wg.axis = 0;
+  std::vector<float> w;
+  for (int64_t c = 0; c < g.out_channels; ++c) {
+    wg.scales.push_back(0.01f + 0.0001f * float(c % 7)), wg.zero_points.push_back(0);
+    for (int k = 0; k < 9; ++k) w.push_back(float(int(rng() % 255) - 127) * wg.scales.back());
+  }
+  const std::vector<float> b = Random(g.out_channels, 3);
+  const auto plan = PlanDepthwiseInt8(g, w.data(), wg, b.data(), xg, 0.05f, 3, DataType::kUInt8);
+  if (plan == nullptr) return state.SkipWithError("no int8 depthwise plan");
+  std::vector<uint8_t> x(static_cast<size_t>(g.in_channels * g.in_spatial())), y(static_cast<size_t>(g.output_count()));
+  for (uint8_t& q : x) q = uint8_t(rng());
+  for (auto _ : state) {
+    ConvDepthwiseInt8(*plan, x.data(), y.data(), 1, 1);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * g.output_count());
+}
+
+void RegisterDepthwiseInt8() {
+  if (!DepthwiseInt8Available()) return;
+  for (const Layer& l : kLayers) {
+    if (std::string(l.name).rfind("dw", 0) != 0) continue;
+    benchmark::RegisterBenchmark((std::string("Conv_") + l.name + "_codes/int8_vnni").c_str(),
+                                 [l](benchmark::State& s) { BM_DepthwiseInt8(s, l); })
+        ->UseRealTime();
+  }
+}
+
+const int kRegisteredDepthwiseInt8 = (RegisterDepthwiseInt8(), 0);
 
 }  // namespace
 }  // namespace qrt
