@@ -14,6 +14,7 @@ usage: tools/bench_vs_ort.py [--qrt build/qrt] [--iters N] [--passes none,defaul
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 
@@ -88,6 +89,10 @@ def main():
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--passes", default="none,default")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="alternate qrt and ORT this many times per model; report the medians over rounds and "
+                         "the median of each round's ratio (shared, noisy machines: a ratio taken minutes apart "
+                         "compares two machine states)")
     args = ap.parse_args()
 
     models = []
@@ -109,29 +114,39 @@ def main():
         name = os.path.basename(os.path.dirname(m)) if os.path.basename(m) == "model.onnx" else os.path.basename(m)
         row = {"model": name}
         qrt_rss = None
+        times = {p: [] for p in passes}
+        ort_times, ratios = [], {p: [] for p in passes}
+        for _ in range(max(1, args.rounds)):
+            for p in passes:
+                cmd = [args.qrt, "bench", m, "--passes", p, "--iters", str(args.iters), "--warmup", str(args.warmup),
+                       "--threads", str(args.threads), "--json"] + (["--inputs", ins] if ins else [])
+                out, err, rss, status = peak_rss_of(cmd)
+                j = parse_json(out)
+                if j:
+                    times[p].append(j["median_us"])
+                else:
+                    row[f"qrt {p} err"] = err.strip().splitlines()[-1] if err.strip() else "failed"
+                qrt_rss = max(qrt_rss or 0, rss)
+                if j and p == passes[-1]:
+                    row["qrt load+compile ms"] = j["load_ms"] + j["compile_ms"]
+            if have_ort:
+                cmd = ["node", PEER, m, "--opt", "all", "--threads", str(args.threads), "--warmup", str(args.warmup),
+                       "--runs", str(args.iters), "--summary"] + (["--inputs", ins] if ins else [])
+                out, err, rss, status = peak_rss_of(cmd)
+                j = parse_json(out)
+                if j:
+                    ort_times.append(j["median_us"])
+                    for p in passes:
+                        if len(times[p]) == len(ort_times):
+                            ratios[p].append(times[p][-1] / j["median_us"])
+                row["ORT RSS MiB"] = rss / 1024
         for p in passes:
-            cmd = [args.qrt, "bench", m, "--passes", p, "--iters", str(args.iters), "--warmup", str(args.warmup),
-                   "--threads", str(args.threads), "--json"] + (["--inputs", ins] if ins else [])
-            out, err, rss, status = peak_rss_of(cmd)
-            j = parse_json(out)
-            row[f"qrt {p} us"] = j["median_us"] if j else None
-            if j is None:
-                row[f"qrt {p} err"] = err.strip().splitlines()[-1] if err.strip() else "failed"
-            qrt_rss = max(qrt_rss or 0, rss)
-            if j and p == passes[-1]:
-                row["qrt load+compile ms"] = j["load_ms"] + j["compile_ms"]
+            row[f"qrt {p} us"] = statistics.median(times[p]) if times[p] else None
+            row[f"ratio {p}"] = statistics.median(ratios[p]) if ratios[p] else None
+        row["ORT all us"] = statistics.median(ort_times) if ort_times else None
         row["qrt RSS MiB"] = qrt_rss / 1024 if qrt_rss else None
         if have_ort:
             row["ORT session ms"] = ort_session_ms(m, args.threads)
-            cmd = ["node", PEER, m, "--opt", "all", "--threads", str(args.threads), "--warmup", str(args.warmup), "--runs",
-                   str(args.iters), "--summary"] + (["--inputs", ins] if ins else [])
-            out, err, rss, status = peak_rss_of(cmd)
-            j = parse_json(out)
-            row["ORT all us"] = j["median_us"] if j else None
-            row["ORT RSS MiB"] = rss / 1024
-        for p in passes:
-            q, o = row.get(f"qrt {p} us"), row.get("ORT all us")
-            row[f"ratio {p}"] = (q / o) if q and o else None
         rows.append(row)
 
     def fmt(v):
@@ -149,8 +164,9 @@ def main():
         for k, v in r.items():
             if k.endswith(" err"):
                 print(f"{r['model']}: {k}: {v}", file=sys.stderr)
-    print("ratio = qrt median / ORT median (below 1: qrt faster). ORT latency includes ~50 us of Node "
-          "binding overhead per run.", file=sys.stderr)
+    print("ratio = qrt median / ORT median (below 1: qrt faster), the median over rounds of each round's ratio "
+          f"({max(1, args.rounds)} rounds). ORT latency includes ~50 us of Node binding overhead per run.",
+          file=sys.stderr)
 
 
 if __name__ == "__main__":
