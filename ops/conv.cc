@@ -52,8 +52,8 @@
 
 #include "ops/kernels/conv_float.h"
 #include "ops/kernels/conv_pointwise_int8.h"
-#include "ops/kernels/depthwise_int8.h"
 #include "ops/kernels/conv_ref.h"
+#include "ops/kernels/depthwise_int8.h"
 #include "ops/kernels/matmul_ref.h"
 #include "ops/kernels/requantize.h"
 #include "ops/kernels/thread_scratch.h"

@@ -4,29 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
+#include "ops/kernels/bound_rounding.h"
 #include "ops/kernels/thread_scratch.h"
 #include "runtime/parallel.h"
 
 namespace qrt {
 namespace {
-
-bool NormalPositive(float v) { return std::isnormal(v) && v > 0.f; }
-
-// A float rounded up: the smallest float >= v (v finite, non-negative).
-float RoundUp(double v) {
-  float f = float(v);
-  if (double(f) < v) f = std::nextafter(f, std::numeric_limits<float>::infinity());
-  return f;
-}
-
-// A float rounded down: the largest float <= v (v finite).
-float RoundDown(double v) {
-  float f = float(v);
-  if (double(f) > v) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
-  return f;
-}
 
 // The bias's weight in the bound: one rounding in the reference, one in the estimate, plus 10.
 constexpr double kBiasWeight = 12;

@@ -182,8 +182,9 @@ inline __mmask16 Steps(const ChannelConstants& k, __m512i acc, __m512 norms, con
   return _mm512_mask_cmp_ps_mask(valid, off, limit, _CMP_NLT_UQ);
 }
 
-// Four vectors of codes (dwords in 0..255) as 64 bytes in column order, the top bit flipped by
-// `flip` (int8 codes were kept + 128 so that the unsigned packs do not saturate them). The packs
+// Four vectors of codes as 64 bytes in column order, each dword saturated to 0..255 and the top
+// bit flipped by `flip` (int8 codes are kept + 128, so the unsigned packs saturate both types at
+// their ends as QuantizeLinear does). The packs
 // interleave 128-bit lanes: lane l holds columns 4l..4l+3 of each vector, so dword 4l + v holds
 // vector v's; the permutation puts vector v's 16 bytes at 16v.
 inline __m512i PackCodeVectors(const __m512i (&code)[kTileVectors], __m512i flip) {

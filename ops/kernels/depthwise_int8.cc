@@ -3,29 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
+#include "ops/kernels/bound_rounding.h"
 #include "ops/kernels/thread_scratch.h"
 #include "runtime/parallel.h"
 
 namespace qrt {
-namespace {
-
-bool NormalPositive(float v) { return std::isnormal(v) && v > 0.f; }
-
-// The smallest float >= v, the largest <= v (v finite).
-float RoundUp(double v) {
-  float f = float(v);
-  if (double(f) < v) f = std::nextafter(f, std::numeric_limits<float>::infinity());
-  return f;
-}
-float RoundDown(double v) {
-  float f = float(v);
-  if (double(f) > v) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
-  return f;
-}
-
-}  // namespace
 
 bool DepthwiseInt8Available() { return DetectCpuFeatures().avx512_vnni; }
 

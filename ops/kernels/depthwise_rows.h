@@ -44,9 +44,14 @@ struct DepthwiseRowsArgs {
 
 using DepthwiseRowsFn = void (*)(const DepthwiseRowsArgs& a);
 
-// Floats of the ring: eight padded rows, each as wide as the output's vectors read (and a
-// vector more), in two column phases at stride 2.
-int64_t DepthwiseRowsRingFloats(int64_t out_w, int64_t stride);
+// The ring: eight padded rows of `stride` column phases, each phase as wide as the output's
+// vectors read (and a vector more: loads past the row read its zeros). Static: the AVX-512 file
+// includes them too, and shares no inline copy with files built for other ISAs.
+constexpr int64_t kDepthwiseRowsSlots = 8;
+static inline int64_t DepthwiseRowsPhaseWidth(int64_t out_w) { return (out_w + 15) / 16 * 16 + 16; }
+static inline int64_t DepthwiseRowsRingFloats(int64_t out_w, int64_t stride) {
+  return kDepthwiseRowsSlots * stride * DepthwiseRowsPhaseWidth(out_w);
+}
 
 namespace avx512 {  // AVX512BW too (byte masks)
 void DepthwiseRows(const DepthwiseRowsArgs& a);

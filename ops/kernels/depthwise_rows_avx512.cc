@@ -8,8 +8,8 @@
 namespace qrt::avx512 {
 namespace {
 
-constexpr int64_t kSlots = 8;  // ring rows: 3 + 2 * kLead at stride 2 fit
-constexpr int64_t kLead = 2;   // rows are brought in for the output rows kLead ahead too
+constexpr int64_t kSlots = kDepthwiseRowsSlots;  // 3 + 2 * kLead rows at stride 2 fit
+constexpr int64_t kLead = 2;                     // rows are brought in for the output rows kLead ahead too
 
 // 16 input elements from x (floats) or q (codes; the `valid` ones, the rest 0) as floats: as
 // they are, or dequantized as DequantizeLinear computes them, (float(q) - float(zp)) * scale.
@@ -40,7 +40,7 @@ struct Ring {
 
   explicit Ring(const DepthwiseRowsArgs& args)
       : a(args),
-        phase_width((args.out_w + 15) / 16 * 16 + 16),
+        phase_width(DepthwiseRowsPhaseWidth(args.out_w)),
         slot_floats(S * phase_width),
         source{nullptr, nullptr, args.x_signed, _mm512_set1_ps(float(args.x_zero_point)),
                _mm512_set1_ps(args.x_scale)} {}

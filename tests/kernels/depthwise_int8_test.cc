@@ -15,6 +15,7 @@
 #include "ops/kernels/conv_float.h"
 #include "ops/kernels/depthwise_int8.h"
 #include "ops/kernels/quantize_linear.h"
+#include "tests/kernels/depthwise_test_util.h"
 #include "tests/kernels/kernel_test_util.h"
 
 namespace qrt {
@@ -23,27 +24,9 @@ namespace {
 #define QRT_REQUIRE_DEPTHWISE_INT8() \
   if (!DepthwiseInt8Available()) GTEST_SKIP() << "CPU lacks AVX512 VNNI"
 
-struct Geometry {
-  int64_t h, w, stride, top, left, bottom, right;
-};
-
-ConvGeometry DepthwiseOf(const Geometry& s, int64_t channels, int64_t batch) {
-  ConvGeometry g;
-  g.batch = batch, g.in_channels = g.out_channels = g.group = channels;
-  g.in[1] = s.h, g.in[2] = s.w;
-  g.kernel[1] = g.kernel[2] = 3;
-  g.stride[1] = g.stride[2] = s.stride;
-  g.pad_begin[1] = s.top, g.pad_begin[2] = s.left, g.pad_end[1] = s.bottom, g.pad_end[2] = s.right;
-  g.out[1] = (s.h + s.top + s.bottom - 3) / s.stride + 1;
-  g.out[2] = (s.w + s.left + s.right - 3) / s.stride + 1;
-  return g;
-}
-
-std::string Describe(const Geometry& s) {
-  return std::to_string(s.h) + "x" + std::to_string(s.w) + " s" + std::to_string(s.stride) + " pads " +
-         std::to_string(s.top) + "," + std::to_string(s.left) + "," + std::to_string(s.bottom) + "," +
-         std::to_string(s.right);
-}
+using Geometry = testing::DepthwiseShape;
+using testing::DepthwiseOf;
+using testing::Describe;
 
 const Geometry kGeometries[] = {
     {1, 1, 1, 1, 1, 1, 1},     {3, 2, 1, 1, 1, 1, 1},    {5, 31, 1, 1, 1, 1, 1},   {6, 32, 1, 1, 1, 1, 1},

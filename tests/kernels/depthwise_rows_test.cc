@@ -1,8 +1,10 @@
 // The 3x3 depthwise rows kernel (depthwise_rows.h) through ConvFloatOrdered, against the
 // reference kernels' padded rows: floats or 8-bit codes in (both types, zero points at their
 // ends), floats (with and without an epilogue) or codes out, strides 1 and 2, pads of 0 and 1
-// before and 0 to 2 after, planes from 1 x 1 to 112 x 112 with every row tail, batches and
+// before and 0 to 2 after, planes from 5 x 6 to 112 x 112 with every row tail, batches and
 // threads; outputs on rounding ties of the quantization; nothing written outside the output.
+// Codes in and out through the lanes kernel too (depthwise_lanes.h: the planes up to 16 x 16,
+// 32 x 32 at stride 2, when it is on).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 
 #include "ops/kernels/conv_float.h"
 #include "ops/kernels/quantize_linear.h"
+#include "tests/kernels/depthwise_test_util.h"
 #include "tests/kernels/kernel_test_util.h"
 
 namespace qrt {
@@ -21,27 +24,9 @@ using testing::Bits;
 
 bool HaveRows() { return SelectDepthwiseRows(Isa::kAvx2) != nullptr; }
 
-struct Geometry {
-  int64_t h, w, stride, top, left, bottom, right;
-};
-
-ConvGeometry DepthwiseOf(const Geometry& s, int64_t channels, int64_t batch) {
-  ConvGeometry g;
-  g.batch = batch, g.in_channels = g.out_channels = g.group = channels;
-  g.in[1] = s.h, g.in[2] = s.w;
-  g.kernel[1] = g.kernel[2] = 3;
-  g.stride[1] = g.stride[2] = s.stride;
-  g.pad_begin[1] = s.top, g.pad_begin[2] = s.left, g.pad_end[1] = s.bottom, g.pad_end[2] = s.right;
-  g.out[1] = (s.h + s.top + s.bottom - 3) / s.stride + 1;
-  g.out[2] = (s.w + s.left + s.right - 3) / s.stride + 1;
-  return g;
-}
-
-std::string Describe(const Geometry& s) {
-  return std::to_string(s.h) + "x" + std::to_string(s.w) + " s" + std::to_string(s.stride) + " pads " +
-         std::to_string(s.top) + "," + std::to_string(s.left) + "," + std::to_string(s.bottom) + "," +
-         std::to_string(s.right);
-}
+using Geometry = testing::DepthwiseShape;
+using testing::DepthwiseOf;
+using testing::Describe;
 
 // Planes the padded rows take (30 or more outputs; fewer are gathered per output instead).
 const Geometry kGeometries[] = {
@@ -58,6 +43,7 @@ ConvFloatKernels RowsKernels() {
   k.depthwise_lanes = nullptr;
   return k;
 }
+ConvFloatKernels LanesAndRows() { return SelectConvFloatKernels(Isa::kAvx2); }
 const ConvFloatKernels kReference{ref::Sgemm, ref::SgemmOneRow, ref::SplitPairs};
 
 struct Data {
@@ -130,19 +116,23 @@ TEST(DepthwiseRows, CodesInAndOutAsDequantizeConvQuantize) {
         out.reference(int64_t(n), floats.data(), y_scale, y_zp, want.data());
         const ConvInputCodes x_codes{d.codes.data(), SelectDequantizeRows(in.type, Isa::kAvx2), 0.021f, x_zp,
                                      in.type == DataType::kInt8};
-        const ConvOutputCodes y_codes{got.data(), nullptr, y_scale, y_zp, out.type == DataType::kInt8};
-        ConvFloatOrdered(g, nullptr, d.w.data(), d.b.data(), nullptr, RowsKernels(), nullptr, 1, nullptr, &x_codes,
-                         &y_codes);
-        for (size_t i = 0; i < n; ++i) {
-          ASSERT_EQ(int(got[i]), int(want[i])) << "code " << i << "; " << Describe(s) << " x_zp " << x_zp
-                                               << " y_zp " << y_zp;
+        const ConvOutputCodes y_codes{got.data(), SelectQuantizeF32(out.type, Isa::kAvx2), y_scale, y_zp,
+                                      out.type == DataType::kInt8};
+        for (const ConvFloatKernels& kernels : {RowsKernels(), LanesAndRows()}) {
+          std::fill(got.begin(), got.end(), 0xA5);
+          ConvFloatOrdered(g, nullptr, d.w.data(), d.b.data(), nullptr, kernels, nullptr, 1, nullptr, &x_codes,
+                           &y_codes);
+          for (size_t i = 0; i < n; ++i) {
+            ASSERT_EQ(int(got[i]), int(want[i])) << "code " << i << "; " << Describe(s) << " x_zp " << x_zp
+                                                 << " y_zp " << y_zp << (kernels.depthwise_lanes ? " lanes on" : "");
+          }
+          EXPECT_EQ(got[n], 0xA5) << "wrote past the output; " << Describe(s);
+          // Codes in, floats out.
+          std::vector<float> from_codes(n);
+          ConvFloatOrdered(g, nullptr, d.w.data(), d.b.data(), from_codes.data(), kernels, nullptr, 1, nullptr,
+                           &x_codes);
+          for (size_t i = 0; i < n; ++i) ASSERT_EQ(Bits(from_codes[i]), Bits(floats[i])) << i << "; " << Describe(s);
         }
-        EXPECT_EQ(got[n], 0xA5) << "wrote past the output; " << Describe(s);
-        // Codes in, floats out.
-        std::vector<float> from_codes(n);
-        ConvFloatOrdered(g, nullptr, d.w.data(), d.b.data(), from_codes.data(), RowsKernels(), nullptr, 1, nullptr,
-                         &x_codes);
-        for (size_t i = 0; i < n; ++i) ASSERT_EQ(Bits(from_codes[i]), Bits(floats[i])) << i << "; " << Describe(s);
       }
     }
   }
@@ -165,7 +155,7 @@ TEST(DepthwiseRows, CodesOfTiesRoundToEven) {
   std::vector<uint8_t> want(n), got(n);
   ref::QuantizeF32ToU8(int64_t(n), floats.data(), 2.f, 128, want.data());
   const ConvInputCodes x_codes{d.codes.data(), SelectDequantizeRows(DataType::kUInt8, Isa::kAvx2), 1.f, 128, false};
-  const ConvOutputCodes y_codes{got.data(), nullptr, 2.f, 128, false};
+  const ConvOutputCodes y_codes{got.data(), SelectQuantizeF32(DataType::kUInt8, Isa::kAvx2), 2.f, 128, false};
   ConvFloatOrdered(g, nullptr, d.w.data(), d.b.data(), nullptr, RowsKernels(), nullptr, 1, nullptr, &x_codes, &y_codes);
   int ties = 0;
   for (size_t i = 0; i < n; ++i) {
