@@ -17,6 +17,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PEER = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "peers", "ort", "ort_run.js"))
@@ -33,12 +34,16 @@ def inputs_dir(model):
 
 
 def peak_rss_of(cmd):
-    """Peak RSS (KiB) of one child process, measured with wait4."""
+    """Peak RSS (KiB) of one child process, measured with wait4. Its stderr is read on a thread of
+    its own: read after stdout, a child writing more than a pipe holds to stderr blocked forever."""
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    err_parts = []
+    reader = threading.Thread(target=lambda: err_parts.append(p.stderr.read()))
+    reader.start()
     out = p.stdout.read()
-    err = p.stderr.read()
+    reader.join()
     _, status, usage = os.wait4(p.pid, 0)
-    return out, err, usage.ru_maxrss, status
+    return out, "".join(err_parts), usage.ru_maxrss, status
 
 
 def parse_json(out):
