@@ -67,10 +67,9 @@ struct Plane {
       const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + i));
       _mm512_storeu_si512(to + i, _mm512_sub_epi16(widen(bytes), zp));
     }
-    if (i < p.in_w) {  // the tail and zeros after it (the row's padding, and room for them: the plan)
+    if (i < p.in_w) {  // the tail, and zeros after it: padding (the plan's rows leave room for them)
       const __mmask32 m = __mmask32((uint64_t(1) << (p.in_w - i)) - 1);
       const __m256i bytes = _mm512_castsi512_si256(_mm512_maskz_loadu_epi8(__mmask64(m), q + i));
-      // A whole store: loads overlapping a masked store still in flight wait for it to retire.
       _mm512_storeu_si512(to + i, _mm512_maskz_sub_epi16(m, widen(bytes), zp));
     }
   }
