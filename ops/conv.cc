@@ -177,8 +177,10 @@ struct ConvState {
 // 2048 -> 256 on 7 x 7); with more, more outputs fall near a rounding boundary and are
 // recomputed as floats (0.8x at 4096 -> 64). Below 16 it is not measured.
 // qrt_path "int8" requires it, "f32" and "ref" refuse it. x_grid: X's grid (that of its codes
-// with input_codes), null if unknown.
-Status ChooseInt8(const PrepareContext& ctx, const std::string& forced, const QuantGrid* x_grid, ConvState& s) {
+// with input_codes), null if unknown; y_grid: the fake quantization's, null unless constant (the
+// plan then keeps its step constants).
+Status ChooseInt8(const PrepareContext& ctx, const std::string& forced, const QuantGrid* x_grid,
+                  const QuantGrid* y_grid, ConvState& s) {
   constexpr int64_t kMinChannels = 16, kMaxChannels = 2048;
   if (forced == "f32" || forced == "ref" || ctx.isa() != Isa::kAvx2 || s.fake_quant_before == nullptr) {
     return forced == "int8" ? Unsupported("qrt_path int8 needs a fake quantization first and the AVX2 ISA")
@@ -188,11 +190,9 @@ Status ChooseInt8(const PrepareContext& ctx, const std::string& forced, const Qu
   const bool b_known = !ctx.has_input(2) || b.value != nullptr;
   if (PointwiseInt8Available() && x_grid != nullptr && w.value != nullptr && w.grid != nullptr && b_known &&
       ((s.g.in_channels >= kMinChannels && s.g.in_channels <= kMaxChannels) || forced == "int8")) {
-    const Tensor* y_scale = ctx.input(3).value;  // the fake quantization's, if constant
-    const bool scale_known = y_scale != nullptr && y_scale->numel() == 1 && y_scale->dtype() == DataType::kFloat32;
     s.int8 = PlanPointwiseInt8(s.g, w.value->data<float>(), *w.grid, *x_grid,
                                ctx.has_input(2) ? b.value->data<float>() : nullptr,
-                               scale_known ? y_scale->data<float>()[0] : 0.f);
+                               y_grid != nullptr ? y_grid->scales[0] : 0.f);
   }
   if (forced == "int8" && s.int8 == nullptr) return Unsupported("qrt_path int8 does not apply to this node");
   return Status::Ok();
@@ -261,13 +261,13 @@ void RunConvF32(const ConvState& s, const RunArgs& args) {
   const Tensor& xq = *args.input(0);
   const float* w = args.input(1)->data<float>();
   const float* b = args.input(2) ? args.input(2)->data<float>() : nullptr;
-  const OutputEpilogue epilogue = EpilogueOf(s, args);
-  const FakeQuantStep& fq = epilogue.before;  // output_codes: the only step
   Tensor& y = *args.output(0);
   if (s.depthwise_int8 != nullptr) {  // codes in and out, grids constant: as planned
     ConvDepthwiseInt8(*s.depthwise_int8, xq.raw(), y.raw(), s.g.batch, s.threads);
     return;
   }
+  const OutputEpilogue epilogue = EpilogueOf(s, args);
+  const FakeQuantStep& fq = epilogue.before;  // output_codes: the only step
   if (s.int8 != nullptr) {
     PointwiseInt8Args a;
     if (s.dequantize_x.row != nullptr) a.x_codes = xq.raw();
@@ -413,11 +413,18 @@ Status PrepareConvLayout(PrepareContext& ctx, bool nhwc, bool fake_quant = false
     }
     std::shared_ptr<const QuantGrid> codes_grid;
     if (input_codes) codes_grid = ConstantGrid(ctx, 8, ctx.input(0).dtype, -1);
-    QRT_RETURN_IF_ERROR(ChooseInt8(ctx, forced, input_codes ? codes_grid.get() : ctx.input(0).grid.get(), s));
+    // The first fake quantization's grid, where constant: the int8 paths plan their steps on it.
+    std::shared_ptr<const QuantGrid> before_grid;
+    if (s.fake_quant_before != nullptr) {
+      before_grid = ConstantGrid(ctx, 3, ctx.has_input(4) ? ctx.input(4).dtype : DataType::kUInt8, -1);
+    }
+    QRT_RETURN_IF_ERROR(
+        ChooseInt8(ctx, forced, input_codes ? codes_grid.get() : ctx.input(0).grid.get(), before_grid.get(), s));
     // The output lies on the last fake quantization's grid.
-    const int last = s.fake_quant_after != nullptr ? 6 : (s.prelu ? -1 : 3);
-    if (last > 0) {
-      output_grid = ConstantGrid(ctx, last, ctx.has_input(last + 1) ? ctx.input(last + 1).dtype : DataType::kUInt8, -1);
+    if (s.fake_quant_after != nullptr) {
+      output_grid = ConstantGrid(ctx, 6, ctx.has_input(7) ? ctx.input(7).dtype : DataType::kUInt8, -1);
+    } else if (!s.prelu) {
+      output_grid = before_grid;
     }
     if (input_codes && output_codes) ChooseDepthwiseInt8(ctx, forced, codes_grid.get(), output_grid.get(), s);
   }
