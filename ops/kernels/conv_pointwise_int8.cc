@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ops/kernels/bound_rounding.h"
+#include "ops/kernels/exact_int8_plan.h"
 #include "ops/kernels/thread_scratch.h"
 #include "runtime/parallel.h"
 
@@ -65,13 +65,8 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
   const int64_t channels = g.out_channels, k = g.in_channels, columns = g.out_spatial();
   if (g.group != 1 || channels < 2 || k < 1 || k > 4096 || columns < 1) return nullptr;
   // X: one scale and zero point; W: signed, zero point 0, one scale or one per output channel.
-  if (x_grid.axis != -1 || x_grid.scales.size() != 1 || !NormalPositive(x_grid.scales[0])) return nullptr;
-  if (w_grid.type != DataType::kInt8) return nullptr;
-  const bool per_channel = w_grid.axis == 0 && int64_t(w_grid.scales.size()) == channels;
-  if (!per_channel && !(w_grid.axis == -1 && w_grid.scales.size() == 1)) return nullptr;
-  for (size_t i = 0; i < w_grid.scales.size(); ++i) {
-    if (!NormalPositive(w_grid.scales[i]) || w_grid.zero_points[i] != 0) return nullptr;
-  }
+  bool per_channel = false;
+  if (!OneScaleGrid(x_grid) || !SymmetricWeightGrid(w_grid, channels, &per_channel)) return nullptr;
   auto plan = std::make_shared<PointwiseInt8Plan>();
   PointwiseInt8Plan& p = *plan;
   p.channels = channels;
@@ -96,7 +91,6 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
   const bool x_signed = x_grid.type == DataType::kInt8;
   const int32_t type_low = x_signed ? -128 : 0, type_high = x_signed ? 127 : 255;
   const int32_t zp = x_grid.zero_points[0];
-  if (zp < type_low || zp > type_high) return nullptr;
   p.d_low = type_low - zp;
   p.d_high = type_high - zp;
   // Every grid value fl(d * s_x) finite (else an infinite X would pass Pack's check as d).
@@ -134,7 +128,7 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
     p.bias_bounds.push_back(RoundUp(kBiasWeight * double(p.error_factor) * std::fabs(double(b))));
     if (!std::isfinite(p.norm_bounds.back()) || !std::isfinite(p.bias_bounds.back())) return nullptr;
   }
-  if (std::isnormal(output_scale) && output_scale > 0 && std::isnormal(1.f / output_scale)) {
+  if (UsableStepScale(output_scale)) {
     p.steps.resize(size_t(channels));
     if (PointwiseInt8Steps(p, output_scale, p.steps.data())) p.steps_scale = output_scale;
     else p.steps.clear();
@@ -167,8 +161,7 @@ bool PointwiseInt8Steps(const PointwiseInt8Plan& p, float output_scale, Pointwis
 bool ConvPointwiseInt8(const PointwiseInt8Plan& p, const PointwiseInt8Args& a) {
   const FakeQuantStep& fq = a.epilogue.before;
   // The step rule needs s_y and 1/s_y normal; the argument, a positive scale.
-  if (!PointwiseInt8Available() || fq.map == nullptr || !(fq.scale > 0.f) || !std::isnormal(fq.scale) ||
-      !std::isnormal(1.f / fq.scale)) {
+  if (!PointwiseInt8Available() || fq.map == nullptr || !UsableStepScale(fq.scale)) {
     return false;
   }
   OutputEpilogue rest = a.epilogue;

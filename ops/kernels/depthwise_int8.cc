@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ops/kernels/bound_rounding.h"
+#include "ops/kernels/exact_int8_plan.h"
 #include "ops/kernels/thread_scratch.h"
 #include "runtime/parallel.h"
 
@@ -23,11 +23,9 @@ std::shared_ptr<const DepthwiseInt8Plan> PlanDepthwiseInt8(const ConvGeometry& g
       g.out[1] < 1 || g.out[2] < 1) {
     return nullptr;
   }
-  if (x_grid.axis != -1 || x_grid.scales.size() != 1 || !NormalPositive(x_grid.scales[0])) return nullptr;
-  if (w_grid.type != DataType::kInt8) return nullptr;
-  const bool per_channel = w_grid.axis == 0 && int64_t(w_grid.scales.size()) == channels;
-  if (!per_channel && !(w_grid.axis == -1 && w_grid.scales.size() == 1)) return nullptr;
-  if (!NormalPositive(y_scale) || !std::isnormal(1.f / y_scale)) return nullptr;
+  bool per_channel = false;
+  if (!OneScaleGrid(x_grid) || !SymmetricWeightGrid(w_grid, channels, &per_channel)) return nullptr;
+  if (!UsableStepScale(y_scale)) return nullptr;
   if (y_type != DataType::kUInt8 && y_type != DataType::kInt8) return nullptr;
   auto plan = std::make_shared<DepthwiseInt8Plan>();
   DepthwiseInt8Plan& p = *plan;
@@ -42,7 +40,6 @@ std::shared_ptr<const DepthwiseInt8Plan> PlanDepthwiseInt8(const ConvGeometry& g
   p.x_zero_point = x_grid.zero_points[0];
   p.x_signed = x_grid.type == DataType::kInt8;
   const int32_t low = p.x_signed ? -128 : 0;
-  if (p.x_zero_point < low || p.x_zero_point > low + 255) return nullptr;
   const double most_d = std::max(p.x_zero_point - low, low + 255 - p.x_zero_point);
   p.y_scale = y_scale, p.y_zero_point = y_zero_point, p.y_signed = y_type == DataType::kInt8;
   p.has_bias = bias != nullptr;
@@ -50,7 +47,6 @@ std::shared_ptr<const DepthwiseInt8Plan> PlanDepthwiseInt8(const ConvGeometry& g
   const double margin = 0.5 - std::ldexp(1.0, -11);
   for (int64_t c = 0; c < channels; ++c) {
     const float s = w_grid.scales[per_channel ? size_t(c) : 0];
-    if (!NormalPositive(s) || w_grid.zero_points[per_channel ? size_t(c) : 0] != 0) return nullptr;
     const float* row = w + c * 9;
     uint8_t e[9];
     if (!CodesOnGrid(row, 9, s, 1.f / s, 0, DataType::kInt8, e)) return nullptr;
