@@ -82,7 +82,7 @@ void ConvDepthwiseInt8(const DepthwiseInt8Plan& p, const void* x, void* y, int64
   for (int64_t n = 0; n < batch; ++n) {
     ParallelFor(threads, p.channels, 1, min_channels, [&](int64_t first, int64_t last) {
       auto* ring = static_cast<int16_t*>(
-          ThreadScratch(ScratchSlot::kDepthwiseRing, size_t(8 * p.row_shorts) * sizeof(int16_t)));
+          ThreadScratch(ScratchSlot::kDepthwiseRing, size_t(kDepthwiseInt8RingRows * p.row_shorts) * sizeof(int16_t)));
       for (int64_t c = first; c < last; ++c) {
         const int64_t plane = n * p.channels + c;
         avx512::DepthwiseInt8Plane(p, c, static_cast<const uint8_t*>(x) + plane * in_plane,

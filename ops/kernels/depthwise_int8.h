@@ -73,8 +73,12 @@ bool DepthwiseInt8Available();
 // batch images of codes x (channels planes each) to codes y, on up to `threads` threads.
 void ConvDepthwiseInt8(const DepthwiseInt8Plan& plan, const void* x, void* y, int64_t batch, int threads);
 
+// Padded rows in the kernel's ring (3 + 2 * 2 read or brought in ahead at stride 2 fit).
+constexpr int64_t kDepthwiseInt8RingRows = 8;
+
 namespace avx512 {
-// Channel c's plane; ring: 8 * plan.row_shorts int16 of 64-byte aligned scratch.
+// Channel c's plane; ring: kDepthwiseInt8RingRows * plan.row_shorts int16 of 64-byte aligned
+// scratch.
 void DepthwiseInt8Plane(const DepthwiseInt8Plan& plan, int64_t c, const uint8_t* x, uint8_t* y, int16_t* ring);
 }  // namespace avx512
 

@@ -9,12 +9,13 @@
 
 #include "ops/kernels/avx512_intrinsics.h"
 #include "ops/kernels/depthwise_int8.h"
+#include "ops/kernels/one_row_sum_avx512.h"
 #include "ops/kernels/quantizer_avx512.h"
 
 namespace qrt::avx512 {
 namespace {
 
-constexpr int64_t kSlots = 8;  // 3 + 2 * kLead rows at stride 2 fit (the plan's ring is 8 rows)
+constexpr int64_t kSlots = kDepthwiseInt8RingRows;  // 3 + 2 * kLead rows at stride 2
 constexpr int64_t kLead = 2;
 
 template <int S>
@@ -101,14 +102,7 @@ struct Plane {
         product[3 * kh + kw] = _mm512_mul_ps(weights[3 * kh + kw], x);
       }
     }
-    __m512 first = _mm512_add_ps(product[0], product[1]);
-    first = _mm512_add_ps(first, product[2]);
-    first = _mm512_add_ps(first, product[3]);
-    __m512 second = _mm512_add_ps(product[4], product[5]);
-    second = _mm512_add_ps(second, product[6]);
-    second = _mm512_add_ps(second, product[7]);
-    __m512 sum = _mm512_add_ps(second, first);
-    sum = _mm512_add_ps(product[8], sum);
+    __m512 sum = SumInOneRowOrder(product);
     if (p.has_bias) sum = _mm512_add_ps(sum, bias);
     const __m512i code = _mm512_cvtps_epi32(_mm512_add_ps(quantizer.Steps(sum), quantizer.zp));
     return p.y_signed ? code : _mm512_sub_epi32(code, _mm512_set1_epi32(128));

@@ -3,6 +3,7 @@
 
 #include "ops/kernels/avx512_intrinsics.h"
 #include "ops/kernels/depthwise_lanes.h"
+#include "ops/kernels/one_row_sum_avx512.h"
 
 namespace qrt::avx512 {
 namespace {
@@ -80,17 +81,13 @@ void DepthwiseLanes(const DepthwiseLanesArgs& a) {
     bias = _mm512_load_ps(lanes);
   }
   const __m512 zero = _mm512_setzero_ps();
-  // Operands in SgemmOneRow's order (sgemm_avx512.cc): mul(w, x); t = add(t, product);
-  // sum = add(t, sum); add(sum, bias). tap(k) is input tap k's 16 channels.
+  // Products mul(w, x) summed in SgemmOneRow's order, then add(sum, bias). tap(k) is input tap
+  // k's 16 channels.
   auto output = [&](int64_t at, auto tap) {
-    __m512 t = zero, sum = zero;
+    __m512 product[9];
 #pragma GCC unroll 9
-    for (int k = 0; k < 9; ++k) {
-      const __m512 product = _mm512_mul_ps(w[k], tap(k));
-      t = k == 0 || k == 4 || k == 8 ? product : _mm512_add_ps(t, product);
-      if (k == 3) sum = t;
-      if (k == 7 || k == 8) sum = _mm512_add_ps(t, sum);
-    }
+    for (int k = 0; k < 9; ++k) product[k] = _mm512_mul_ps(w[k], tap(k));
+    __m512 sum = SumInOneRowOrder(product);
     if (a.bias != nullptr) sum = _mm512_add_ps(sum, bias);
     _mm512_storeu_ps(a.tile_out + at * 16, sum);
   };

@@ -3,6 +3,7 @@
 
 #include "ops/kernels/avx512_intrinsics.h"
 #include "ops/kernels/depthwise_rows.h"
+#include "ops/kernels/one_row_sum_avx512.h"
 #include "ops/kernels/quantizer_avx512.h"
 
 namespace qrt::avx512 {
@@ -87,21 +88,13 @@ struct Ring {
   }
 };
 
-// 16 outputs of one row: tap (kh, kw) at tap[kh][kw] + j, summed in the one-row order (taps 0-3
-// left to right, 4-7 the same and added, tap 8 added, the bias last). Loads past the row read
-// the ring's zeros (its rows are a vector wider than the output's vectors reach).
+// 16 outputs of one row: tap (kh, kw) at tap[kh][kw] + j, its product summed in the one-row order,
+// then the bias. Loads past the row read the ring's zeros (its rows are a vector wider than the
+// output's vectors reach).
 inline __m512 Outputs(const float* const (&tap)[3][3], int64_t j, const __m512 (&w)[9], __m512 bias, bool has_bias) {
-  auto product = [&](int k) { return _mm512_mul_ps(w[k], _mm512_loadu_ps(tap[k / 3][k % 3] + j)); };
-  __m512 first = product(0);
-  first = _mm512_add_ps(first, product(1));
-  first = _mm512_add_ps(first, product(2));
-  first = _mm512_add_ps(first, product(3));
-  __m512 second = product(4);
-  second = _mm512_add_ps(second, product(5));
-  second = _mm512_add_ps(second, product(6));
-  second = _mm512_add_ps(second, product(7));
-  __m512 sum = _mm512_add_ps(second, first);
-  sum = _mm512_add_ps(product(8), sum);
+  __m512 product[9];
+  for (int k = 0; k < 9; ++k) product[k] = _mm512_mul_ps(w[k], _mm512_loadu_ps(tap[k / 3][k % 3] + j));
+  const __m512 sum = SumInOneRowOrder(product);
   return has_bias ? _mm512_add_ps(sum, bias) : sum;
 }
 
