@@ -16,8 +16,8 @@
 //      The int8 path packs the codes for VPDPBUSD without checking or rounding floats; the
 //      depthwise rows dequantize as they copy. The DequantizeLinear goes when nothing else reads it.
 // Writers and readers are 1x1 CQDs (the int8 path packs and writes codes) and depthwise ones
-// (one input and one output channel per group, 2-D: the padded rows dequantize each input row
-// as they copy it, and the epilogue quantizes a few output rows at a time); a writer's only step is the fake
+// (one input and one output channel per group, 2-D: the padded-rows kernels dequantize input
+// rows as they read them and quantize their outputs); a writer's only step is the fake
 // quantization, and a reader's X is what the writer wrote or what a DequantizeLinear with one
 // constant scale and zero point gave.
 // Runs after fuse-conv-fake-quant.

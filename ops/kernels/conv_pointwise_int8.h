@@ -31,7 +31,7 @@
 //   kernel takes E = 1.01u (s_x s_w ||d||_2 ||(r + 10) e||_2 + 12|b|), which is larger by
 //   Cauchy-Schwarz: ||d||_2 per output column at run time, ||(r + 10) e||_2 per channel at plan
 //   time, in float, every rounding in forming E / s_y covered by the extra 3u per term and the
-//   1% (StepConstants rounds its constants up). Then y_ref / s_y is in [t - E / s_y, t + E / s_y].
+//   1% (PointwiseInt8Steps rounds its constants up). Then y_ref / s_y is in [t - E / s_y, t + E / s_y].
 //   Scales are kept far from underflow and overflow (plan), where these relative bounds hold.
 //   The fake quantization's step q(v) = clamp(rint(fl(v / s_y)), L, H) is monotonic in v. The
 //   kernel's one-step rule (Steps in the .cc) proves that every v / s_y in that interval gives
@@ -91,6 +91,10 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
                                                            const QuantGrid& w_grid, const QuantGrid& x_grid,
                                                            const float* bias, float output_scale = 0);
 
+// Fills steps[0, channels) for one output scale; false if a constant is not finite (the caller
+// runs the float path).
+bool PointwiseInt8Steps(const PointwiseInt8Plan& plan, float output_scale, PointwiseInt8Step* steps);
+
 struct PointwiseInt8Args {
   const float* x = nullptr;  // batch x k x columns
   // Or X as the 8-bit codes of its grid (x = fl((q - zero point) * x_scale), the plan's grid),
@@ -122,9 +126,6 @@ bool ConvPointwiseInt8(const PointwiseInt8Plan& plan, const PointwiseInt8Args& a
 // buffers; `rest` is the epilogue after its first step (null if none). The driver
 // (conv_pointwise_int8.cc) owns threads and buffers (ThreadScratch).
 constexpr int64_t kPointwiseInt8Columns = 64;
-// Fills steps[0, channels); false if a constant is not finite (the caller runs the float path).
-bool PointwiseInt8Steps(const PointwiseInt8Plan& plan, float output_scale, PointwiseInt8Step* steps);
-
 struct PointwiseInt8Scratch {
   const PointwiseInt8Step* steps;  // channels, at this run's output scale
   int32_t* packed;  // blocks x quads x 64

@@ -27,6 +27,8 @@ namespace {
 using Geometry = testing::DepthwiseShape;
 using testing::DepthwiseOf;
 using testing::Describe;
+using testing::CodeType;
+using testing::kCodeTypes;
 
 const Geometry kGeometries[] = {
     {1, 1, 1, 1, 1, 1, 1},     {3, 2, 1, 1, 1, 1, 1},    {5, 31, 1, 1, 1, 1, 1},   {6, 32, 1, 1, 1, 1, 1},
@@ -35,14 +37,6 @@ const Geometry kGeometries[] = {
     {33, 31, 2, 1, 0, 1, 2},   {57, 56, 2, 1, 1, 1, 1},  {112, 112, 2, 1, 1, 1, 1}, {8, 97, 2, 0, 1, 2, 0},
 };
 
-struct CodeType {
-  DataType type;
-  QuantizeF32Fn quantize;
-  DequantizeToF32Fn dequantize;
-  int32_t zero_points[3];
-};
-const CodeType kTypes[] = {{DataType::kUInt8, ref::QuantizeF32ToU8, ref::DequantizeU8ToF32, {0, 131, 255}},
-                           {DataType::kInt8, ref::QuantizeF32ToS8, ref::DequantizeS8ToF32, {-128, 3, 127}}};
 
 struct Case {
   ConvGeometry g;
@@ -104,8 +98,8 @@ TEST(DepthwiseInt8, CodesAsDequantizeConvQuantize) {
   QRT_REQUIRE_DEPTHWISE_INT8();
   std::mt19937 rng(testing::TestSeed());
   for (const Geometry& s : kGeometries) {
-    for (const CodeType& in : kTypes) {
-      for (const CodeType& out : kTypes) {
+    for (const CodeType& in : kCodeTypes) {
+      for (const CodeType& out : kCodeTypes) {
         Case c;
         c.g = DepthwiseOf(s, 3, 1), c.in = &in, c.out = &out;
         c.x_zp = in.zero_points[rng() % 3], c.y_zp = out.zero_points[rng() % 3];
@@ -121,7 +115,7 @@ TEST(DepthwiseInt8, BatchesAndThreads) {
   QRT_REQUIRE_DEPTHWISE_INT8();
   std::mt19937 rng(testing::TestSeed() + 1);
   Case c;
-  c.g = DepthwiseOf({30, 29, 1, 1, 1, 1, 1}, 37, 3), c.in = &kTypes[0], c.out = &kTypes[1], c.x_zp = 128;
+  c.g = DepthwiseOf({30, 29, 1, 1, 1, 1, 1}, 37, 3), c.in = &kCodeTypes[0], c.out = &kCodeTypes[1], c.x_zp = 128;
   ExpectExact(c, Make(c, rng), 2, "batch 3, 37 channels, 2 threads");
 }
 
@@ -132,9 +126,9 @@ TEST(DepthwiseInt8, TiesAndSaturation) {
   QRT_REQUIRE_DEPTHWISE_INT8();
   std::mt19937 rng(testing::TestSeed() + 2);
   for (const Geometry& s : {Geometry{40, 45, 1, 1, 1, 1, 1}, Geometry{41, 44, 2, 1, 1, 1, 1}}) {
-    for (const CodeType& out : kTypes) {
+    for (const CodeType& out : kCodeTypes) {
       Case c;
-      c.g = DepthwiseOf(s, 4, 1), c.in = &kTypes[0], c.out = &out, c.x_zp = 128, c.x_scale = 1.f, c.y_scale = 2.f;
+      c.g = DepthwiseOf(s, 4, 1), c.in = &kCodeTypes[0], c.out = &out, c.x_zp = 128, c.x_scale = 1.f, c.y_scale = 2.f;
       Data d = Make(c, rng, 2);
       for (float& w : d.w) w = std::nearbyint(w / 0.0073f);  // integers (scale 1: still on a grid)
       for (float& v : d.w_grid.scales) v = 1.f;
@@ -156,7 +150,7 @@ TEST(DepthwiseInt8, OutputsNearTiesFollowTheReferencesOrder) {
   std::mt19937 rng(testing::TestSeed() + 4);
   for (const Geometry& s : {Geometry{40, 45, 1, 1, 1, 1, 1}, Geometry{41, 44, 2, 1, 1, 1, 1}}) {
     Case c;
-    c.g = DepthwiseOf(s, 6, 1), c.in = &kTypes[0], c.out = &kTypes[0], c.x_zp = 128, c.x_scale = 0.1f;
+    c.g = DepthwiseOf(s, 6, 1), c.in = &kCodeTypes[0], c.out = &kCodeTypes[0], c.x_zp = 128, c.x_scale = 0.1f;
     c.y_zp = 128, c.y_scale = 0.2f;
     Data d = Make(c, rng);
     for (float& v : d.w_grid.scales) v = 1.f;
@@ -172,11 +166,12 @@ TEST(DepthwiseInt8, OutputsNearTiesFollowTheReferencesOrder) {
           for (int kw = 0; kw < 3; ++kw) {
             const int64_t ih = (i / ow) * s.stride + kh - s.top, iw = (i % ow) * s.stride + kw - s.left;
             if (ih < 0 || ih >= s.h || iw < 0 || iw >= s.w) continue;
-            sum += int64_t(d.w[size_t(ch * 9 + kh * 3 + kw)]) * (int64_t(d.x[size_t((ch * s.h + ih) * s.w + iw)]) - 128);
+            const int64_t x = int64_t(d.x[size_t((ch * s.h + ih) * s.w + iw)]) - 128;
+            sum += int64_t(d.w[size_t(ch * 9 + kh * 3 + kw)]) * x;
           }
         }
-        // exact / 0.2 = sum / 2: ties when sum is odd, rounded to even
-        const int64_t half = sum >= 0 ? sum / 2 : -((-sum) / 2), q = (sum % 2 == 0) ? half : (half % 2 == 0 ? half : half + (sum > 0 ? 1 : -1));
+        // exact / 0.2 = sum / 2, exact in double: ties when sum is odd, rounded to even
+        const int64_t q = int64_t(std::nearbyint(double(sum) / 2));
         off_exact += int64_t(want[size_t(ch * oh * ow + i)]) != std::clamp<int64_t>(q + 128, 0, 255);
       }
     }
@@ -189,7 +184,7 @@ TEST(DepthwiseInt8, RefusesWhatTheArgumentDoesNotCover) {
   QRT_REQUIRE_DEPTHWISE_INT8();
   std::mt19937 rng(testing::TestSeed() + 3);
   Case c;
-  c.g = DepthwiseOf({20, 20, 1, 1, 1, 1, 1}, 2, 1), c.in = &kTypes[0], c.out = &kTypes[0], c.x_zp = 128;
+  c.g = DepthwiseOf({20, 20, 1, 1, 1, 1, 1}, 2, 1), c.in = &kCodeTypes[0], c.out = &kCodeTypes[0], c.x_zp = 128;
   const Data d = Make(c, rng);
   auto plan = [&](const ConvGeometry& g, const std::vector<float>& w, float y_scale) {
     return PlanDepthwiseInt8(g, w.data(), d.w_grid, d.b.data(), d.x_grid, y_scale, 0, DataType::kUInt8);

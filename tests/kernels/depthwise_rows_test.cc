@@ -27,6 +27,8 @@ bool HaveRows() { return SelectDepthwiseRows(Isa::kAvx2) != nullptr; }
 using Geometry = testing::DepthwiseShape;
 using testing::DepthwiseOf;
 using testing::Describe;
+using testing::CodeType;
+using testing::kCodeTypes;
 
 // Planes the padded rows take (30 or more outputs; fewer are gathered per output instead).
 const Geometry kGeometries[] = {
@@ -88,14 +90,6 @@ TEST(DepthwiseRows, FloatsInAndOutAsTheReference) {
   }
 }
 
-struct CodeType {
-  DataType type;
-  QuantizeF32Fn reference;
-  int32_t zero_points[3];
-};
-const CodeType kCodeTypes[] = {{DataType::kUInt8, ref::QuantizeF32ToU8, {0, 131, 255}},
-                               {DataType::kInt8, ref::QuantizeF32ToS8, {-128, 3, 127}}};
-
 // Codes in, codes or floats out: the reference convolves X's floats and quantizes its floats.
 TEST(DepthwiseRows, CodesInAndOutAsDequantizeConvQuantize) {
   if (!HaveRows()) GTEST_SKIP() << "CPU lacks AVX512BW";
@@ -113,7 +107,7 @@ TEST(DepthwiseRows, CodesInAndOutAsDequantizeConvQuantize) {
         // An output scale putting most codes inside the range and some past its ends.
         const float y_scale = 0.0047f;
         std::vector<uint8_t> want(n), got(n + 1, 0xA5);
-        out.reference(int64_t(n), floats.data(), y_scale, y_zp, want.data());
+        out.quantize(int64_t(n), floats.data(), y_scale, y_zp, want.data());
         const ConvInputCodes x_codes{d.codes.data(), SelectDequantizeRows(in.type, Isa::kAvx2), 0.021f, x_zp,
                                      in.type == DataType::kInt8};
         const ConvOutputCodes y_codes{got.data(), SelectQuantizeF32(out.type, Isa::kAvx2), y_scale, y_zp,

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ops/kernels/conv_ref.h"
+#include "ops/kernels/quantize_linear.h"
 
 namespace qrt::testing {
 
@@ -12,6 +13,18 @@ namespace qrt::testing {
 struct DepthwiseShape {
   int64_t h, w, stride, top, left, bottom, right;
 };
+
+// An 8-bit code type with QuantizeLinear's and DequantizeLinear's reference kernels, and zero
+// points at its ends and between.
+struct CodeType {
+  DataType type;
+  QuantizeF32Fn quantize;
+  DequantizeToF32Fn dequantize;
+  int32_t zero_points[3];
+};
+inline const CodeType kCodeTypes[] = {
+    {DataType::kUInt8, ref::QuantizeF32ToU8, ref::DequantizeU8ToF32, {0, 131, 255}},
+    {DataType::kInt8, ref::QuantizeF32ToS8, ref::DequantizeS8ToF32, {-128, 3, 127}}};
 
 inline ConvGeometry DepthwiseOf(const DepthwiseShape& s, int64_t channels, int64_t batch) {
   ConvGeometry g;

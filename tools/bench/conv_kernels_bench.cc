@@ -87,6 +87,19 @@ void BM_Conv(benchmark::State& state, const Layer& l, ConvFloatKernels kernels, 
   state.SetItemsProcessed(state.iterations() * g.output_count());
 }
 
+// Weights on a per-channel int8 grid (scales 0.01 to 0.0106, wg set to it), as DequantizeLinear
+// of int8 weights makes them.
+std::vector<float> GridWeights(const ConvGeometry& g, std::mt19937& rng, QuantGrid* wg) {
+  wg->type = DataType::kInt8, wg->axis = 0;
+  const int64_t k = g.reduction_size();
+  std::vector<float> w(static_cast<size_t>(g.weight_count()));
+  for (int64_t c = 0; c < g.out_channels; ++c) {
+    wg->scales.push_back(0.01f + 0.0001f * float(c % 7)), wg->zero_points.push_back(0);
+    for (int64_t i = 0; i < k; ++i) w[size_t(c * k + i)] = float(int(rng() % 255) - 127) * wg->scales.back();
+  }
+  return w;
+}
+
 // Values on 8-bit grids, as in a QDQ graph: x = fl(d * s_x) (u8, zero point 128), w = fl(e * s_w[c])
 // (s8 per channel); the output scale makes the outputs span the 8-bit range, as calibration does.
 // codes: X read and Y written as uint8 codes (link-conv-codes), the int8 path only.
@@ -95,14 +108,9 @@ void BM_ConvInt8(benchmark::State& state, const Layer& l, bool int8, bool codes 
   std::mt19937 rng(7);
   QuantGrid xg, wg;
   xg.type = DataType::kUInt8, xg.scales = {0.02f}, xg.zero_points = {128};
-  wg.type = DataType::kInt8, wg.axis = 0;
-  std::vector<float> x(static_cast<size_t>(g.in_channels * g.in_spatial())), w(static_cast<size_t>(g.weight_count()));
+  std::vector<float> x(static_cast<size_t>(g.in_channels * g.in_spatial()));
   for (float& v : x) v = float(int(rng() % 256) - 128) * xg.scales[0];
-  const int64_t k = g.reduction_size();
-  for (int64_t c = 0; c < g.out_channels; ++c) {
-    wg.scales.push_back(0.01f + 0.0001f * float(c % 7)), wg.zero_points.push_back(0);
-    for (int64_t i = 0; i < k; ++i) w[size_t(c * k + i)] = float(int(rng() % 255) - 127) * wg.scales.back();
-  }
+  const std::vector<float> w = GridWeights(g, rng, &wg);
   const std::vector<float> b = Random(g.out_channels, 3);
   std::vector<float> y(static_cast<size_t>(g.output_count()));
   std::vector<float> scratch(static_cast<size_t>(std::max<int64_t>(1, ConvFloatScratchFloats(g))));
@@ -206,12 +214,7 @@ void BM_DepthwiseInt8(benchmark::State& state, const Layer& l) {
   std::mt19937 rng(11);
   QuantGrid xg, wg;
   xg.type = DataType::kUInt8, xg.scales = {0.01f}, xg.zero_points = {128};
-  wg.type = DataType::kInt8, wg.axis = 0;
-  std::vector<float> w;
-  for (int64_t c = 0; c < g.out_channels; ++c) {
-    wg.scales.push_back(0.01f + 0.0001f * float(c % 7)), wg.zero_points.push_back(0);
-    for (int k = 0; k < 9; ++k) w.push_back(float(int(rng() % 255) - 127) * wg.scales.back());
-  }
+  const std::vector<float> w = GridWeights(g, rng, &wg);
   const std::vector<float> b = Random(g.out_channels, 3);
   const auto plan = PlanDepthwiseInt8(g, w.data(), wg, b.data(), xg, 0.05f, 3, DataType::kUInt8);
   if (plan == nullptr) return state.SkipWithError("no int8 depthwise plan");
