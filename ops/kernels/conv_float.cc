@@ -375,11 +375,17 @@ void PlaneRows(const ConvGeometry& g, const GroupInput& xg, const float* wg, con
 // strides up to 2; planes up to 16 x 16 with stride 1, up to 32 x 32 with stride 2 (MobileNetV2,
 // against the padded rows: 7 x 7 0.63-0.67x, 14 x 14 0.94-0.97x, 14 x 14 stride 2 0.46x, 28 x 28
 // stride 2 0.86x, but 28 x 28 1.16-1.26x, whose 50 KB tiles leave L1).
+// A 3x3 depthwise convolution (one input and one output channel per group), dilation 1: what
+// both depthwise kernels compute (Choose's padded rows have already made it 2-D).
+bool Is3x3Depthwise(const ConvGeometry& g) {
+  return g.in_channels == g.group && g.out_channels == g.group && g.kernel[1] == 3 && g.kernel[2] == 3 &&
+         g.dilation[1] == 1 && g.dilation[2] == 1;
+}
+
 bool UseLanes(const ConvGeometry& g, const ConvFloatKernels& kernels) {
   const bool strided = g.stride[1] == 2 && g.stride[2] == 2;
-  return kernels.depthwise_lanes != nullptr && g.in_channels == g.group && g.out_channels == g.group &&
-         g.kernel[1] == 3 && g.kernel[2] == 3 && g.dilation[1] == 1 && g.dilation[2] == 1 && g.stride[1] <= 2 &&
-         g.stride[2] <= 2 && g.in[1] * g.in[2] <= (strided ? 1024 : 256);
+  return kernels.depthwise_lanes != nullptr && Is3x3Depthwise(g) && g.stride[1] <= 2 && g.stride[2] <= 2 &&
+         g.in[1] * g.in[2] <= (strided ? 1024 : 256);
 }
 
 void LanesGroups(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y,
@@ -436,9 +442,8 @@ void LanesGroups(const ConvGeometry& g, const float* x, const float* w, const fl
 // channel per group, dilation 1, the same stride of 1 or 2 both ways, padding of at most 1
 // before.
 bool UseDepthwiseRows(const ConvGeometry& g, const ConvFloatKernels& kernels) {
-  return kernels.depthwise_rows != nullptr && g.in_channels == g.group && g.out_channels == g.group &&
-         g.kernel[1] == 3 && g.kernel[2] == 3 && g.dilation[1] == 1 && g.dilation[2] == 1 &&
-         g.stride[1] == g.stride[2] && g.stride[1] <= 2 && g.pad_begin[1] <= 1 && g.pad_begin[2] <= 1;
+  return kernels.depthwise_rows != nullptr && Is3x3Depthwise(g) && g.stride[1] == g.stride[2] && g.stride[1] <= 2 &&
+         g.pad_begin[1] <= 1 && g.pad_begin[2] <= 1;
 }
 
 void DepthwiseRowsGroups(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y,
