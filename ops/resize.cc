@@ -1,26 +1,24 @@
-// Resize (opsets 10-21). Every axis maps output index o to an input coordinate x with
-// the coordinate_transformation_mode (in double; length_resized is in*scale when scales
-// are given, the size when sizes are):
-//   half_pixel            (o + 0.5) / scale - 0.5
-//   half_pixel_symmetric  in/2 * (1 - length_resized/(scale*in)) + (o + 0.5) / scale - 0.5
-//   pytorch_half_pixel    length_resized > 1 ? (o + 0.5) / scale - 0.5 : 0
-//   align_corners         length_resized == 1 ? 0 : o * (in - 1) / (length_resized - 1)
-//   asymmetric            o / scale
-//   tf_half_pixel_for_nn  (o + 0.5) / scale
-//   tf_crop_and_resize    roi-relative; a coordinate outside [0, in-1] gives
-//                         extrapolation_value
-// Opset 10 has no attributes but `mode`: it uses asymmetric coordinates and, for
-// nearest, floor (the Upsample rule).
-// Then, per axis, taps (input index, weight) with indices clamped to [0, in-1] (the
-// edge padding of the ONNX reference):
-//   nearest  one tap; x rounded by nearest_mode (round_prefer_floor: a .5 fraction rounds
-//            down; round_prefer_ceil: up; floor; ceil). Copies bytes: every dtype.
-//   linear   floor(x) and floor(x)+1 weighted 1-r and r, r = x - floor(x).
-//   cubic    floor(x)-1 .. floor(x)+2 with Keys' coefficients for cubic_coeff_a;
-//            exclude_outside zeroes taps outside the input and renormalizes.
-// Linear and cubic take float types: the output is the sum over all tap combinations of
-// the product of the axes' weights times the input, accumulated in double and rounded
-// once. antialias is not implemented.
+// Resize (opsets 10-21). Every axis maps output index o to a source coordinate x with the
+// coordinate_transformation_mode, in ONNX Runtime's float order (ops/resize_coordinates.h,
+// docs/float-order.md): the formulas' length_resized is the output length, the scale is a
+// float (sizes give float(out) / float(in)), and an axis of scale 1 keeps o (but for
+// tf_crop_and_resize, whose roi can move it). Opset 10 has only `mode`: asymmetric
+// coordinates and, for nearest, ceil when shrinking and truncation otherwise.
+//   nearest  one tap, x rounded by nearest_mode and clamped to the input. Copies bytes:
+//            every dtype.
+//   linear   x clamped to [0, in-1]; taps i1 = trunc(x) and i2 = min(i1 + 1, in-1) weighted
+//            |x - i2| and |x - i1| (0.5 each when i1 == i2).
+//   cubic    taps floor(x)-1 .. floor(x)+2 (clamped to the input) with Keys' coefficients
+//            for cubic_coeff_a; exclude_outside zeroes taps outside the input and divides
+//            by the sum of those left.
+// The interpolated axes are those ORT's kernels interpolate (2-D and 3-D: all; 4-D with the
+// two outer scales 1: the last two, with the first and last 1: the middle two; 5-D with the
+// two outer scales 1: the last three), and elsewhere every axis that changes. Linear sums,
+// innermost axis fastest, the terms (w_inner * ... * w_outer) * x, starting from the first
+// term. Cubic interpolates along the innermost axis first, sum of (c / sum) * x from 0, then
+// each outer axis as the sum of (inner * c) / sum from 0. float64 computes in double, every
+// other float type in float. tf_crop_and_resize gives extrapolation_value where an
+// interpolated coordinate leaves [0, in-1]. antialias is not implemented.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -28,122 +26,130 @@
 #include "ops/kernels/index_map.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
+#include "ops/resize_coordinates.h"
 
 namespace qrt {
 namespace {
 
 enum class Mode { kNearest, kLinear, kCubic };
-enum class Coord { kHalfPixel, kHalfPixelSymmetric, kPytorchHalfPixel, kAlignCorners, kAsymmetric,
-                   kTfHalfPixelForNn, kTfCropAndResize };
-enum class Round { kPreferFloor, kPreferCeil, kFloor, kCeil };
 
-struct AxisGeometry {
-  int64_t in = 0, out = 0;
-  double scale = 1;
-  double length_resized = 0;
-  double roi_start = 0, roi_end = 1;
-};
-
-double SourceCoordinate(Coord c, const AxisGeometry& g, int64_t o) {
-  const double x = double(o), in = double(g.in), s = g.scale, lr = g.length_resized;
-  switch (c) {
-    case Coord::kHalfPixel: return (x + 0.5) / s - 0.5;
-    case Coord::kHalfPixelSymmetric: {
-      const double adjustment = lr / (s * in);
-      const double center = in / 2;
-      return center * (1 - adjustment) + (x + 0.5) / s - 0.5;
-    }
-    case Coord::kPytorchHalfPixel: return lr > 1 ? (x + 0.5) / s - 0.5 : 0.0;
-    case Coord::kAlignCorners: return lr == 1 ? 0.0 : x * (in - 1) / (lr - 1);
-    case Coord::kAsymmetric: return x / s;
-    case Coord::kTfHalfPixelForNn: return (x + 0.5) / s;
-    case Coord::kTfCropAndResize:
-      if (lr > 1) return g.roi_start * (in - 1) + x * (g.roi_end - g.roi_start) * (in - 1) / (lr - 1);
-      return 0.5 * (g.roi_start + g.roi_end) * (in - 1);
-  }
-  return 0;
+// A coordinate made safe to convert to an integer: a NaN (inf - inf from a huge roi) or
+// an out-of-range float converted to int64 is undefined behaviour. Clamping to +-2^40
+// keeps every index and fraction a real coordinate gives (both are clamped to the input
+// afterwards, and a float beyond 2^24 has no fraction); NaN lands before the input.
+template <class F>
+F Tame(F x) {
+  constexpr F kLimit = F(int64_t(1) << 40);
+  return std::isnan(x) ? F(-1) : std::clamp(x, -kLimit, kLimit);
 }
 
-// The source coordinate, made safe to convert to an integer: huge finite roi values
-// can still give inf - inf = NaN, and a NaN or an out-of-range double converted to
-// int64 is undefined behaviour. NaN lands outside the input (-1: the extrapolation
-// value in tf_crop_and_resize, clamped to the first element otherwise).
-double Coordinate(Coord coord, const AxisGeometry& g, int64_t o) {
-  const double xc = SourceCoordinate(coord, g, o);
-  return std::isnan(xc) ? -1.0 : std::clamp(xc, -1e15, 1e15);
-}
-
-int64_t RoundNearest(Round r, double x) {
-  const double f = std::floor(x);
-  const double frac = x - f;
-  if (frac == 0) return int64_t(f);
-  switch (r) {
-    case Round::kPreferFloor: return int64_t(frac <= 0.5 ? f : f + 1);
-    case Round::kPreferCeil: return int64_t(frac < 0.5 ? f : f + 1);
-    case Round::kFloor: return int64_t(f);
-    case Round::kCeil: return int64_t(f + 1);
-  }
-  return int64_t(f);
-}
-
-// Per axis, the taps of output index o are [start[o], start[o+1]); an axis entry with
-// outside[o] set makes the whole output element the extrapolation value.
+// Per interpolated axis, output index o's taps are [start[o], start[o+1]) of offset (input
+// index * stride) and weight; outside[o] makes the element the extrapolation value.
+template <class F>
 struct AxisTaps {
+  int axis = 0;
   std::vector<int64_t> start;
-  std::vector<int64_t> offset;  // input index * stride
-  std::vector<double> weight;
+  std::vector<int64_t> offset;
+  std::vector<F> weight;
+  std::vector<F> sum;  // cubic: the divisor of each output index
   std::vector<char> outside;
 };
 
+template <class F>
 struct InterpState {
   DataType dtype;
+  Mode mode;
   Dims out_dims;
-  std::vector<AxisTaps> axes;
-  double fill = 0;
+  std::vector<int64_t> pass_stride;   // per axis: input stride of a pass-through axis, else 0
+  std::vector<AxisTaps<F>> axes;      // interpolated axes, innermost first
+  std::vector<int> axis_slot;         // per axis: index into `axes`, or -1
+  F fill = 0;
 };
 
-void Store(DataType t, void* p, int64_t i, double v) {
-  switch (t) {
-    case DataType::kFloat64: static_cast<double*>(p)[i] = v; break;
-    case DataType::kFloat16: static_cast<uint16_t*>(p)[i] = FloatToHalf(float(v)); break;
-    case DataType::kBFloat16: static_cast<uint16_t*>(p)[i] = FloatToBFloat16(float(v)); break;
-    default: static_cast<float*>(p)[i] = float(v); break;
+template <class F>
+F Load(DataType t, const void* x, int64_t i) {
+  if constexpr (sizeof(F) == 8) {
+    return static_cast<const double*>(x)[i];
+  } else {
+    return LoadFloat(t, x, i);
   }
 }
 
-Status RunInterp(const InterpState& s, const RunArgs& args) {
+template <class F>
+void Store(DataType t, void* y, int64_t i, F v) {
+  if constexpr (sizeof(F) == 8) {
+    static_cast<double*>(y)[i] = v;
+  } else {
+    StoreFloat(t, y, i, v);
+  }
+}
+
+// Cubic along axes[level] and the axes inside it, at input offset `base`.
+template <class F>
+F CubicAt(const InterpState<F>& s, const void* x, const int64_t* idx, size_t level, int64_t base) {
+  const AxisTaps<F>& a = s.axes[level];
+  const size_t o = size_t(idx[a.axis]);
+  const F sum = a.sum[o];
+  F r = 0;
+  for (int64_t t = a.start[o]; t < a.start[o + 1]; ++t) {
+    if (level == 0) {
+      r += a.weight[size_t(t)] / sum * Load<F>(s.dtype, x, base + a.offset[size_t(t)]);
+    } else {
+      r += CubicAt(s, x, idx, level - 1, base + a.offset[size_t(t)]) * a.weight[size_t(t)] / sum;
+    }
+  }
+  return r;
+}
+
+template <class F>
+F LinearAt(const InterpState<F>& s, const void* x, const int64_t* idx, int64_t base) {
+  const size_t n = s.axes.size();
+  int64_t t[kMaxRank];
+  for (size_t k = 0; k < n; ++k) t[k] = s.axes[k].start[size_t(idx[s.axes[k].axis])];
+  F acc = 0;
+  bool first = true;
+  while (true) {
+    int64_t off = base;
+    F w = s.axes[0].weight[size_t(t[0])];
+    off += s.axes[0].offset[size_t(t[0])];
+    for (size_t k = 1; k < n; ++k) {
+      w = w * s.axes[k].weight[size_t(t[k])];
+      off += s.axes[k].offset[size_t(t[k])];
+    }
+    const F term = w * Load<F>(s.dtype, x, off);
+    acc = first ? term : acc + term;
+    first = false;
+    size_t k = 0;
+    for (; k < n; ++k) {
+      const AxisTaps<F>& a = s.axes[k];
+      if (++t[k] < a.start[size_t(idx[a.axis]) + 1]) break;
+      t[k] = a.start[size_t(idx[a.axis])];
+    }
+    if (k == n) break;
+  }
+  return acc;
+}
+
+template <class F>
+Status RunInterp(const InterpState<F>& s, const RunArgs& args) {
   const void* x = args.input(0)->raw();
   void* y = args.output(0)->raw();
   const size_t r = s.out_dims.size();
   const int64_t total = ElementCount(s.out_dims);
   int64_t idx[kMaxRank] = {0};
-  int64_t t[kMaxRank] = {0};
   for (int64_t e = 0; e < total; ++e) {
     bool outside = false;
-    for (size_t a = 0; a < r; ++a) outside = outside || s.axes[a].outside[size_t(idx[a])];
-    double acc = s.fill;
-    if (!outside) {
-      acc = 0;
-      for (size_t a = 0; a < r; ++a) t[a] = s.axes[a].start[size_t(idx[a])];
-      while (true) {
-        int64_t off = 0;
-        double w = 1;
-        for (size_t a = 0; a < r; ++a) {
-          off += s.axes[a].offset[size_t(t[a])];
-          w *= s.axes[a].weight[size_t(t[a])];
-        }
-        const double v = s.dtype == DataType::kFloat64 ? static_cast<const double*>(x)[off]
-                                                       : double(LoadFloat(s.dtype, x, off));
-        acc += w * v;
-        size_t a = r;
-        while (a-- > 0) {
-          if (++t[a] < s.axes[a].start[size_t(idx[a]) + 1]) break;
-          t[a] = s.axes[a].start[size_t(idx[a])];
-        }
-        if (a == size_t(-1)) break;
+    int64_t base = 0;
+    for (size_t a = 0; a < r; ++a) {
+      if (s.axis_slot[a] < 0) {
+        base += idx[a] * s.pass_stride[a];
+      } else {
+        outside = outside || s.axes[size_t(s.axis_slot[a])].outside[size_t(idx[a])];
       }
     }
-    Store(s.dtype, y, e, acc);
+    F v = s.fill;
+    if (!outside) v = s.mode == Mode::kLinear ? LinearAt(s, x, idx, base) : CubicAt(s, x, idx, s.axes.size() - 1, base);
+    Store<F>(s.dtype, y, e, v);
     for (size_t a = r; a-- > 0;) {
       if (++idx[a] < s.out_dims[a]) break;
       idx[a] = 0;
@@ -163,29 +169,25 @@ Status RunNearest(const NearestState& s, const RunArgs& args) {
   return Status::Ok();
 }
 
-std::array<double, 4> CubicCoefficients(double r, double a) {
-  return {((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a,
-          ((a + 2) * r - (a + 3)) * r * r + 1,
-          ((a + 2) * (1 - r) - (a + 3)) * (1 - r) * (1 - r) + 1,
-          ((a * (2 - r) - 5 * a) * (2 - r) + 8 * a) * (2 - r) - 4 * a};
-}
+struct EmptyOutput {};
+Status WriteNothing(const EmptyOutput&, const RunArgs&) { return Status::Ok(); }
 
-StatusOr<Coord> ParseCoord(const std::string& s, int64_t opset) {
-  if (s == "half_pixel") return Coord::kHalfPixel;
-  if (s == "half_pixel_symmetric" && opset >= 18) return Coord::kHalfPixelSymmetric;
-  if (s == "pytorch_half_pixel") return Coord::kPytorchHalfPixel;
-  if (s == "align_corners") return Coord::kAlignCorners;
-  if (s == "asymmetric") return Coord::kAsymmetric;
-  if (s == "tf_half_pixel_for_nn" && opset < 18) return Coord::kTfHalfPixelForNn;
-  if (s == "tf_crop_and_resize") return Coord::kTfCropAndResize;
+StatusOr<ResizeCoord> ParseCoord(const std::string& s, int64_t opset) {
+  if (s == "half_pixel") return ResizeCoord::kHalfPixel;
+  if (s == "half_pixel_symmetric" && opset >= 18) return ResizeCoord::kHalfPixelSymmetric;
+  if (s == "pytorch_half_pixel") return ResizeCoord::kPytorchHalfPixel;
+  if (s == "align_corners") return ResizeCoord::kAlignCorners;
+  if (s == "asymmetric") return ResizeCoord::kAsymmetric;
+  if (s == "tf_half_pixel_for_nn" && opset < 18) return ResizeCoord::kTfHalfPixelForNn;
+  if (s == "tf_crop_and_resize") return ResizeCoord::kTfCropAndResize;
   return InvalidArgument("unknown coordinate_transformation_mode '", s, "'");
 }
 
-StatusOr<Round> ParseRound(const std::string& s) {
-  if (s == "round_prefer_floor") return Round::kPreferFloor;
-  if (s == "round_prefer_ceil") return Round::kPreferCeil;
-  if (s == "floor") return Round::kFloor;
-  if (s == "ceil") return Round::kCeil;
+StatusOr<ResizeRound> ParseRound(const std::string& s) {
+  if (s == "round_prefer_floor") return ResizeRound::kPreferFloor;
+  if (s == "round_prefer_ceil") return ResizeRound::kPreferCeil;
+  if (s == "floor") return ResizeRound::kFloor;
+  if (s == "ceil") return ResizeRound::kCeil;
   return InvalidArgument("unknown nearest_mode '", s, "'");
 }
 
@@ -201,11 +203,136 @@ StatusOr<std::vector<double>> ReadKnown(const PrepareContext& ctx, int input, co
   return v;
 }
 
+struct Geometry {
+  int64_t in = 0, out = 0;
+  float scale = 1;
+  float roi_start = 0, roi_end = 1;
+};
+
+// The axes linear and cubic interpolate (see the top).
+std::vector<char> InterpolatedAxes(Mode mode, const std::vector<Geometry>& geo) {
+  const size_t rank = geo.size();
+  std::vector<char> on(rank, 0);
+  auto scale = [&](size_t d) { return geo[d].scale; };
+  auto set = [&](std::initializer_list<size_t> axes) {
+    for (size_t d : axes) on[d] = 1;
+  };
+  const bool linear = mode == Mode::kLinear;
+  if (rank == 2 || (linear && rank == 3)) {
+    set({0, 1});
+    if (rank == 3) on[2] = 1;
+  } else if (rank == 4 && scale(0) == 1 && scale(1) == 1) {
+    set({2, 3});
+  } else if (rank == 4 && scale(0) == 1 && scale(3) == 1) {
+    set({1, 2});
+  } else if (linear && rank == 5 && scale(0) == 1 && scale(1) == 1) {
+    set({2, 3, 4});
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    if (geo[d].scale != 1 || geo[d].in != geo[d].out) on[d] = 1;
+  }
+  return on;
+}
+
+template <class F>
+F Coordinate(ResizeCoord coord, const Geometry& g, int64_t o) {
+  if (g.scale == 1 && coord != ResizeCoord::kTfCropAndResize) return F(o);
+  ResizeAxis<F> a;
+  a.scale = F(g.scale);
+  a.out = F(g.out);
+  a.in = F(g.in);
+  a.roi_start = F(g.roi_start);
+  a.roi_end = F(g.roi_end);
+  return Tame(ResizeSourceCoordinate<F>(coord, a, o));
+}
+
+template <class F>
+void BuildTaps(Mode mode, ResizeCoord coord, const Geometry& g, int64_t stride, F cubic_a, bool exclude_outside,
+               AxisTaps<F>& taps) {
+  const bool crop = coord == ResizeCoord::kTfCropAndResize;
+  const F last = F(g.in - 1);
+  for (int64_t o = 0; o < g.out; ++o) {
+    taps.start.push_back(int64_t(taps.offset.size()));
+    const F xc = Coordinate<F>(coord, g, o);
+    taps.outside.push_back(crop && (xc < 0 || xc > last));
+    auto add = [&](int64_t i, F w) {
+      taps.offset.push_back(std::clamp<int64_t>(i, 0, g.in - 1) * stride);
+      taps.weight.push_back(w);
+    };
+    if (mode == Mode::kLinear) {
+      const F x = std::max(F(0), std::min(xc, last));
+      const int64_t i1 = std::min(int64_t(x), g.in - 1);
+      const int64_t i2 = std::min(i1 + 1, g.in - 1);
+      const bool same = i1 == i2;
+      add(i1, same ? F(0.5) : std::fabs(x - F(i2)));
+      add(i2, same ? F(0.5) : std::fabs(x - F(i1)));
+      taps.sum.push_back(1);
+    } else {
+      const F f = std::floor(xc);
+      const int64_t base = int64_t(f);
+      std::array<F, 4> c = ResizeCubicCoefficients<F>(xc - f, cubic_a);
+      F sum = 1;
+      if (exclude_outside) {
+        sum = 0;
+        for (int k = 0; k < 4; ++k) {
+          const int64_t i = base - 1 + k;
+          if (i < 0 || i >= g.in) c[size_t(k)] = 0;
+          sum += c[size_t(k)];
+        }
+      }
+      for (int k = 0; k < 4; ++k) add(base - 1 + k, c[size_t(k)]);
+      taps.sum.push_back(sum);
+    }
+  }
+  taps.start.push_back(int64_t(taps.offset.size()));
+}
+
+template <class F>
+void SetInterpKernel(PrepareContext& ctx, Mode mode, ResizeCoord coord, const std::vector<Geometry>& geo,
+                     const Dims& in_dims, const Dims& out, double cubic_a, bool exclude_outside, double fill) {
+  InterpState<F> s;
+  s.dtype = ctx.input(0).dtype;
+  s.mode = mode;
+  s.out_dims = out;
+  s.fill = F(fill);
+  const std::vector<int64_t> strides = ContiguousStrides(in_dims);
+  const std::vector<char> on = InterpolatedAxes(mode, geo);
+  s.pass_stride.assign(geo.size(), 0);
+  s.axis_slot.assign(geo.size(), -1);
+  for (size_t d = geo.size(); d-- > 0;) {
+    if (!on[d]) {
+      s.pass_stride[d] = strides[d];
+      continue;
+    }
+    s.axis_slot[d] = int(s.axes.size());
+    AxisTaps<F>& taps = s.axes.emplace_back();
+    taps.axis = int(d);
+    BuildTaps<F>(mode, coord, geo[d], strides[d], F(cubic_a), exclude_outside, taps);
+  }
+  if (s.axes.empty()) {  // nothing changes: one tap of weight 1 on the innermost axis
+    const size_t d = geo.size() - 1;
+    s.pass_stride[d] = 0;
+    s.axis_slot[d] = 0;
+    AxisTaps<F>& taps = s.axes.emplace_back();
+    taps.axis = int(d);
+    for (int64_t o = 0; o < geo[d].out; ++o) {
+      taps.start.push_back(o);
+      taps.offset.push_back(o * strides[d]);
+      taps.weight.push_back(1);
+      taps.sum.push_back(1);
+      taps.outside.push_back(0);
+    }
+    taps.start.push_back(geo[d].out);
+  }
+  ctx.SetKernel<InterpState<F>, RunInterp<F>>(std::move(s));
+}
+
 Status PrepareResize(PrepareContext& ctx) {
   const TensorInfo& x = ctx.input(0);
   const int64_t rank = int64_t(x.dims.size());
   const Attributes& at = ctx.attrs();
   const int64_t opset = ctx.opset();
+  if (rank == 0) return InvalidArgument("Resize needs an input of rank >= 1");
 
   QRT_ASSIGN_OR_RETURN(std::string mode_name, at.GetString("mode", std::string("nearest")));
   Mode mode;
@@ -218,8 +345,8 @@ Status PrepareResize(PrepareContext& ctx) {
   } else {
     return InvalidArgument("unknown Resize mode '", mode_name, "'");
   }
-  Coord coord = Coord::kAsymmetric;
-  Round round = Round::kFloor;
+  ResizeCoord coord = ResizeCoord::kAsymmetric;
+  ResizeRound round = ResizeRound::kOpset10;
   double cubic_a = -0.75, extrapolation = 0;
   bool exclude_outside = false;
   std::string policy = "stretch";
@@ -273,7 +400,7 @@ Status PrepareResize(PrepareContext& ctx) {
     QRT_ASSIGN_OR_RETURN(scales, ReadKnown(ctx, 1, "scales"));
     if (scales.empty()) return InvalidArgument("Resize needs scales");
   } else {
-    if (coord == Coord::kTfCropAndResize) {
+    if (coord == ResizeCoord::kTfCropAndResize) {
       QRT_ASSIGN_OR_RETURN(roi, ReadKnown(ctx, 1, "roi"));
     }
     QRT_ASSIGN_OR_RETURN(scales, ReadKnown(ctx, 2, "scales"));
@@ -289,60 +416,59 @@ Status PrepareResize(PrepareContext& ctx) {
   if (!sizes.empty() && sizes.size() != na) {
     return InvalidArgument("sizes has ", sizes.size(), " entries for ", na, " axes");
   }
-  if (coord == Coord::kTfCropAndResize && roi.size() != 2 * na) {
+  if (coord == ResizeCoord::kTfCropAndResize && roi.size() != 2 * na) {
     return InvalidArgument("tf_crop_and_resize needs roi with ", 2 * na, " entries, got ", roi.size());
   }
   for (size_t i = 0; i < roi.size(); ++i) {
     if (!std::isfinite(roi[i])) return InvalidArgument("roi[", i, "] = ", roi[i], " is not finite");
   }
 
-  std::vector<AxisGeometry> geo(static_cast<size_t>(rank));
-  for (int64_t d = 0; d < rank; ++d) {
-    geo[size_t(d)].in = geo[size_t(d)].out = x.dims[size_t(d)];
-    geo[size_t(d)].length_resized = double(x.dims[size_t(d)]);
-  }
-  double policy_scale = 0;
+  std::vector<Geometry> geo(static_cast<size_t>(rank));
+  for (int64_t d = 0; d < rank; ++d) geo[size_t(d)].in = geo[size_t(d)].out = x.dims[size_t(d)];
+  // keep_aspect_ratio_policy: one float scale for every listed axis, the output length
+  // round(scale * in) in float (as ORT computes it).
+  float policy_scale = 0;
   if (!sizes.empty() && policy != "stretch") {
     for (size_t i = 0; i < na; ++i) {
-      const double in = double(x.dims[size_t(axes[i])]);
+      const int64_t in = x.dims[size_t(axes[i])];
       if (in == 0) return InvalidArgument("cannot resize an empty axis to a size");
-      const double s = sizes[i] / in;
+      const float s = float(sizes[i]) / float(in);
       policy_scale = i == 0 ? s : (policy == "not_larger" ? std::min(policy_scale, s) : std::max(policy_scale, s));
     }
   }
   for (size_t i = 0; i < na; ++i) {
-    AxisGeometry& g = geo[size_t(axes[i])];
+    Geometry& g = geo[size_t(axes[i])];
     if (!roi.empty()) {
-      g.roi_start = roi[i];
-      g.roi_end = roi[i + na];
+      g.roi_start = float(roi[i]);
+      g.roi_end = float(roi[i + na]);
     }
     if (!scales.empty()) {
-      g.scale = scales[i];
-      if (!(g.scale > 0) || g.scale > 1e9) return InvalidArgument("scale ", g.scale, " must be > 0 (and finite)");
-      double len = double(g.in) * g.scale;
-      if (coord == Coord::kTfCropAndResize) len *= g.roi_end - g.roi_start;
+      if (!(scales[i] > 0) || scales[i] > 1e9) return InvalidArgument("scale ", scales[i], " must be > 0 (and finite)");
+      g.scale = float(scales[i]);
+      // The spec's floor(in * scale), exactly (ORT rounds the product to float first).
+      double len = double(g.in) * scales[i];
+      if (coord == ResizeCoord::kTfCropAndResize) len *= roi[i + na] - roi[i];
       if (!(len >= 0 && len < double(int64_t(1) << 40))) return InvalidArgument("output length ", len, " is out of range");
       g.out = int64_t(std::floor(len));
-      g.length_resized = double(g.in) * g.scale;
     } else {
       if (sizes[i] < 0 || sizes[i] > double(int64_t(1) << 40)) return InvalidArgument("invalid size ", sizes[i]);
       if (g.in == 0) return InvalidArgument("cannot resize an empty axis to a size");
       if (policy == "stretch") {
         g.out = int64_t(sizes[i]);
-        g.scale = double(g.out) / double(g.in);
+        g.scale = float(g.out) / float(g.in);
       } else {
         g.scale = policy_scale;
-        g.out = int64_t(std::round(policy_scale * double(g.in)));
+        g.out = int64_t(std::round(policy_scale * float(g.in)));
       }
-      g.length_resized = double(g.out);
-      if (g.scale <= 0) return InvalidArgument("Resize to size 0 on axis ", axes[i], " is not supported");
+      if (!(g.scale > 0)) return InvalidArgument("Resize to size 0 on axis ", axes[i], " is not supported");
     }
   }
   Dims out(static_cast<size_t>(rank));
   for (int64_t d = 0; d < rank; ++d) out[size_t(d)] = geo[size_t(d)].out;
   QRT_RETURN_IF_ERROR(CheckedElementCount(out, DataTypeSize(x.dtype)).status());
   const std::vector<int64_t> strides = ContiguousStrides(x.dims);
-  const bool crop = coord == Coord::kTfCropAndResize;
+  const bool crop = coord == ResizeCoord::kTfCropAndResize;
+  ctx.SetOutput(0, x.dtype, out);
 
   if (mode == Mode::kNearest) {
     NearestState s;
@@ -351,29 +477,29 @@ Status PrepareResize(PrepareContext& ctx) {
     s.map.out_dims = out;
     s.map.tables.resize(size_t(rank));
     for (size_t d = 0; d < size_t(rank); ++d) {
-      const AxisGeometry& g = geo[d];
+      const Geometry& g = geo[d];
       for (int64_t o = 0; o < g.out; ++o) {
-        const double xc = Coordinate(coord, g, o);
-        if (crop && (xc < 0 || xc > double(g.in - 1))) {
+        const float xc = Coordinate<float>(coord, g, o);
+        if (crop && (xc < 0 || xc > float(g.in - 1))) {
           s.map.tables[d].push_back(kIndexMapFill);
           continue;
         }
-        const int64_t i = std::clamp<int64_t>(RoundNearest(round, xc), 0, g.in - 1);
+        const int64_t i = std::clamp<int64_t>(ResizeNearestIndex(round, xc, g.scale < 1), 0, g.in - 1);
         s.map.tables[d].push_back(i * strides[d]);
       }
     }
     FinishIndexMap(s.map);
-    ctx.SetOutput(0, x.dtype, out);
     ctx.SetKernel<NearestState, RunNearest>(std::move(s));
     return Status::Ok();
   }
 
-  // Linear and cubic visit every combination of their per-axis taps (2 or 4 per resized axis):
-  // bound the work as the sizes are bounded, so a model cannot ask for days of arithmetic.
+  // Linear and cubic visit every combination of their per-axis taps (2 or 4 per
+  // interpolated axis): bound the work as the sizes are bounded, so a model cannot ask for
+  // days of arithmetic.
   {
     double work = double(ElementCount(out));
-    for (int64_t d = 0; d < rank; ++d) {
-      if (geo[size_t(d)].in != geo[size_t(d)].out || geo[size_t(d)].scale != 1) work *= mode == Mode::kLinear ? 2 : 4;
+    for (char on : InterpolatedAxes(mode, geo)) {
+      if (on) work *= mode == Mode::kLinear ? 2 : 4;
     }
     constexpr double kMaxWork = double(int64_t(1) << 32);
     if (work > kMaxWork) {
@@ -381,53 +507,15 @@ Status PrepareResize(PrepareContext& ctx) {
                                " weighted taps, over the limit of 2^32");
     }
   }
-  InterpState s;
-  s.dtype = x.dtype;
-  s.out_dims = out;
-  s.fill = extrapolation;
-  s.axes.resize(size_t(rank));
-  for (size_t d = 0; d < size_t(rank); ++d) {
-    const AxisGeometry& g = geo[d];
-    AxisTaps& taps = s.axes[d];
-    for (int64_t o = 0; o < g.out; ++o) {
-      taps.start.push_back(int64_t(taps.offset.size()));
-      const double xc = Coordinate(coord, g, o);
-      const bool outside = crop && (xc < 0 || xc > double(g.in - 1));
-      taps.outside.push_back(outside);
-      if (outside) continue;
-      const double f = std::floor(xc);
-      const double ratio = xc - f;
-      const int64_t base = int64_t(f);
-      auto add = [&](int64_t i, double w) {
-        if (w == 0) return;
-        taps.offset.push_back(std::clamp<int64_t>(i, 0, g.in - 1) * strides[d]);
-        taps.weight.push_back(w);
-      };
-      if (mode == Mode::kLinear) {
-        add(base, 1 - ratio);
-        add(base + 1, ratio);
-      } else {
-        std::array<double, 4> c = CubicCoefficients(ratio, cubic_a);
-        if (exclude_outside) {
-          double sum = 0;
-          for (int k = 0; k < 4; ++k) {
-            const int64_t i = base - 1 + k;
-            if (i < 0 || i >= g.in) c[size_t(k)] = 0;
-            sum += c[size_t(k)];
-          }
-          for (double& w : c) w /= sum;
-        }
-        for (int k = 0; k < 4; ++k) add(base - 1 + k, c[size_t(k)]);
-      }
-      if (int64_t(taps.offset.size()) == taps.start.back()) {  // every weight was 0: keep one tap
-        taps.offset.push_back(std::clamp<int64_t>(base, 0, g.in - 1) * strides[d]);
-        taps.weight.push_back(0);
-      }
-    }
-    taps.start.push_back(int64_t(taps.offset.size()));
+  if (ElementCount(out) == 0) {
+    ctx.SetKernel<EmptyOutput, WriteNothing>(EmptyOutput{});
+    return Status::Ok();
   }
-  ctx.SetOutput(0, x.dtype, out);
-  ctx.SetKernel<InterpState, RunInterp>(std::move(s));
+  if (x.dtype == DataType::kFloat64) {
+    SetInterpKernel<double>(ctx, mode, coord, geo, x.dims, out, cubic_a, exclude_outside, extrapolation);
+  } else {
+    SetInterpKernel<float>(ctx, mode, coord, geo, x.dims, out, cubic_a, exclude_outside, extrapolation);
+  }
   return Status::Ok();
 }
 

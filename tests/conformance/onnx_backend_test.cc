@@ -1,10 +1,14 @@
 // The ONNX backend node tests (Debian's libonnx-testdata): every test whose model qrt
 // can load and compile must reproduce every test_data_set_* exactly (integers) or
 // within the suite's usual tolerance (floats: rtol 1e-3, atol 1e-7). Tests using ops,
-// dtypes or attributes qrt does not implement are counted as unsupported.
+// dtypes or attributes qrt does not implement are counted as unsupported. The tests qrt
+// fails on purpose are listed, each with its reason, in known_failures.txt.
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
 
 #include "loaders/onnx_loader.h"
 #include "tests/test_util.h"
@@ -20,9 +24,27 @@ bool KnownBadData(const std::string& name) {
   return name.find("BFLOAT16") != std::string::npos && name.find("cast") != std::string::npos;
 }
 
+// known_failures.txt: test name -> reason.
+std::map<std::string, std::string> KnownFailures() {
+  std::map<std::string, std::string> known;
+  std::ifstream in(testing::SourceDir() + "/tests/conformance/known_failures.txt");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string name, reason;
+    fields >> name;
+    std::getline(fields, reason);
+    known[name] = reason;
+  }
+  return known;
+}
+
 TEST(OnnxBackend, NodeTests) {
   if (!testing::DirExists(kNodeTestDir)) GTEST_SKIP() << "libonnx-testdata is not installed";
-  int passed = 0, failed = 0, unsupported = 0;
+  const std::map<std::string, std::string> known = KnownFailures();
+  ASSERT_FALSE(known.empty()) << "known_failures.txt is missing";
+  int passed = 0, failed = 0, unsupported = 0, known_failed = 0;
   std::string failures;
   for (const std::string& name : testing::ListDir(kNodeTestDir)) {
     const std::string dir = std::string(kNodeTestDir) + "/" + name;
@@ -34,6 +56,8 @@ TEST(OnnxBackend, NodeTests) {
     auto classify = [&](const Status& s) {
       if (s.code() == StatusCode::kUnsupported || s.code() == StatusCode::kNeedsKnownValue) {
         ++unsupported;
+      } else if (known.count(name)) {
+        ++known_failed;
       } else {
         ++failed;
         failures += name + ": " + s.message() + "\n";
@@ -76,12 +100,14 @@ TEST(OnnxBackend, NodeTests) {
     }
     if (ok) {
       ++passed;
+      if (known.count(name)) failures += name + ": passes, but known_failures.txt lists it\n";
     } else {
       classify(first_error);
     }
   }
-  std::printf("ONNX backend node tests: %d passed, %d failed, %d unsupported\n", passed, failed, unsupported);
-  EXPECT_EQ(failed, 0) << failures;
+  std::printf("ONNX backend node tests: %d passed, %d failed (%d of them listed), %d unsupported\n", passed,
+              failed + known_failed, known_failed, unsupported);
+  EXPECT_TRUE(failures.empty()) << failures;
   EXPECT_GT(passed, 50);
 }
 

@@ -100,16 +100,41 @@ TEST(Resize, TfCropAndResizeExtrapolatesOutsideTheInput) {
   EXPECT_EQ(Values<uint8_t>((*out)[0]), (std::vector<uint8_t>{8, 9, 200}));
 }
 
-TEST(Resize, Opset10UsesAsymmetricFloor) {
+TEST(Resize, Opset10NearestCeilsWhenShrinking) {
   Attributes a;
   a.Set("mode", std::string("nearest"));
-  // scale 0.75 on 4: x = 0, 4/3, 8/3 -> 0, 1, 2.
+  // scale 0.75 on 4: x = 0, 4/3, 8/3, and a shrinking axis rounds up (ONNX Runtime's
+  // Resize-10 rule) -> 0, 2, 3.
   auto out = RunSingleNode("Resize", 10,
                            {Data(Tensor::FromVector<uint8_t>({5, 6, 7, 8}, {4})),
                             Known(Tensor::FromVector<float>({0.75f}, {1}))},
                            a);
   ASSERT_TRUE(out.ok()) << out.status().message();
-  EXPECT_EQ(Values<uint8_t>((*out)[0]), (std::vector<uint8_t>{5, 6, 7}));
+  EXPECT_EQ(Values<uint8_t>((*out)[0]), (std::vector<uint8_t>{5, 7, 8}));
+  // Growing, it truncates: scale 1.5 on 2 -> x = 0, 2/3, 4/3 -> 0, 0, 1.
+  auto up = RunSingleNode("Resize", 10,
+                          {Data(Tensor::FromVector<uint8_t>({5, 6}, {2})), Known(Tensor::FromVector<float>({1.5f}, {1}))},
+                          a);
+  ASSERT_TRUE(up.ok()) << up.status().message();
+  EXPECT_EQ(Values<uint8_t>((*up)[0]), (std::vector<uint8_t>{5, 5, 6}));
+}
+
+TEST(Resize, LinearAlignCornersUsesTheOutputLength) {
+  // 9 -> floor(9 * 1.5) = 13: x = o * 8 / 12, so every third output lands on an input
+  // (o = 3 -> 2, o = 6 -> 4). With length_resized = 13.5 (in * scale) x(3) would be 1.92.
+  std::vector<float> ramp(9);
+  for (int i = 0; i < 9; ++i) ramp[size_t(i)] = float(10 * i);
+  auto out = RunSingleNode("Resize", 13,
+                           {Data(Tensor::FromVector<float>(ramp, {1, 9})), Omitted(),
+                            Known(Tensor::FromVector<float>({1, 1.5f}, {2}))},
+                           ResizeAttrs("linear", "align_corners"));
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  const std::vector<float> y = Values<float>((*out)[0]);
+  ASSERT_EQ(y.size(), 13u);
+  EXPECT_EQ(y[3], 20.f);
+  EXPECT_EQ(y[6], 40.f);
+  EXPECT_EQ(y[12], 80.f);
+  EXPECT_FLOAT_EQ(y[1], 20.f / 3);
 }
 
 TEST(Resize, RejectsBadInputs) {
