@@ -4,9 +4,12 @@
 //   MaxPool:     the largest covered element (the first one in row-major window order on
 //                ties, which decides the Indices output); no covered element gives the
 //                type's lowest value.
-//   AveragePool: sum of the covered elements in window order (double), divided by the
-//                covered count (count_include_pad = 0) or by the window taps that lie
-//                inside the explicitly padded input (count_include_pad = 1), rounded once.
+//   AveragePool: a float sum of the covered elements divided by a float count: the covered
+//                elements (count_include_pad = 0) or the window's taps inside the padded
+//                input (= 1). Below opset 19 in one of the three summation orders of ONNX
+//                Runtime's MLAS pooling, chosen from the geometry as MLAS chooses
+//                (ops/kernels/average_pool.h); AveragePool-19 (ORT's own kernel) and float64
+//                (in double) sum row-major.
 // MaxPool on float32 in 2-D with unit column stride and output rows at least 4 wide, without
 // Indices, where every window covers an input element and the padded plane is about the
 // input's size, runs rows of a -inf padded plane through the MaxRows kernels
@@ -18,7 +21,9 @@
 #include <cmath>
 #include <limits>
 
+#include "ops/kernels/average_pool.h"
 #include "ops/kernels/max_rows.h"
+#include "ops/kernels/thread_scratch.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
@@ -26,6 +31,7 @@ namespace qrt {
 namespace {
 
 enum class PoolKind { kMax, kAverage };
+enum class AverageOrder { kRowMajor, kColumnsFirst, kGlobal };
 
 struct PoolState {
   PoolKind kind;
@@ -37,6 +43,8 @@ struct PoolState {
   std::vector<int64_t> taps;       // input offsets within a plane
   std::vector<int64_t> index_taps; // MaxPool Indices: the offsets in the requested storage order
   std::vector<double> divisor;     // AveragePool: per output position
+  AverageOrder order = AverageOrder::kRowMajor;
+  AveragePoolGeometry geometry;    // kColumnsFirst
   // The MaxRows path (see the top); null: the tap lists above.
   MaxRowsFn max_rows = nullptr;
   int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0, kh = 0, kw = 0, dh = 1, dw = 1, sh = 1;
@@ -86,6 +94,19 @@ void MaxPlanes(const PoolState& s, const T* x, T* y, int64_t* indices) {
   }
 }
 
+// The row-major order: from 0, in the tap lists' order, one division by the count.
+template <class T>
+void AverageRowMajor(const PoolState& s, const T* x, T* y) {
+  for (int64_t c = 0; c < s.planes; ++c) {
+    const T* xp = x + c * s.in_plane;
+    for (int64_t p = 0; p < s.out_plane; ++p) {
+      T sum = 0;
+      for (int64_t t = s.tap_start[size_t(p)]; t < s.tap_start[size_t(p) + 1]; ++t) sum += xp[s.taps[size_t(t)]];
+      y[c * s.out_plane + p] = sum / T(s.divisor[size_t(p)]);
+    }
+  }
+}
+
 Status RunPool(const PoolState& s, const RunArgs& args) {
   const void* x = args.input(0)->raw();
   void* y = args.output(0)->raw();
@@ -104,21 +125,27 @@ Status RunPool(const PoolState& s, const RunArgs& args) {
     }
     return Status::Ok();
   }
-  for (int64_t c = 0; c < s.planes; ++c) {
-    const int64_t base = c * s.in_plane;
-    for (int64_t p = 0; p < s.out_plane; ++p) {
-      double sum = 0;
-      for (int64_t t = s.tap_start[size_t(p)]; t < s.tap_start[size_t(p) + 1]; ++t) {
-        const int64_t at = base + s.taps[size_t(t)];
-        sum += s.dtype == DataType::kFloat64 ? static_cast<const double*>(x)[at] : double(LoadFloat(s.dtype, x, at));
-      }
-      const double mean = sum / s.divisor[size_t(p)];
-      if (s.dtype == DataType::kFloat64) {
-        static_cast<double*>(y)[c * s.out_plane + p] = mean;
-      } else {
-        StoreFloat(s.dtype, y, c * s.out_plane + p, float(mean));
-      }
-    }
+  if (s.dtype == DataType::kFloat64) {
+    AverageRowMajor(s, static_cast<const double*>(x), static_cast<double*>(y));
+    return Status::Ok();
+  }
+  // float16 and bfloat16 widen to float first and narrow once at the end.
+  const bool wide = s.dtype == DataType::kFloat32;
+  const float* xf = static_cast<const float*>(x);
+  float* yf = static_cast<float*>(y);
+  if (!wide) {
+    float* in = ThreadScratchFloats(ScratchSlot::kOp1, size_t(s.planes * s.in_plane));
+    for (int64_t i = 0; i < s.planes * s.in_plane; ++i) in[i] = LoadFloat(s.dtype, x, i);
+    xf = in;
+    yf = ThreadScratchFloats(ScratchSlot::kOp2, size_t(s.planes * s.out_plane));
+  }
+  switch (s.order) {
+    case AverageOrder::kColumnsFirst: AveragePoolColumnsFirst(s.geometry, s.planes, xf, yf); break;
+    case AverageOrder::kGlobal: AveragePoolGlobal(s.planes, s.in_plane, xf, yf); break;
+    case AverageOrder::kRowMajor: AverageRowMajor(s, xf, yf); break;
+  }
+  if (!wide) {
+    for (int64_t i = 0; i < s.planes * s.out_plane; ++i) StoreFloat(s.dtype, y, i, yf[i]);
   }
   return Status::Ok();
 }
@@ -172,10 +199,12 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
       return InvalidArgument("strides, dilations and pads must have ", sr, ", ", sr, " and ", 2 * sr, " entries");
     }
   }
+  const bool dilated = std::any_of(dilations.begin(), dilations.end(), [](int64_t d) { return d != 1; });
   constexpr int64_t kLimit = int64_t(1) << 24;  // keeps (k-1)*dilation and o*stride in range
   constexpr int64_t kMaxTaps = int64_t(1) << 27;  // entries of the window tables prepare builds
   std::vector<AxisWindows> axes(sr);
   std::vector<int64_t> pad_begin(sr, 0);
+  std::vector<int64_t> pad_end(sr, 0);
   Dims out_dims = {x.dims[0], x.dims[1]};
   for (size_t a = 0; a < sr; ++a) {
     const int64_t n = in[a], k = kernel[a], st = strides[a], dl = dilations[a];
@@ -215,6 +244,7 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
     AxisWindows& w = axes[a];
     w.out = out;
     pad_begin[a] = pb;
+    pad_end[a] = pe;
     for (int64_t o = 0; o < out; ++o) {
       int64_t counted = 0;
       for (int64_t t = 0; t < k; ++t) {
@@ -266,7 +296,27 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
       s.max_rows = SelectMaxRows(ctx.isa());
     }
   }
-  if (s.max_rows == nullptr) {
+  // ORT's AveragePool-19 kernel sums in row-major order; the earlier versions use MLAS.
+  if (kind == PoolKind::kAverage && x.dtype != DataType::kFloat64 && !dilated && (global || ctx.opset() < 19)) {
+    bool whole_plane = sr <= 3;
+    for (size_t a = 0; a < sr; ++a) {
+      whole_plane &= kernel[a] == in[a] && strides[a] == 1 && pad_begin[a] == 0 && axes[a].out == 1;
+    }
+    AveragePoolGeometry& g = s.geometry;
+    g.rank = int(sr);
+    g.include_pad = include_pad;
+    for (size_t a = 0; a < sr && a < 3; ++a) {
+      g.in[a] = in[a], g.out[a] = axes[a].out, g.kernel[a] = kernel[a], g.stride[a] = strides[a];
+      g.pad_begin[a] = pad_begin[a];
+      g.pad_end[a] = pad_end[a];
+    }
+    if (global || whole_plane) {
+      s.order = AverageOrder::kGlobal;
+    } else if (AveragePoolColumnsFirstApplies(g)) {
+      s.order = AverageOrder::kColumnsFirst;
+    }
+  }
+  if (s.max_rows == nullptr && s.order == AverageOrder::kRowMajor) {
     // Enumerate output positions and window taps in row-major order.
     std::vector<int64_t> o(sr, 0), t(sr, 0);
     s.tap_start.push_back(0);
