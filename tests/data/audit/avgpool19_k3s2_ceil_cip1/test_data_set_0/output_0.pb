@@ -1,0 +1,1 @@
+ByJZ|yk“”Uˆz–ºŽH’Šh‡f`xxe•cuqj‡°œ«Žcf‰Œ™ždOZŒ³knhgu•ˆ—a–ˆ˜~—˜jª œ”ˆ„xj’tR“£mj’œz‹’x…{

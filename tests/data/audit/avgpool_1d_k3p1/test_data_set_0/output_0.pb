@@ -1,0 +1,1 @@
+ByJ3Bu¨Á¡KNiqVSRXnfwFy–ÛÌ”“iŠš–™P[FMPÄË¶ ¤”Ç¿¥„¼§‰Et

@@ -1,0 +1,1 @@
+ByJZD™v‹¡a¾¦O‰•˜ÅƒR`Y|œ•~NO¸oj’mM||Qx¡¡Ÿ–ˆ¢lwV¿{:R\‹Kg}œ™x~Ÿ:WS¨”w”5’t„oˆ–l„¶~lf…ª–^wŸ˜˜D›²~H

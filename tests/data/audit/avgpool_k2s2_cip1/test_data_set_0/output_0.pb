@@ -1,0 +1,1 @@
+ByJZUg<°L„adÉw{W<RE£<Ìl¼hj£šLd‡h¾Œv€j¹µž6DºL€kT2\Tg®~¢©V`h}e•ˆr‘“$ƒ‹~¶v¤S´ÞuZx“`žODšbZ{_

@@ -1,0 +1,1 @@
+ByJ0_³€“{LlÄ~ª¥hV¦@”SvTpho“j\Œ›Xd^fŸBluu\XXqQÒIV¥A{

@@ -1,0 +1,1 @@
+	ByJ½}“b}\tef~ƒ{€Šz‰ƒ¯\y‚XqL\ceŸ‰n‚x£i‡s~QY<aSv‹jmqm~r•„f}EhcTvX“ksveo–—Œq[josoagknh¤–{~†™jsj`]TVRTXM†¢ t˜gU€pZuKi[qygk‹œv¨nŸŒ•‚­~Ša]cTŒr¤|—‘›y‰m†P{`v§ˆªd“s‰|ˆzyu‰y‡w‚x”~“xˆ‹ˆv

@@ -1,0 +1,1 @@
+ByJZ±¢’p•—Œ“ŠŽ}‚mompqtf~ŒrYzz•¬SJ~f|«j|dH]ˆUMz~|dzzjqžyxzRmzy`^^§ˆprh\–™™zlj‚š~Ou‡y™t~°·

@@ -1,0 +1,1 @@
+ByJ¨b““_v¢wtz‘‰žÂj}ŠRg‘l A_Ÿš™ªv@Xw|ršsYsjenƒŒ”yj~TmÛ«Š1¨—š¥qXw’‘ht]`j‚|utg|nc_Vaof‹’`w ‰’„†„V¯‘}~ƒr™Ž¤¦\bsie“¬x]XŽâ’‰oyz›Úx~x‡haqšrÎ£Oy‰‡wž­[¨š€‹Uy}|¦©È\KhR¹Ÿÿ

@@ -1,0 +1,1 @@
+ByJ¨s‰jy‹ztz‘‰ž¡r}ŠRg‘lPV_Ÿš™ªv`ew|ršsmwjenƒŒ”}yjv®–…l’‘™v‰e}Œ‘ht]`u|utg|nqjVaof‹‰jw ‰’„†‚d¯‘}~ƒyˆ‡’“nqyzt{ie‰¡Œ‰oyz›­z~x‡haqwÎ£Oy‰‡{”­[¨š€‡Uy}|¦©¤tKfti 

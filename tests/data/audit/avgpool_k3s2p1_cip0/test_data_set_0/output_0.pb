@@ -1,0 +1,1 @@
+ByJ~<S?€ˆ¡sŒ­¢–³®‰¤u•£‰fhŒyzq¦}Š—Œ˜»»Šca–£ÔOOKm¢€_gHjŸŠ«fchŽ’{¨Šžfºy›‰j‰‡³r–²o“XavbsBN†¨vml‚€ŒŒh”‹Ž~wo~ns{‰—ŒN\[”§}PYnÂ

@@ -1,0 +1,1 @@
+ByJ~d›–v–zŽ‡‹“–„\—Œx|¦‚d|˜ymtdlmpo‰Œ‡ˆrd™©€ƒ……ŠŠzdro’ŠŠ…fh`Š™xwl‡o…—ƒ€†½tu‡™kŠ»ƒj}ˆ„’Á¨sx„{Œ‚w—„‰b€~ž~[jaD£{tYYy{—£qgfˆ‚“‹}pŽ

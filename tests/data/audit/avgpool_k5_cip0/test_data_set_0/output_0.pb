@@ -1,0 +1,1 @@
+	ByJ½w„‰ŒŒŒ…y†ˆˆƒŒŠ‡|iz€~Œ‡€oky„‚ƒ‹thsƒŠ“„un}”“šŠ{opz„‡„yllputksrvskv}{ovvqmqmt~|„„|utrzz‰…ztro|xˆƒ~qoi€yŠ†zmgz€€•ƒeiniosjovuyrsysqtqqnpuot}{spjqznq|noljx‚sv}hsks{ˆ|‰lvqv‡~‹”

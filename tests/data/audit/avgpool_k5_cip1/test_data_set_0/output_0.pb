@@ -1,0 +1,1 @@
+	ByJ½„…~qsu{Š¡Šˆ{}’—ª‘Œ‹xx‹Š˜—‰ˆtqnƒyˆywllmww‚zwvoy…€ˆzzryv‚„{p‡˜¡— ˜…oŠ”ƒ“Œyx`t‚…zˆ‚npfx{}‹s|{ƒ†€z‡€p€„€wvtmgsqzyw†ˆxzxwqx„†”Šqsqr{w{„~vr{€sxyl€€ˆzyl^|††pn_\}ˆ–Œ}ndŒƒ‚tvom

@@ -1,0 +1,1 @@
+	ByJl~iŽŠ™b¬°u{s³urr“kIvŸtP¦”˜GŽˆ’g†s|fx„Œ“}—†“pg}\gnMq}oj”rW`‹…ekŠ|jd}†”w‘}„dƒ}ˆœ„jm¦“k‹¬ow‡¸Y‡‡’V¥d|o¬M

@@ -1,0 +1,1 @@
+ ByJ@o hy„amv–…`ynjw‡¢lŠ‚~pz“–‰„…ƒf‡ožU‰ˆˆkw„£bli›T‡wtz¤^“†’¥

@@ -1,0 +1,1 @@
+ByJ0ƒz˜~œ\t‚r¨z–•vuyG×­u‹_q‚—¨I‡[hÊ›˜Š‘€¬ßž/£ÃŒNkerTtv¬¥kž9Vo+Q•v{Å†ÊFkZs@”yr‹ oŒi DUj7€®–‘¢»˜el^‡gŸ·¤¤fgÙiZ¢_:<xLZBUkuYªº«W»uYIhµpwKlÍ™Hj“˜

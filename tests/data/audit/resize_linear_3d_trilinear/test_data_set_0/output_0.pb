@@ -1,0 +1,2 @@
+
+ByJÒNŠ¨‘u~~qIˆ £Mr“1lÈèc“³s[a›oÖBa…“ž¡‘‹Ub“°c‡¢8]›<_pjsššpzzœº¦™ŠjJƒ±†¤´T^p4/IeyŠ•¦£b‰j`n°Ÿ€…z}·ÆÁ¬˜z;9?D?u¡rfiph|†^]mŒž €eu‚vŠ£¨x|hr{w~…{hZ^Elˆ^o†r™´kFu7O€‡vtµ‡“¢°‰gŒtRPiŒ¤{‰¢¤”m€~zqrrjkxšcZ\‹‡{ˆZ6m

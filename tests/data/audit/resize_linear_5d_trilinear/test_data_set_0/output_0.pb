@@ -1,0 +1,2 @@
+
+ByJ¤NŠ¨‘u~~qIˆ £Mr“1lÈèc“³s[a›oÖBa…“ž¡‘‹Ub“°c‡¢8]›<_pjsššpzzœº¦™ŠjJƒ±†¤´T^p4/IeyŠ•¦£b‰j`n°Ÿ€…z}·ÆÁ¬˜z;9?D?u¡rfiph|†^]mŒž €eu‚vŠ£¨x|hr{w~…{hZ^Elˆ^o†r™´kFu7O€‡vtµ‡“¢°‰gŒtRLiŒ¤{‰¢¤”m€~zqrrjkxšcZ\‹‡{ˆZ3[°­hqµ{3!NsˆJJg xO~B\yŠueŠƒ |ˆˆSc†ŒoOHg……hStk`}o{‚qu…©ªœ‡JfwN_~ŒŸ§…;YƒµŒTPf|wŒ’fs“¹Ä·yVo‰†ƒ¨¦œ£Rˆ†¡¬lˆ¥dKp–™kK‹°¾£@iŒqƒž¥ žµ(^y‘¢p}•’h{˜À›s‹¥´9iˆEr¨Š¡ÅMl†pv~rmy±ˆ‰—ÎÉ®‘™¢ŒˆŠT`mA]•Ú‘nKL[o…qgVs“¡µ·||Š‰

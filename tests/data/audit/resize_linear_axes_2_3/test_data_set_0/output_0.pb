@@ -1,0 +1,1 @@
+ByJ¶»ž¤:O…/‹tŽ`O´OfH†yVÈ‰;ÀCrZy©ˆ©‰‹i»ÆuÙ É£Ã=ÍŽ}¶@LvgŽ[¤a0O¢«šDi|ÂezPrBcn'h ­!R$“—ßÄmœox¬øpí‰ífy¡wƒg•TVQv5ADP“rT¨-aUz{n¸=|]LƒŠ”`•k8¢r5’«m[“U9¶Ì~z|OcÎÏÅV~“˜Òiªw†ŠÊGŽ¨pon¦<ÐÂ-‡p9/

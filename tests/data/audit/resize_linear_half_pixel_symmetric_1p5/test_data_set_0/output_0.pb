@@ -1,0 +1,1 @@
+ByJ¶_Ğ¹x5uveušGG¥¼el‚sU°_µqû_2R˜­¤“™ª…³± A­å“²Ãdœã{ZËgQƒ£>ÈO/Dr¹]ºPt°½8jš7kBM¬½GV)œ¶ä¹¥qo­¨Ø#µĞÑenmšN‰hUkO•>SW~¡‡.jiŸ5‰H‚eA“ntsn*\¾H°¿kn\hlİµ{s|D•ã‹;¾RÂÂC–~v‹£·6¯ŸJ±w‹AèŸ=Ã@=c

@@ -1,0 +1,1 @@
+ByJ´0u²ËsNSYfœ¹¸ŒVŸ¬Í¨n¢àõé­i)'sb6Zw‰|šÇ€šŽjP–‰lKhk@¼§ˆ_:$'?FS‘³´›zgf†‘”™¤¦ŠŽ¬ÁÔâÜ¼s!*3Jm†˜š‰jD%4<=1'œãÕð¾ry…–™’´ÎŠee|—tv¾Ì¥jz†¯Mie<8Dob˜£´‹r‘yojxsUQTMF?—~Xo}hE,HKOR€¹ž

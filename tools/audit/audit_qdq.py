@@ -1,0 +1,182 @@
+#!/usr/bin/python3
+"""Exactness audit: tie-heavy DequantizeLinear -> op -> QuantizeLinear models (cases.py) run
+through ONNX Runtime (../shared/peers/ort, --opt disabled: its literal graph) and through qrt
+(--passes none and default, at every ISA tier this CPU runs), and a table of the outputs that
+differ, per op and case.
+
+  /usr/bin/python3 tools/audit/audit_qdq.py [--qrt build/qrt] [--filter REGEX] [--keep DIR]
+  /usr/bin/python3 tools/audit/audit_qdq.py --write-data tests/data/audit   # refresh the test data
+
+--write-data writes each case as an ONNX backend test (model.onnx, test_data_set_0/input_0.pb,
+and ONNX Runtime's output as output_0.pb) for tests/e2e/audit_test.cc, which checks qrt
+against them without ONNX Runtime. Needs node and onnxruntime-node (the peer's setup.sh);
+ORT_PEER_DIR as there.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cases as audit_cases  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+ORT_RUN = os.path.join(ROOT, "..", "shared", "peers", "ort", "ort_run.js")
+
+
+def onnx_type(qtype):
+    return TensorProto.UINT8 if qtype == np.uint8 else TensorProto.INT8
+
+
+def make_model(c):
+    """The case's model and its input."""
+    qtype = c["qtype"]
+    info = np.iinfo(qtype)
+    inits = [numpy_helper.from_array(np.array(c["scale"], np.float32), "scale"),
+             numpy_helper.from_array(np.array(c["zp"], qtype), "zero_point")]
+    nodes = [helper.make_node("DequantizeLinear", ["x", "scale", "zero_point"], ["x_f"], name="dq")]
+    op_inputs = ["x_f"]
+    for k, v in enumerate(c["consts"]):
+        if v is None:
+            op_inputs.append("")
+        elif isinstance(v, str) and v == "dq":
+            op_inputs.append("x_f")
+        else:
+            name = f"c{k}"
+            inits.append(numpy_helper.from_array(np.asarray(v), name))
+            op_inputs.append(name)
+    while op_inputs and op_inputs[-1] == "":
+        op_inputs.pop()
+    nodes.append(helper.make_node(c["op"], op_inputs, ["y_f"], name="op", **c["attrs"]))
+    nodes.append(helper.make_node("QuantizeLinear", ["y_f", "scale", "zero_point"], ["y"], name="q"))
+    graph = helper.make_graph(nodes, c["name"], [helper.make_tensor_value_info("x", onnx_type(qtype), c["shape"])],
+                              [helper.make_tensor_value_info("y", onnx_type(qtype), None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", c["opset"])])
+    model.ir_version = 8
+    rng = np.random.default_rng(1000 + c["seed"])
+    x = rng.integers(int(info.min), int(info.max) + 1, size=c["shape"], dtype=np.int64)
+    flat = x.reshape(-1)
+    if flat.size >= 2:
+        flat[0], flat[-1] = info.min, info.max
+    return model, x.astype(qtype)
+
+
+def write_case(c, d):
+    model, x = make_model(c)
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    onnx.save(model, os.path.join(d, "model.onnx"))
+    with open(os.path.join(d, "test_data_set_0", "input_0.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(x, "x").SerializeToString())
+
+
+def run_ort(d):
+    out = os.path.join(d, "ort")
+    r = subprocess.run(["node", ORT_RUN, os.path.join(d, "model.onnx"), "--inputs", os.path.join(d, "test_data_set_0"),
+                        "--out", out, "--opt", "disabled", "--threads", "1", "--quiet"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, (r.stderr.strip().splitlines() or ["failed"])[-1]
+    return np.load(os.path.join(out, "y.npy")), None
+
+
+def tiers():
+    """(name, --isa, environment) for every tier this CPU runs."""
+    flags = open("/proc/cpuinfo").read()
+    out = [("scalar", "scalar", {})]
+    if re.search(r"\bavx2\b", flags):
+        out.append(("avx2", "avx2", {"QRT_NO_AVX512": "1"}))
+    if re.search(r"\bavx512f\b", flags):
+        out.append(("avx512", "avx2", {}))
+    return out
+
+
+def run_qrt(qrt, d, passes, tier):
+    tname, isa, env = tier
+    out = os.path.join(d, f"qrt_{passes}_{tname}")
+    r = subprocess.run([qrt, "run", os.path.join(d, "model.onnx"), "--inputs", os.path.join(d, "test_data_set_0"),
+                        "--output-dir", out, "--passes", passes, "--isa", isa],
+                       capture_output=True, text=True, env={**os.environ, **env})
+    if r.returncode != 0:
+        return None, (r.stderr.strip().splitlines() or ["failed"])[-1]
+    return np.load(os.path.join(out, "y.npy")), None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--qrt", default=os.path.join(ROOT, "build", "qrt"))
+    ap.add_argument("--filter", default="")
+    ap.add_argument("--keep", help="work folder to keep (default: a temporary one)")
+    ap.add_argument("--write-data", help="write the cases and ORT's outputs here as test data")
+    args = ap.parse_args()
+
+    work = args.keep or tempfile.mkdtemp(prefix="qrt-audit-")
+    selected = [c for c in audit_cases.all_cases() if re.search(args.filter, c["name"])]
+    settings = [(p, t) for p in ("none", "default") for t in tiers()]
+    rows, per_op = [], {}
+    for c in selected:
+        d = os.path.join(work, c["name"])
+        write_case(c, d)
+        ref, err = run_ort(d)
+        if ref is None:
+            rows.append((c["op"], c["name"], f"ORT refuses: {err}"))
+            continue
+        if c["exception"]:
+            rows.append((c["op"], c["name"], f"exception: {c['exception']}"))
+            continue
+        if args.write_data:
+            dst = os.path.join(args.write_data, c["name"])
+            os.makedirs(os.path.join(dst, "test_data_set_0"), exist_ok=True)
+            shutil.copy(os.path.join(d, "model.onnx"), dst)
+            shutil.copy(os.path.join(d, "test_data_set_0", "input_0.pb"), os.path.join(dst, "test_data_set_0"))
+            with open(os.path.join(dst, "test_data_set_0", "output_0.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(ref, "y").SerializeToString())
+        cells = []
+        stats = per_op.setdefault(c["op"], {"cases": 0, "outputs": 0, "differ": 0, "steps": 0, "errors": 0})
+        stats["cases"] += 1
+        stats["outputs"] += ref.size
+        worst = 0
+        for passes, tier in settings:
+            tname = tier[0]
+            got, err = run_qrt(args.qrt, d, passes, tier)
+            if got is None:
+                cells.append(f"{passes}/{tname}: error {err}")
+                stats["errors"] += 1
+                continue
+            if got.shape != ref.shape:
+                cells.append(f"{passes}/{tname}: shape {got.shape} vs {ref.shape}")
+                stats["errors"] += 1
+                continue
+            diff = np.abs(got.astype(np.int64) - ref.astype(np.int64))
+            n = int(np.count_nonzero(diff))
+            worst = max(worst, n)
+            stats["steps"] = max(stats["steps"], int(diff.max()) if diff.size else 0)
+            if n:
+                cells.append(f"{passes}/{tname}: {n} of {ref.size} differ (max {int(diff.max())} steps)")
+        stats["differ"] += worst
+        rows.append((c["op"], c["name"], "; ".join(cells) if cells else f"equal ({ref.size} outputs)"))
+
+    width = max([len(r[1]) for r in rows] + [4])
+    for op, name, what in rows:
+        print(f"{op:20s} {name:{width}s} {what}")
+    print()
+    print(f"{'op':20s} {'cases':>5s} {'outputs':>8s} {'differing':>9s} {'max steps':>9s} {'errors':>6s}")
+    bad = 0
+    for op, s in sorted(per_op.items()):
+        print(f"{op:20s} {s['cases']:5d} {s['outputs']:8d} {s['differ']:9d} {s['steps']:9d} {s['errors']:6d}")
+        bad += s["differ"] + s["errors"]
+    print(f"\nsettings: passes none/default x tiers {', '.join(t[0] for t in tiers())}; "
+          f"'differing' counts the worst setting of each case")
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
