@@ -627,7 +627,11 @@ Status ChoosePath(PrepareContext& ctx, IntConvState& s) {
     s.path = IntPath::kF32;
     return true;
   };
-  if (forced == "int8") return int8_ok && try_int8() ? Status::Ok() : Unsupported("qrt_path int8 not exact here");
+  if (forced == "int8") {
+    if (!int8_ok) return Unsupported("qrt_path int8 not exact here");
+    // oneDNN 2.6 has no u8 x s8 convolution for some grouped and dilated geometries without AVX-512.
+    return try_int8() ? Status::Ok() : Unsupported("qrt_path int8: oneDNN has no int8 convolution for this geometry on this CPU");
+  }
   if (forced == "f32") return f32_ok && try_f32() ? Status::Ok() : Unsupported("qrt_path f32 not exact here");
   if (int8_ok && !depthwise && try_int8()) return Status::Ok();
   if (f32_ok && try_f32()) return Status::Ok();

@@ -23,10 +23,10 @@ CpuFeatures Detect() {
   if ((xcr0_lo & 0x6) != 0x6) return f;  // XMM and YMM state saved by the OS
   if (__get_cpuid_max(0, nullptr) < 7) return f;
   __cpuid_count(7, 0, a, b, c, d);
-  f.avx2 = (b >> 5) & 1;
+  const IsaCeiling ceiling = IsaCeilingFromEnvironment();
+  f.avx2 = ((b >> 5) & 1) && ceiling >= IsaCeiling::kAvx2;
   const bool zmm_state = (xcr0_lo & 0xE0) == 0xE0;  // opmask, ZMM0-15 upper halves, ZMM16-31
-  const char* off = std::getenv("QRT_NO_AVX512");
-  f.avx512f = f.avx2 && ((b >> 16) & 1) && zmm_state && !(off != nullptr && off[0] == '1');
+  f.avx512f = f.avx2 && ((b >> 16) & 1) && zmm_state && ceiling >= IsaCeiling::kAvx512;
   f.avx512bw_vbmi = f.avx512f && ((b >> 30) & 1) && ((c >> 1) & 1);
   f.avx512_vnni = f.avx512f && ((b >> 30) & 1) && ((b >> 17) & 1) && ((c >> 11) & 1);
 #endif
@@ -34,6 +34,15 @@ CpuFeatures Detect() {
 }
 
 }  // namespace
+
+IsaCeiling IsaCeilingFromEnvironment() {
+  const char* v = std::getenv("QRT_MAX_ISA");
+  if (v == nullptr) return IsaCeiling::kAvx512;
+  const std::string_view s(v);
+  if (s == "scalar") return IsaCeiling::kScalar;
+  if (s == "avx2") return IsaCeiling::kAvx2;
+  return IsaCeiling::kAvx512;
+}
 
 const CpuFeatures& DetectCpuFeatures() {
   static const CpuFeatures features = Detect();

@@ -91,7 +91,7 @@ def tiers():
     flags = open("/proc/cpuinfo").read()
     out = [("scalar", "scalar", {})]
     if re.search(r"\bavx2\b", flags):
-        out.append(("avx2", "avx2", {"QRT_NO_AVX512": "1"}))
+        out.append(("avx2", "avx2", {"QRT_MAX_ISA": "avx2"}))
     if re.search(r"\bavx512f\b", flags):
         out.append(("avx512", "avx2", {}))
     return out
