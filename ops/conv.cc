@@ -21,7 +21,7 @@
 //     - kRef: everything else (full-range weights with long reductions, non-constant
 //       weights or zero points).
 //     The bias is added to the exact accumulator in int32 (wrapping) by qrt in every
-//     path, and the requantization is always qrt's (RequantizeOnnx).
+//     path, and the requantization is always qrt's (RequantizeLikeOrt).
 //   Plans compiled with Isa::kScalar use the reference kernels only.
 //
 // qrt:ConvQuantizeDequantize (made by fuse-conv-fake-quant) is a float Conv followed by

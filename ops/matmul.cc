@@ -10,8 +10,8 @@
 //     any order): max|a - a_zp| * max_j sum_k |b'(k,j)| <= 2^24, from the constant B and
 //     zero points, or K * 255 * 255 <= 2^24 without them. Otherwise the reference.
 //     (oneDNN's int8 gemm saturates u8*s8 pairs in s16 on AVX2, docs/onednn-2.6.md 2b.)
-//   QLinearMatMul requantizes as ONNX's reference does (RequantizeOnnx: f32 multiplier,
-//   double product).
+//   QLinearMatMul requantizes as ONNX Runtime does (RequantizeLikeOrt: f32 multiplier, f32
+//   product, clamp, rint).
 //
 // Supported zero points and scales: a per tensor; b per tensor or per column (1-D of
 // size N); y per tensor. Others are Unsupported.
@@ -424,7 +424,7 @@ Status RunIntMatMul(const IntMatMulState& s, const RunArgs& args) {
     using T = std::remove_pointer_t<decltype(out)>;
     for (int64_t i = 0; i < out_count; ++i) {
       const float mult = QLinearMultiplier(as, bs.data<float>()[per_col ? i % sh.n : 0], ys);
-      out[i] = RequantizeOnnx<T>(acc[i], mult, yz);
+      out[i] = RequantizeLikeOrt<T>(acc[i], mult, yz);
     }
   };
   if (s.y_dtype == DataType::kUInt8) requant(y.data<uint8_t>());

@@ -32,29 +32,28 @@ void GemmInteger(int64_t m, int64_t n, int64_t k, const Ta* a, const int32_t* a_
 
 }  // namespace ref
 
-// ONNX requantization of an int32 accumulator (onnx/reference/ops/op_qlinear_conv.py and
-// op_qlinear_matmul.py):
-//   multiplier = float32(float32(a_scale * b_scale) / y_scale)      two f32 numpy ops
-//   y = clip(rint(double(acc) * double(multiplier) + y_zp), Tmin, Tmax)
-// numpy promotes int32 array * float32 to float64, so the product and the zero-point add
-// are double ops (exact add: both are integers or the product is already rounded);
-// rint rounds ties to even. This differs from ONNX Runtime's MLAS kernels, which multiply
-// in f32: the two can disagree by one step when float(acc)*multiplier rounds across a
-// .5 boundary. NaN (a zero or non-finite scale) gives Tmin, +-inf saturates.
+// Requantization of an int32 accumulator as ONNX Runtime's MLAS kernels do it
+// (QLinearMatMul, QLinearConv):
+//   multiplier = float32(float32(a_scale * b_scale) / y_scale)
+//   v = clamp(float(acc) * multiplier, Tmin - y_zp, Tmax - y_zp)   f32 multiply
+//   y = rint(v) + y_zp                                             ties to even
+// The product is a float, not a double (as onnx's numpy reference computes it): the two
+// disagree by one step where float(acc) * multiplier rounds onto a .5 boundary, and ORT's
+// is the result QOperator models are checked against. The clamps are MAXPS then MINPS, so
+// a NaN product (a zero or non-finite scale) gives Tmin; +-inf saturates.
 inline float QLinearMultiplier(float a_scale, float b_scale, float y_scale) {
   const float ab = a_scale * b_scale;
   return ab / y_scale;
 }
 
 template <class T>
-inline T RequantizeOnnx(int32_t acc, float multiplier, int32_t y_zp) {
-  constexpr double lo = std::numeric_limits<T>::min();
-  constexpr double hi = std::numeric_limits<T>::max();
-  const double prod = double(acc) * double(multiplier);
-  const double v = std::nearbyint(prod + double(y_zp));
-  if (!(v >= lo)) return T(lo);  // also NaN
-  if (v > hi) return T(hi);
-  return T(v);
+inline T RequantizeLikeOrt(int32_t acc, float multiplier, int32_t y_zp) {
+  const float lo = float(int32_t(std::numeric_limits<T>::min()) - y_zp);
+  const float hi = float(int32_t(std::numeric_limits<T>::max()) - y_zp);
+  float v = float(acc) * multiplier;
+  v = v >= lo ? v : lo;  // also NaN
+  v = v <= hi ? v : hi;
+  return T(int32_t(std::nearbyint(v)) + y_zp);
 }
 
 }  // namespace qrt

@@ -1,8 +1,8 @@
 // Requantization of a row of int32 accumulators to 8 bits, as ONNX QLinearConv and
-// QLinearMatMul define it (RequantizeOnnx in matmul_ref.h), plus qrt:QLinearConv's clamp:
+// QLinearMatMul define it (RequantizeLikeOrt in matmul_ref.h), plus qrt:QLinearConv's clamp:
 //
 //   a    = int32(uint32(acc[i]) + uint32(bias))          two's-complement wrap
-//   q    = RequantizeOnnx<T>(a, multiplier, y_zp)       double multiply, add, rint, saturate
+//   q    = RequantizeLikeOrt<T>(a, multiplier, y_zp)       f32 multiply, clamp, rint, add zp
 //   y[i] = min(max(q, out_min), out_max)
 #pragma once
 

@@ -31,7 +31,8 @@ TEST(RequantizeRow, ReferenceValues) {
   RequantizeParams p;
   p.multiplier = 0.5f;
   p.y_zero_point = 10;
-  // 1*0.5+10 = 10.5 -> 10; 3*0.5+10 = 11.5 -> 12; -21*0.5+10 = -0.5 -> -0 -> 0; 600 -> 255.
+  // Rounded before the zero point is added, as ORT does: 1*0.5 = 0.5 -> 0 -> 10; 3*0.5 = 1.5
+  // -> 2 -> 12; -21*0.5 = -10.5, clamped to 0 - 10 first -> 0; 600 -> 255.
   EXPECT_EQ(RunRow(f, {1, 3, -21, 600, -600}, p), (std::vector<uint8_t>{10, 12, 0, 255, 0}));
   p.bias = 1;
   p.multiplier = 1.f;
@@ -48,9 +49,16 @@ TEST(RequantizeRow, ReferenceValues) {
   p = RequantizeParams();
   p.multiplier = 0.25f;
   p.y_zero_point = -3;
-  // 2*0.25-3 = -2.5 -> -2; 6*0.25-3 = -1.5 -> -2; 1000 -> 127; -1000 -> -128.
+  // 2*0.25 = 0.5 -> 0 -> -3; 6*0.25 = 1.5 -> 2 -> -1 (adding -3 before rounding would give
+  // -2 twice); 1000 -> 127; -1000 -> -128.
   const std::vector<uint8_t> got = RunRow(s8, {2, 6, 1000, -1000}, p);
-  EXPECT_EQ(std::vector<int>(got.begin(), got.end()), (std::vector<int>{254, 254, 127, 128}));
+  EXPECT_EQ(std::vector<int>(got.begin(), got.end()), (std::vector<int>{253, 255, 127, 128}));
+  // The product is a float: -5550 * 0.0033333334f is -18.5000004 in double but -18.5 in
+  // float, which rounds to -18 (ORT's QLinearMatMul gives 110 for this accumulator).
+  p = RequantizeParams();
+  p.multiplier = float(float(0.1f * 0.02f) / 0.6f);
+  p.y_zero_point = 128;
+  EXPECT_EQ(RunRow(f, {-5550}, p), (std::vector<uint8_t>{110}));
 }
 
 TEST(RequantizeRow, Avx2MatchesReferenceBitExact) {

@@ -76,7 +76,7 @@ TEST(ConvGolden, QLinearConvRoundingAndSaturation) {
   ASSERT_TRUE(y.ok()) << y.status().message();
   EXPECT_EQ(y->data<uint8_t>()[0], 10);
   EXPECT_EQ(y->data<uint8_t>()[2], 255);
-  // multiplier 0.5/1 = 0.5: 5 -> 2.5; +0 -> 2 (even), +1 -> 3.5 -> 4.
+  // multiplier 0.5/1 = 0.5: 5 -> 2.5 -> 2 (even), then the zero point (ORT's order).
   auto half = [&](uint8_t zp) {
     return testing::linalg::RunNode("QLinearConv",
                             {Runtime(x), Const(Scalar<float>(0.5f)), Const(Scalar<uint8_t>(0)), Const(w),
@@ -88,8 +88,8 @@ TEST(ConvGolden, QLinearConvRoundingAndSaturation) {
   ASSERT_TRUE(h0.ok() && h1.ok());
   EXPECT_EQ(h0->data<uint8_t>()[0], 2);
   EXPECT_EQ(h0->data<uint8_t>()[1], 4);  // 3.5 -> 4
-  EXPECT_EQ(h1->data<uint8_t>()[0], 4);  // 2.5 + 1 = 3.5 -> 4, not rint(2.5) + 1 = 3
-  EXPECT_EQ(h1->data<uint8_t>()[1], 4);  // 3.5 + 1 = 4.5 -> 4 (ties to even)
+  EXPECT_EQ(h1->data<uint8_t>()[0], 3);  // rint(2.5) + 1, not rint(2.5 + 1) = 4
+  EXPECT_EQ(h1->data<uint8_t>()[1], 5);  // rint(3.5) + 1
 }
 
 // ---- random geometries: fast paths vs reference ---------------------------------------
