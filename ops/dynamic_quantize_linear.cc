@@ -4,8 +4,8 @@
 //   y_zero_point = saturate(rint(0 - x_min / y_scale))
 //   y = saturate(rint(x / y_scale) + y_zero_point)
 // rint rounds half to even; saturate clamps to [0, 255]. NaN elements take no part in
-// the min and max. As in QuantizeLinear, a NaN quotient rounds to 0 (an all-zero input
-// gives y_scale 0, zero point 0 and y 0) instead of undefined behaviour.
+// the min and max. As in QuantizeLinear, a NaN quotient takes the lowest code, 0 (an
+// all-zero input gives y_scale 0, zero point 0 and y 0) instead of undefined behaviour.
 #include <cmath>
 
 #include "ops/op_util.h"
@@ -15,9 +15,8 @@ namespace qrt {
 namespace {
 
 uint8_t SaturateU8(float rounded, float zero_point) {
-  double v = std::isnan(rounded) ? 0.0 : double(rounded);
-  v += double(zero_point);
-  return uint8_t(v < 0.0 ? 0.0 : (v > 255.0 ? 255.0 : v));
+  const double v = double(rounded) + double(zero_point);
+  return uint8_t(v >= 0.0 ? (v > 255.0 ? 255.0 : v) : 0.0);
 }
 
 Status RunDynamicQuantize(const RunArgs& args) {

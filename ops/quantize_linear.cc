@@ -5,8 +5,8 @@
 //   DequantizeLinear: y = (float(x) - float(zp)) * scale   f32 ops.
 // And qrt:QuantizeDequantize(x, scale, zp): the pair DequantizeLinear(QuantizeLinear(x)) with
 // one per-tensor float32 scale and 8-bit zero point, float32 out (pass fuse-q-dq), exact.
-// NaN has no integer value: qrt rounds it to 0 before adding the zero point, so a NaN
-// input gives the zero point, never undefined behaviour.
+// NaN has no integer value: it takes the type's lowest code, as in ONNX Runtime (whose clamp
+// returns the bound for a NaN), never undefined behaviour.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -147,12 +147,12 @@ void StoreInt(DataType t, void* p, int64_t i, int64_t v) {
   }
 }
 
-// QuantizeLinear of one value, in the generic loops: saturate(rint(x / scale) + zp), NaN as 0,
-// the sum and clamp in double (exact for every quantized type).
+// QuantizeLinear of one value, in the generic loops: saturate(rint(x / scale) + zp), NaN to
+// the lowest code, the sum and clamp in double (exact for every quantized type).
 int64_t QuantizeValue(float x, float scale, int64_t zp, double lo, double hi) {
   const float q = std::nearbyint(x / scale);
-  const double v = (std::isnan(q) ? 0.0 : double(q)) + double(zp);
-  return int64_t(v < lo ? lo : (v > hi ? hi : v));
+  const double v = double(q) + double(zp);
+  return int64_t(v >= lo ? (v > hi ? hi : v) : lo);
 }
 
 Status RunQuantize(const QdqState& s, const RunArgs& args) {

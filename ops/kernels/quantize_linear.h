@@ -1,7 +1,8 @@
 // ONNX QuantizeLinear / DequantizeLinear run kernels for float32 data and one scale and
 // zero point per contiguous run (per-tensor, or one channel of a per-axis layout).
 //   quantize:   y = saturate(rint(x / scale) + zp)   one f32 division, ties to even,
-//               rounding before the zero point; NaN rounds to 0, so it gives zp.
+//               rounding before the zero point; NaN gives the type's lowest code, as in
+//               ONNX Runtime (its clamp's MAXPS takes the bound when x / scale is NaN).
 //   dequantize: y = (float(x) - float(zp)) * scale   f32 ops.
 //   quantize-dequantize (8-bit, the fused pair): y = dequantize(quantize(x)) with the same
 //               scale and zero point, float to float, without the 8-bit tensor in between.

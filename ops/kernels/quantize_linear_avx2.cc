@@ -1,7 +1,7 @@
 // AVX2 QuantizeLinear / DequantizeLinear for 8-bit types, bit-identical to ref::.
 // Quantize: _mm256_div_ps is the same IEEE division; _mm256_round_ps(nearest) rounds ties
-// to even as nearbyint does in the default mode; NaN is zeroed with an ordered compare;
-// the clamp happens in float, so the conversion to int32 is exact; packing cannot
+// to even as nearbyint does in the default mode; the clamp's MAXPS returns the bound for a
+// NaN, which so takes the lowest code as in the reference; the clamp happens in float, so the conversion to int32 is exact; packing cannot
 // saturate a value already inside the type's range. Dequantize does the same two f32 ops.
 // QuantizeDequantize keeps the clamped float: it is the exact integer the 8-bit value holds,
 // so float(q) - zp and the multiply are the dequantize's ops on the same numbers.
@@ -21,7 +21,7 @@
 // - y' = H (y >= H, +inf included): fl(x / s) >= H - 2^-14 (or is +inf), so it rounds to at
 //   least H and saturates at H. The same for L. The clamped value is an integer: accepted.
 // - NaN, and any vector with one element near a half-integer: the division, as in the
-//   reference (which zeroes NaN).
+//   reference (NaN to the lowest code).
 #include <immintrin.h>
 
 #include <cmath>
@@ -33,7 +33,7 @@ namespace qrt {
 namespace avx2 {
 namespace {
 
-// Steps(x) = saturate(rint(x / s) + zp) - zp, NaN as 0, an exact integer-valued float.
+// Steps(x) = saturate(rint(x / s) + zp) - zp (NaN: lo - zp), an exact integer-valued float.
 struct Quantizer {
   __m256 scale, inverse, inside, magic, no_sign, zp, low, high, lo, hi;
   bool multiply;  // scale and 1/scale normal: the division-free path applies
@@ -59,8 +59,7 @@ struct Quantizer {
       const __m256 off = _mm256_and_ps(_mm256_sub_ps(y, a), no_sign);
       if (_mm256_movemask_ps(_mm256_cmp_ps(off, inside, _CMP_LT_OQ)) == 0xFF) return a;
     }
-    __m256 r = _mm256_round_ps(_mm256_div_ps(x, scale), kNearest);
-    r = _mm256_and_ps(r, _mm256_cmp_ps(r, r, _CMP_ORD_Q));
+    const __m256 r = _mm256_round_ps(_mm256_div_ps(x, scale), kNearest);
     return _mm256_sub_ps(_mm256_min_ps(_mm256_max_ps(_mm256_add_ps(r, zp), lo), hi), zp);
   }
 };

@@ -15,10 +15,10 @@ void Quantize(int64_t n, const float* x, float scale, int32_t zp, void* out) {
   T* y = static_cast<T*>(out);
   for (int64_t i = 0; i < n; ++i) {
     float r = std::nearbyint(x[i] / scale);
-    if (std::isnan(r)) r = 0.f;
     // Exact while |r| < 2^24; beyond that the sum saturates either way.
     r += float(zp);
-    r = r < kLo ? kLo : (r > kHi ? kHi : r);
+    // A NaN takes the lowest code, as ONNX Runtime's clamps (MAXPS, then MINPS) give it.
+    r = r >= kLo ? (r > kHi ? kHi : r) : kLo;
     y[i] = T(int32_t(r));
   }
 }

@@ -15,7 +15,7 @@ namespace {
 
 constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
 
-// Steps(x) = saturate(rint(x / s) + zp) - zp, NaN as 0: the quantized value minus the zero
+// Steps(x) = saturate(rint(x / s) + zp) - zp (NaN: lo - zp): the quantized value minus the zero
 // point, an exact integer-valued float (quantize_linear_avx2.cc has the argument).
 struct Quantizer {
   __m512 scale, inverse, inside, magic, zp, low, high, lo, hi;
@@ -39,8 +39,8 @@ struct Quantizer {
       const __m512 a = _mm512_sub_ps(_mm512_add_ps(y, magic), magic);
       if (_mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(y, a)), inside, _CMP_LT_OQ) == 0xFFFF) return a;
     }
-    __m512 r = _mm512_roundscale_ps(_mm512_div_ps(x, scale), kNearest);
-    r = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(r, r, _CMP_ORD_Q), r);
+    // VMAXPS returns its second operand (lo) for a NaN: the lowest code, as the reference.
+    const __m512 r = _mm512_roundscale_ps(_mm512_div_ps(x, scale), kNearest);
     return _mm512_sub_ps(_mm512_min_ps(_mm512_max_ps(_mm512_add_ps(r, zp), lo), hi), zp);
   }
 };

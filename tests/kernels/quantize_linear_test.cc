@@ -53,9 +53,9 @@ bool SameBytes(const void* a, const void* b, size_t n) { return n == 0 || std::m
 template <class T>
 T OnnxQuantize(float x, float scale, int32_t zp) {
   double r = std::nearbyint(x / scale);  // the f32 quotient, rounded to even
-  if (std::isnan(r)) r = 0;
-  r += zp;
   const double lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+  if (std::isnan(r)) return T(lo);  // ONNX Runtime's clamp gives NaN the lowest code
+  r += zp;
   return T(r < lo ? lo : (r > hi ? hi : r));
 }
 
