@@ -27,7 +27,7 @@ extern const OpDef kConvOp, kQrtNhwcConvOp, kQrtConvQuantizeDequantizeOp, kConvI
 // concat_split.cc, slice_pad_tile.cc, transpose_gather.cc, resize.cc, softmax_reduce.cc,
 // pool.cc, normalization.cc, dynamic_quantize_linear.cc
 extern const OpDef kConcatOp, kSplitOp, kSliceOp, kPadOp, kTileOp, kTransposeOp, kGatherOp, kResizeOp,
-    kSoftmaxOp, kReduceMeanOp, kMaxPoolOp, kAveragePoolOp, kGlobalMaxPoolOp, kGlobalAveragePoolOp,
+    kSoftmaxOp, kReduceMeanOp, kMaxPoolOp, kAveragePoolOp, kGlobalMaxPoolOp, kGlobalAveragePoolOp, kLpPoolOp, kGlobalLpPoolOp,
     kBatchNormalizationOp, kDynamicQuantizeLinearOp;
 // scan.cc
 extern const OpDef kScanOp;

@@ -1,4 +1,4 @@
-// MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool over [N, C, spatial...].
+// MaxPool, AveragePool, LpPool and their Global forms over [N, C, spatial...].
 // Prepare lists, for every output position of one channel plane, the offsets of the
 // input positions its window covers (padding excluded), so the kernel is two plain loops.
 //   MaxPool:     the largest covered element (the first one in row-major window order on
@@ -10,6 +10,9 @@
 //                Runtime's MLAS pooling, chosen from the geometry as MLAS chooses
 //                (ops/kernels/average_pool.h); AveragePool-19 (ORT's own kernel) and float64
 //                (in double) sum row-major.
+//   LpPool:      (sum of |x|^p)^(1/p) over the covered elements, row-major, as ORT computes
+//                it: each |x|^p in double (p is an integer; opset 1's float p: in float)
+//                rounded to float and added in float from 0, then powf(sum, 1.0f / p).
 // MaxPool on float32 in 2-D with unit column stride and output rows at least 4 wide, without
 // Indices, where every window covers an input element and the padded plane is about the
 // input's size, runs rows of a -inf padded plane through the MaxRows kernels
@@ -30,7 +33,7 @@
 namespace qrt {
 namespace {
 
-enum class PoolKind { kMax, kAverage };
+enum class PoolKind { kMax, kAverage, kLp };
 enum class AverageOrder { kRowMajor, kColumnsFirst, kGlobal };
 
 struct PoolState {
@@ -44,6 +47,8 @@ struct PoolState {
   std::vector<int64_t> index_taps; // MaxPool Indices: the offsets in the requested storage order
   std::vector<double> divisor;     // AveragePool: per output position
   AverageOrder order = AverageOrder::kRowMajor;
+  double p = 2;           // LpPool
+  bool integer_p = true;  // LpPool-2 and later
   AveragePoolGeometry geometry;    // kColumnsFirst
   // The MaxRows path (see the top); null: the tap lists above.
   MaxRowsFn max_rows = nullptr;
@@ -107,6 +112,21 @@ void AverageRowMajor(const PoolState& s, const T* x, T* y) {
   }
 }
 
+template <class T>
+void LpRowMajor(const PoolState& s, const T* x, T* y) {
+  for (int64_t c = 0; c < s.planes; ++c) {
+    const T* xp = x + c * s.in_plane;
+    for (int64_t o = 0; o < s.out_plane; ++o) {
+      T sum = 0;
+      for (int64_t t = s.tap_start[size_t(o)]; t < s.tap_start[size_t(o) + 1]; ++t) {
+        const T v = std::abs(xp[s.taps[size_t(t)]]);
+        sum += s.integer_p ? T(std::pow(double(v), s.p)) : std::pow(v, T(s.p));
+      }
+      y[c * s.out_plane + o] = std::pow(sum, T(1) / T(s.p));
+    }
+  }
+}
+
 Status RunPool(const PoolState& s, const RunArgs& args) {
   const void* x = args.input(0)->raw();
   void* y = args.output(0)->raw();
@@ -126,7 +146,11 @@ Status RunPool(const PoolState& s, const RunArgs& args) {
     return Status::Ok();
   }
   if (s.dtype == DataType::kFloat64) {
-    AverageRowMajor(s, static_cast<const double*>(x), static_cast<double*>(y));
+    if (s.kind == PoolKind::kLp) {
+      LpRowMajor(s, static_cast<const double*>(x), static_cast<double*>(y));
+    } else {
+      AverageRowMajor(s, static_cast<const double*>(x), static_cast<double*>(y));
+    }
     return Status::Ok();
   }
   // float16 and bfloat16 widen to float first and narrow once at the end.
@@ -139,10 +163,14 @@ Status RunPool(const PoolState& s, const RunArgs& args) {
     xf = in;
     yf = ThreadScratchFloats(ScratchSlot::kOp2, size_t(s.planes * s.out_plane));
   }
-  switch (s.order) {
-    case AverageOrder::kColumnsFirst: AveragePoolColumnsFirst(s.geometry, s.planes, xf, yf); break;
-    case AverageOrder::kGlobal: AveragePoolGlobal(s.planes, s.in_plane, xf, yf); break;
-    case AverageOrder::kRowMajor: AverageRowMajor(s, xf, yf); break;
+  if (s.kind == PoolKind::kLp) {
+    LpRowMajor(s, xf, yf);
+  } else {
+    switch (s.order) {
+      case AverageOrder::kColumnsFirst: AveragePoolColumnsFirst(s.geometry, s.planes, xf, yf); break;
+      case AverageOrder::kGlobal: AveragePoolGlobal(s.planes, s.in_plane, xf, yf); break;
+      case AverageOrder::kRowMajor: AverageRowMajor(s, xf, yf); break;
+    }
   }
   if (!wide) {
     for (int64_t i = 0; i < s.planes * s.out_plane; ++i) StoreFloat(s.dtype, y, i, yf[i]);
@@ -182,7 +210,8 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
     }
     QRT_ASSIGN_OR_RETURN(strides, ctx.attrs().GetInts("strides", std::vector<int64_t>(sr, 1)));
     QRT_ASSIGN_OR_RETURN(pads, ctx.attrs().GetInts("pads", std::vector<int64_t>(2 * sr, 0)));
-    if (kind == PoolKind::kMax || ctx.opset() >= 19) {
+    if (kind == PoolKind::kMax || (kind == PoolKind::kAverage && ctx.opset() >= 19) ||
+        (kind == PoolKind::kLp && ctx.opset() >= 18)) {
       QRT_ASSIGN_OR_RETURN(dilations, ctx.attrs().GetInts("dilations", std::vector<int64_t>(sr, 1)));
     }
     QRT_ASSIGN_OR_RETURN(int64_t cm, ctx.attrs().GetInt("ceil_mode", 0));
@@ -191,7 +220,7 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
     if (kind == PoolKind::kAverage) {
       QRT_ASSIGN_OR_RETURN(int64_t cip, ctx.attrs().GetInt("count_include_pad", 0));
       include_pad = cip != 0;
-    } else {
+    } else if (kind == PoolKind::kMax) {
       QRT_ASSIGN_OR_RETURN(int64_t so, ctx.attrs().GetInt("storage_order", 0));
       col_major = so != 0;
     }
@@ -260,6 +289,17 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
 
   PoolState s;
   s.kind = kind;
+  if (kind == PoolKind::kLp) {
+    s.integer_p = ctx.opset() >= 2;
+    if (s.integer_p) {
+      QRT_ASSIGN_OR_RETURN(int64_t p, ctx.attrs().GetInt("p", 2));
+      s.p = double(p);
+    } else {
+      QRT_ASSIGN_OR_RETURN(float p, ctx.attrs().GetFloat("p", 2.f));
+      s.p = p;
+    }
+    if (!(s.p >= 1) || s.p > 1e6) return InvalidArgument("LpPool p = ", s.p, " must be >= 1");
+  }
   s.dtype = x.dtype;
   s.planes = x.dims[0] * x.dims[1];
   s.in_plane = ElementCount(in);
@@ -361,6 +401,8 @@ Status PrepareMaxPool(PrepareContext& ctx) { return PreparePool(ctx, PoolKind::k
 Status PrepareAveragePool(PrepareContext& ctx) { return PreparePool(ctx, PoolKind::kAverage, false); }
 Status PrepareGlobalMaxPool(PrepareContext& ctx) { return PreparePool(ctx, PoolKind::kMax, true); }
 Status PrepareGlobalAveragePool(PrepareContext& ctx) { return PreparePool(ctx, PoolKind::kAverage, true); }
+Status PrepareLpPool(PrepareContext& ctx) { return PreparePool(ctx, PoolKind::kLp, false); }
+Status PrepareGlobalLpPool(PrepareContext& ctx) { return PreparePool(ctx, PoolKind::kLp, true); }
 
 }  // namespace
 
@@ -368,5 +410,7 @@ const OpDef kMaxPoolOp{"", "MaxPool", 1, 1, 1, 2, PrepareMaxPool};
 const OpDef kAveragePoolOp{"", "AveragePool", 1, 1, 1, 1, PrepareAveragePool};
 const OpDef kGlobalMaxPoolOp{"", "GlobalMaxPool", 1, 1, 1, 1, PrepareGlobalMaxPool};
 const OpDef kGlobalAveragePoolOp{"", "GlobalAveragePool", 1, 1, 1, 1, PrepareGlobalAveragePool};
+const OpDef kLpPoolOp{"", "LpPool", 1, 1, 1, 1, PrepareLpPool};
+const OpDef kGlobalLpPoolOp{"", "GlobalLpPool", 1, 1, 1, 1, PrepareGlobalLpPool};
 
 }  // namespace qrt

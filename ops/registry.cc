@@ -19,7 +19,7 @@ const std::vector<const OpDef*>& AllOps() {
       &kConvOp, &kQrtNhwcConvOp, &kQrtConvQuantizeDequantizeOp, &kConvIntegerOp, &kQLinearConvOp, &kQrtQLinearConvOp, &kMatMulOp, &kGemmOp, &kMatMulIntegerOp, &kQLinearMatMulOp,
       // data movement, resize, softmax/reduce, pooling, normalization, dynamic quantization
       &kConcatOp, &kSplitOp, &kSliceOp, &kPadOp, &kTileOp, &kTransposeOp, &kGatherOp, &kResizeOp,
-      &kSoftmaxOp, &kReduceMeanOp, &kMaxPoolOp, &kAveragePoolOp, &kGlobalMaxPoolOp, &kGlobalAveragePoolOp,
+      &kSoftmaxOp, &kReduceMeanOp, &kMaxPoolOp, &kAveragePoolOp, &kGlobalMaxPoolOp, &kGlobalAveragePoolOp, &kLpPoolOp, &kGlobalLpPoolOp,
       &kBatchNormalizationOp, &kDynamicQuantizeLinearOp,
       // scan.cc (control flow)
       &kScanOp,

@@ -2,6 +2,7 @@
 // MaxPool Indices in both storage orders, and geometry errors.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <random>
 
@@ -148,6 +149,35 @@ TEST(Pool, MaxPoolFastPathEqualsTheTapLists) {
   auto g_ref = RunSingleNode("GlobalMaxPool", 12, {Data(g.Clone())}, Attributes(), 1, Isa::kScalar);
   ASSERT_TRUE(g_simd.ok() && g_ref.ok());
   EXPECT_EQ(testing::CompareBits((*g_simd)[0], (*g_ref)[0]), "");
+}
+
+TEST(Pool, LpPoolWorkedByHand) {
+  // [3, -4, 0, 12], kernel 2, stride 2: p = 2 -> sqrt(9 + 16) = 5, sqrt(0 + 144) = 12;
+  // p = 1 -> 7, 12; p = 3 -> cbrt(27 + 64) = 91^(1/3).
+  const Tensor x = Tensor::FromVector<float>({3, -4, 0, 12}, {1, 1, 4});
+  for (int64_t p : {1, 2, 3}) {
+    Attributes a = Pool({2}, {2}, {0, 0});
+    a.Set("p", p);
+    auto y = RunSingleNode("LpPool", 11, {Data(x)}, a);
+    ASSERT_TRUE(y.ok()) << y.status().message();
+    const std::vector<float> got = Values<float>((*y)[0]);
+    ASSERT_EQ(got.size(), 2u);
+    const std::vector<float> want = p == 1 ? std::vector<float>{7, 12}
+                                    : p == 2 ? std::vector<float>{5, 12}
+                                             : std::vector<float>{std::pow(91.f, 1.f / 3), std::pow(1728.f, 1.f / 3)};
+    EXPECT_EQ(got, want) << "p = " << p;
+  }
+  // GlobalLpPool over the whole plane, padding contributing nothing to LpPool.
+  auto g = RunSingleNode("GlobalLpPool", 2, {Data(x)}, Attributes());
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(Values<float>((*g)[0]), (std::vector<float>{13}));  // sqrt(9 + 16 + 144)
+  Attributes padded = Pool({3}, {1}, {1, 1});
+  auto pp = RunSingleNode("LpPool", 11, {Data(x)}, padded);
+  ASSERT_TRUE(pp.ok()) << pp.status().message();
+  EXPECT_EQ(Values<float>((*pp)[0])[0], 5.f);
+  Attributes bad = Pool({2}, {2}, {0, 0});
+  bad.Set("p", int64_t(0));
+  EXPECT_FALSE(RunSingleNode("LpPool", 11, {Data(x)}, bad).ok());
 }
 
 }  // namespace
