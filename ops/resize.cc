@@ -18,12 +18,18 @@
 // term. Cubic interpolates along the innermost axis first, sum of (c / sum) * x from 0, then
 // each outer axis as the sum of (inner * c) / sum from 0. float64 computes in double, every
 // other float type in float. tf_crop_and_resize gives extrapolation_value where an
-// interpolated coordinate leaves [0, in-1]. antialias is not implemented.
+// interpolated coordinate leaves [0, in-1].
+// antialias (opset 18, linear and cubic) stretches the filter by max(1, in/out): each
+// interpolated axis in turn, innermost first, is a pass over a float buffer whose output j
+// sums w * x from 0 over its window, the weights those of ORT's filter (triangle, or Keys'
+// cubic for cubic_coeff_a) at (i - center + 0.5) / stretch, normalized by one multiply by
+// 1 / their sum; without exclude_outside the weights outside the input fold onto the edges.
 #include <algorithm>
 #include <array>
 #include <cmath>
 
 #include "ops/kernels/index_map.h"
+#include "ops/kernels/thread_scratch.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 #include "ops/resize_coordinates.h"
@@ -158,6 +164,90 @@ Status RunInterp(const InterpState<F>& s, const RunArgs& args) {
   return Status::Ok();
 }
 
+// antialias: per interpolated axis (innermost first), output j sums input indices
+// [lo[j], hi[j]) with weights weight[j * window ...].
+struct AntialiasAxis {
+  int axis = 0;
+  int64_t in = 0, out = 0;
+  int64_t window = 0;
+  std::vector<int64_t> lo, hi;
+  std::vector<float> weight;
+  std::vector<char> outside;
+};
+
+struct AntialiasState {
+  DataType dtype;
+  Dims in_dims, out_dims;
+  std::vector<AntialiasAxis> axes;
+  float fill = 0;
+  bool extrapolate = false;
+};
+
+// One axis pass over a float tensor of `dims` (dims[axis] == a.in), into `dst`.
+void AntialiasPass(const AntialiasAxis& a, const Dims& dims, const float* src, float* dst) {
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < a.axis; ++d) outer *= dims[size_t(d)];
+  for (size_t d = size_t(a.axis) + 1; d < dims.size(); ++d) inner *= dims[d];
+  for (int64_t o = 0; o < outer; ++o) {
+    const float* sp = src + o * a.in * inner;
+    float* dp = dst + o * a.out * inner;
+    for (int64_t j = 0; j < a.out; ++j) {
+      const float* w = a.weight.data() + j * a.window;
+      for (int64_t k = 0; k < inner; ++k) {
+        float sum = 0;
+        for (int64_t t = a.lo[size_t(j)]; t < a.hi[size_t(j)]; ++t) sum += sp[t * inner + k] * w[t - a.lo[size_t(j)]];
+        dp[j * inner + k] = sum;
+      }
+    }
+  }
+}
+
+Status RunAntialias(const AntialiasState& s, const RunArgs& args) {
+  const int64_t n_in = ElementCount(s.in_dims), n_out = ElementCount(s.out_dims);
+  // Two float buffers large enough for any intermediate shape.
+  int64_t largest = std::max(n_in, n_out);
+  Dims dims = s.in_dims;
+  for (const AntialiasAxis& a : s.axes) {
+    dims[size_t(a.axis)] = a.out;
+    largest = std::max(largest, ElementCount(dims));
+  }
+  float* buf[2] = {ThreadScratchFloats(ScratchSlot::kOp0, size_t(largest)),
+                   ThreadScratchFloats(ScratchSlot::kOp1, size_t(largest))};
+  for (int64_t i = 0; i < n_in; ++i) buf[0][i] = LoadFloat(s.dtype, args.input(0)->raw(), i);
+  dims = s.in_dims;
+  int cur = 0;
+  for (const AntialiasAxis& a : s.axes) {
+    if (a.out == a.in) continue;  // ORT copies an axis whose length stays
+    AntialiasPass(a, dims, buf[cur], buf[1 - cur]);
+    dims[size_t(a.axis)] = a.out;
+    cur = 1 - cur;
+  }
+  float* y = buf[cur];
+  if (s.extrapolate) {
+    int64_t idx[kMaxRank] = {0};
+    for (int64_t e = 0; e < n_out; ++e) {
+      for (const AntialiasAxis& a : s.axes) {
+        if (a.outside[size_t(idx[a.axis])]) y[e] = s.fill;
+      }
+      for (size_t d = s.out_dims.size(); d-- > 0;) {
+        if (++idx[d] < s.out_dims[d]) break;
+        idx[d] = 0;
+      }
+    }
+  }
+  for (int64_t i = 0; i < n_out; ++i) StoreFloat(s.dtype, args.output(0)->raw(), i, y[i]);
+  return Status::Ok();
+}
+
+// ORT's filters: the triangle for linear, Keys' cubic for cubic.
+float AntialiasFilter(Mode mode, float a, float x) {
+  if (x < 0) x = -x;
+  if (mode == Mode::kLinear) return x < 1 ? 1 - x : 0;
+  if (x < 1) return ((a + 2) * x - (a + 3)) * x * x + 1;
+  if (x < 2) return (((x - 5) * x + 8) * x - 4) * a;
+  return 0;
+}
+
 struct NearestState {
   IndexMap map;
   size_t elem_size = 0;
@@ -287,6 +377,54 @@ void BuildTaps(Mode mode, ResizeCoord coord, const Geometry& g, int64_t stride, 
   taps.start.push_back(int64_t(taps.offset.size()));
 }
 
+// ORT's antialias weights for one axis (see the top).
+AntialiasAxis BuildAntialiasAxis(Mode mode, ResizeCoord coord, const Geometry& g, int axis, float cubic_a,
+                                 bool exclude_outside) {
+  AntialiasAxis a;
+  a.axis = axis;
+  a.in = g.in;
+  a.out = g.out;
+  const float stretch = 1.0f / g.scale;
+  const float half_support = mode == Mode::kLinear ? 1.0f : 2.0f;
+  const float support = stretch >= 1.0f ? half_support * stretch : half_support;
+  a.window = int64_t(std::ceil(support)) * 2 + 1;
+  const float inv_stretch = stretch >= 1.0f ? 1.0f / stretch : 1.0f;
+  std::vector<float> w(size_t(a.window));
+  a.weight.assign(size_t(a.window * g.out), 0.f);
+  for (int64_t i = 0; i < g.out; ++i) {
+    const float center = 0.5f + (stretch == 1.0f ? float(i) : Coordinate<float>(coord, g, i));
+    a.outside.push_back(center - 0.5f < 0 || center - 0.5f > float(g.in - 1));
+    const int64_t min_real = int64_t(std::floor(center - support + 0.5f));
+    int64_t max_real = int64_t(std::floor(center + support + 0.5f));
+    max_real = min_real + std::clamp<int64_t>(max_real - min_real, 0, a.window);
+    const int64_t min_cut = std::clamp<int64_t>(min_real, 0, g.in), max_cut = std::clamp<int64_t>(max_real, 0, g.in);
+    const int64_t lo = exclude_outside ? min_cut : min_real;
+    const int64_t count = (exclude_outside ? max_cut : max_real) - lo;
+    a.lo.push_back(min_cut);
+    a.hi.push_back(max_cut);
+    std::fill(w.begin(), w.end(), 0.f);
+    float total = 0;
+    for (int64_t x = 0; x < count; ++x) {
+      w[size_t(x)] = AntialiasFilter(mode, cubic_a, (float(x + lo) - center + 0.5f) * inv_stretch);
+      total += w[size_t(x)];
+    }
+    if (!exclude_outside && min_cut < max_cut) {
+      // The weights of taps before the input fold onto the first one inside, those after
+      // it onto the last one; then the inside taps move to the front.
+      const int64_t before = std::clamp<int64_t>(-lo, 0, count - 1);
+      for (int64_t x = 0; x < before; ++x) w[size_t(before)] += w[size_t(x)];
+      const int64_t after = std::clamp<int64_t>(count + lo - g.in, 0, count - 1);
+      for (int64_t x = count - after; x < count; ++x) w[size_t(count - after - 1)] += w[size_t(x)];
+      if ((before | after) > 0) {
+        for (int64_t x = 0; x < max_cut - min_cut; ++x) w[size_t(x)] = w[size_t(x + before)];
+      }
+    }
+    const float inv_total = total == 0.0f ? 1.0f : 1.0f / total;
+    for (int64_t x = 0; x < max_cut - min_cut; ++x) a.weight[size_t(i * a.window + x)] = w[size_t(x)] * inv_total;
+  }
+  return a;
+}
+
 template <class F>
 void SetInterpKernel(PrepareContext& ctx, Mode mode, ResizeCoord coord, const std::vector<Geometry>& geo,
                      const Dims& in_dims, const Dims& out, double cubic_a, bool exclude_outside, double fill) {
@@ -363,9 +501,11 @@ Status PrepareResize(PrepareContext& ctx) {
     exclude_outside = ex != 0;
     extrapolation = ev;
   }
+  bool antialias = false;
   if (opset >= 18) {
-    QRT_ASSIGN_OR_RETURN(int64_t antialias, at.GetInt("antialias", 0));
-    if (antialias != 0 && mode != Mode::kNearest) return Unsupported("Resize antialias = 1");
+    QRT_ASSIGN_OR_RETURN(int64_t aa, at.GetInt("antialias", 0));
+    antialias = aa != 0 && mode != Mode::kNearest;
+    if (antialias && x.dtype == DataType::kFloat64) return Unsupported("Resize antialias on float64");
     QRT_ASSIGN_OR_RETURN(policy, at.GetString("keep_aspect_ratio_policy", std::string("stretch")));
     if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller") {
       return InvalidArgument("unknown keep_aspect_ratio_policy '", policy, "'");
@@ -509,6 +649,33 @@ Status PrepareResize(PrepareContext& ctx) {
   }
   if (ElementCount(out) == 0) {
     ctx.SetKernel<EmptyOutput, WriteNothing>(EmptyOutput{});
+    return Status::Ok();
+  }
+  if (antialias) {
+    // A downscale by k stretches the window k times: bound the weight tables and the work.
+    double work = 0;
+    for (size_t d = 0; d < geo.size(); ++d) {
+      const double window = 2 * std::ceil((mode == Mode::kLinear ? 1.0 : 2.0) * std::max(1.0, 1.0 / geo[d].scale)) + 1;
+      if (window * double(geo[d].out) > double(int64_t(1) << 27)) {
+        return ResourceExhausted("Resize antialias weight table of ", window, " x ", geo[d].out, " on axis ", d,
+                                 " is too large");
+      }
+      work += window * double(std::max(ElementCount(x.dims), ElementCount(out)));
+    }
+    if (work > double(int64_t(1) << 32)) {
+      return ResourceExhausted("Resize antialias needs ", work, " weighted taps, over the limit of 2^32");
+    }
+    AntialiasState s;
+    s.dtype = x.dtype;
+    s.in_dims = x.dims;
+    s.out_dims = out;
+    s.fill = float(extrapolation);
+    s.extrapolate = crop;
+    const std::vector<char> on = InterpolatedAxes(mode, geo);
+    for (size_t d = geo.size(); d-- > 0;) {
+      if (on[d]) s.axes.push_back(BuildAntialiasAxis(mode, coord, geo[d], int(d), float(cubic_a), exclude_outside));
+    }
+    ctx.SetKernel<AntialiasState, RunAntialias>(std::move(s));
     return Status::Ok();
   }
   if (x.dtype == DataType::kFloat64) {

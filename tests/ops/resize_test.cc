@@ -137,6 +137,29 @@ TEST(Resize, LinearAlignCornersUsesTheOutputLength) {
   EXPECT_FLOAT_EQ(y[1], 20.f / 3);
 }
 
+TEST(Resize, LinearAntialiasWeightsWorkedByHand) {
+  // 4 -> 2 (scale 0.5, half_pixel): the triangle stretched 2x, support 2, centres 1 and 3.
+  // Output 0 covers taps -1..2 with (1 - |i - 0.5| / 2): 0.25, 0.75, 0.75, 0.25, sum 2; the
+  // tap before the input folds onto tap 0: (1, 0.75, 0.25) / 2. Output 1 folds tap 4 onto 3.
+  const Tensor x = Tensor::FromVector<float>({0, 8, 16, 24}, {4});
+  Attributes a = ResizeAttrs("linear", "half_pixel");
+  a.Set("antialias", int64_t(1));
+  auto out = RunSingleNode("Resize", 18, {Data(x), Omitted(), Known(Tensor::FromVector<float>({0.5f}, {1}))}, a);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{0.5f * 0 + 0.375f * 8 + 0.125f * 16,
+                                                          0.125f * 8 + 0.375f * 16 + 0.5f * 24}));
+  // exclude_outside drops the outside tap instead: (0.75, 0.75, 0.25) / 1.75 at output 0.
+  a.Set("exclude_outside", int64_t(1));
+  auto ex = RunSingleNode("Resize", 18, {Data(x), Omitted(), Known(Tensor::FromVector<float>({0.5f}, {1}))}, a);
+  ASSERT_TRUE(ex.ok()) << ex.status().message();
+  EXPECT_NEAR(Values<float>((*ex)[0])[0], (0.75 * 8 + 0.25 * 16) / 1.75, 1e-5);
+  // Without antialias the same downscale takes two taps: x = 0.5 -> (0 + 8) / 2.
+  auto plain = RunSingleNode("Resize", 18, {Data(x), Omitted(), Known(Tensor::FromVector<float>({0.5f}, {1}))},
+                             ResizeAttrs("linear", "half_pixel"));
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_EQ(Values<float>((*plain)[0]), (std::vector<float>{4, 20}));
+}
+
 TEST(Resize, RejectsBadInputs) {
   const Tensor x = Tensor::FromVector<uint8_t>({1, 2}, {2});
   auto linear_u8 = RunSingleNode("Resize", 13, {Data(x), Omitted(), Known(Tensor::FromVector<float>({2}, {1}))},
