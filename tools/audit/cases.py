@@ -13,25 +13,36 @@ A case is a dict:
            (an initializer) or "dq" (the activation again, for binary ops)
   qtype    np.uint8 or np.int8; scale, zp: the shared quantization
   seed     for the input data
+  dequantize, quantize  False for ops that take or give the 8-bit tensor themselves (the
+           integer and QOperator ops); out_type is then the output's ONNX type
+  domain   the op's domain ("" or "com.microsoft")
+  extra_outputs  op outputs after the first, named but not graph outputs
   exception  where qrt follows the ONNX specification and ONNX Runtime does not: the reason
            (the tool reports the case but does not count it, and writes no test data for it)
 Every case's input covers its type's whole range, ends included.
 """
 import numpy as np
+from onnx import TensorProto
 
 F32 = np.float32
 I64 = np.int64
 
 
 def case(name, op, shape, attrs=None, consts=(), opset=13, qtype=np.uint8, scale=0.1, zp=None, seed=0,
-         exception=None):
+         exception=None, dequantize=True, quantize=True, out_type=None, domain="", extra_outputs=0):
     if zp is None:
         zp = 128 if qtype == np.uint8 else 0
     return dict(name=name, op=op, opset=opset, shape=list(shape), attrs=attrs or {}, consts=list(consts),
-                qtype=qtype, scale=float(scale), zp=int(zp), seed=seed, exception=exception)
+                qtype=qtype, scale=float(scale), zp=int(zp), seed=seed, exception=exception,
+                dequantize=dequantize, quantize=quantize, out_type=out_type, domain=domain,
+                extra_outputs=extra_outputs)
 
 
 def f32(*v):
+    return np.array(v, dtype=F32)
+
+
+def sf(v):
     return np.array(v, dtype=F32)
 
 
@@ -100,6 +111,29 @@ def resize_cases():
             out.append(case(f"resize_{mode}_{policy}", "Resize", x,
                             {"mode": mode, "keep_aspect_ratio_policy": policy, "axes": [2, 3]},
                             [None, None, i64(14, 15)], opset=19))
+    # antialias (opset 18): downscales stretch the filter, exclude_outside folds the edges
+    for mode in ("linear", "cubic"):
+        for sname, sc in (("0p5", (0.5, 0.5)), ("0p3x0p6", (0.3, 0.6)), ("1p5", (1.5, 1.5)), ("0p6x1p7", (0.6, 1.7))):
+            for ex in (0, 1):
+                out.append(case(f"resize_{mode}_antialias_{sname}_ex{ex}", "Resize", [1, 2, 19, 23],
+                                {"mode": mode, "antialias": 1, "exclude_outside": ex},
+                                [None, f32(1, 1, *sc)], opset=18, seed=len(out)))
+        out.append(case(f"resize_{mode}_antialias_align_corners_sizes", "Resize", [1, 2, 19, 23],
+                        {"mode": mode, "antialias": 1, "coordinate_transformation_mode": "align_corners"},
+                        [None, None, i64(1, 2, 7, 9)], opset=18))
+        out.append(case(f"resize_{mode}_antialias_2d", "Resize", [19, 23], {"mode": mode, "antialias": 1},
+                        [None, f32(0.4, 0.7)], opset=18))
+        out.append(case(f"resize_{mode}_antialias_nhwc", "Resize", [1, 19, 23, 3], {"mode": mode, "antialias": 1},
+                        [None, f32(1, 0.4, 0.7, 1)], opset=18))
+        out.append(case(f"resize_{mode}_antialias_tf_crop", "Resize", [1, 2, 19, 23],
+                        {"mode": mode, "antialias": 1, "coordinate_transformation_mode": "tf_crop_and_resize",
+                         "extrapolation_value": 2.0}, [f32(0, 0, -0.1, 0.2, 1, 1, 0.8, 1.2), None, i64(1, 2, 7, 9)],
+                        opset=18, exception=None if mode == "cubic" else
+                        "ORT 1.30 fails on this model (narrowing_error in its bilinear antialias kernel)"))
+    out.append(case("resize_cubic_antialias_a50_0p5", "Resize", [1, 2, 19, 23],
+                    {"mode": "cubic", "antialias": 1, "cubic_coeff_a": -0.5}, [None, f32(1, 1, 0.5, 0.5)], opset=18))
+    out.append(case("resize_linear_antialias_3d", "Resize", [9, 10, 11], {"mode": "linear", "antialias": 1},
+                    [None, f32(0.5, 0.6, 0.4)], opset=18))
     # opset 10 (asymmetric, nearest rounding of its own), int8 and zero points at the ends
     for mode in ("nearest", "linear"):
         for sname, s in (("0p6", 0.6), ("1p5", 1.5)):
@@ -166,6 +200,22 @@ def average_pool_cases():
     return out
 
 
+def lp_pool_cases():
+    out = []
+    x = [1, 3, 11, 13]
+    for p in (1, 2, 3):
+        out.append(case(f"lppool_p{p}_k3p1", "LpPool", x, dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1], p=p),
+                        opset=11, scale=0.05, seed=p))
+        out.append(case(f"globallppool_p{p}", "GlobalLpPool", [1, 16, 5, 7], dict(p=p), scale=0.05, seed=p))
+    out.append(case("lppool_k2s2", "LpPool", x, dict(kernel_shape=[2, 2], strides=[2, 2]), opset=11, scale=0.05))
+    out.append(case("lppool_1d_k3s2", "LpPool", [1, 3, 17], dict(kernel_shape=[3], strides=[2]), opset=11, scale=0.05))
+    out.append(case("lppool18_k3_ceil", "LpPool", x, dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1),
+                    opset=18, scale=0.05))
+    out.append(case("lppool18_k3_dil2", "LpPool", x, dict(kernel_shape=[3, 3], dilations=[2, 2], pads=[1, 1, 1, 1]),
+                    opset=18, scale=0.05))
+    return out
+
+
 def other_cases():
     out = []
     x = [1, 3, 11, 13]
@@ -211,8 +261,87 @@ def other_cases():
     return out
 
 
+def more_float_op_cases():
+    out = []
+    x = [1, 3, 11, 13]
+    rng = np.random.default_rng(11)
+    out.append(case("gather_axis2", "Gather", x, dict(axis=2), consts=[i64(0, 10, 3, 3, -1)]))
+    out.append(case("slice_steps", "Slice", x, consts=[i64(1, 2), i64(11, 13), i64(2, 3), i64(2, 3)]))
+    out.append(case("split_axis3", "Split", x, dict(axis=3), consts=[i64(6, 7)], extra_outputs=1))
+    out.append(case("tile", "Tile", x, consts=[i64(1, 2, 1, 2)]))
+    out.append(case("reshape", "Reshape", x, consts=[i64(3, -1)]))
+    out.append(case("flatten_axis2", "Flatten", x, dict(axis=2)))
+    out.append(case("squeeze", "Squeeze", x, consts=[i64(0)]))
+    out.append(case("unsqueeze", "Unsqueeze", x, consts=[i64(0, 5)]))
+    out.append(case("identity", "Identity", x))
+    out.append(case("pad_constant", "Pad", x, dict(mode="constant"), consts=[i64(0, 0, 2, 1, 0, 0, 1, 2), f32(0.5)]))
+    out.append(case("pad_edge", "Pad", x, dict(mode="edge"), consts=[i64(0, 1, 1, 0, 0, 0, 2, 3)]))
+    out.append(case("clip_opset10_attributes", "Clip", x, dict(min=-2.0, max=3.5), opset=10))
+    out.append(case("clip_opset11_min_only", "Clip", x, consts=[f32(-1.5)], opset=11))
+    out.append(case("softmax_opset11_axis1", "Softmax", x, dict(axis=1), opset=11))
+    out.append(case("softmax_axis2", "Softmax", x, dict(axis=2)))
+    out.append(case("reducemean_opset18_axes_input", "ReduceMean", x, dict(keepdims=1), consts=[i64(1, 3)], opset=18))
+    out.append(case("reducemean_all_axes", "ReduceMean", x, dict(keepdims=0)))
+    out.append(case("hardsigmoid_default", "HardSigmoid", x))
+    out.append(case("leakyrelu_default", "LeakyRelu", x))
+    out.append(case("div_self", "Div", x, consts=["dq"], scale=0.1, zp=0, qtype=np.int8))
+    w = (rng.integers(-8, 9, (13, 6)) * 0.125).astype(F32)
+    out.append(case("matmul_batched", "MatMul", [2, 3, 4, 13], consts=[w]))
+    wg = (rng.integers(-8, 9, (5, 13)) * 0.125).astype(F32)
+    bg = (rng.integers(-8, 9, 5) * 0.25).astype(F32)
+    out.append(case("gemm_transb_alpha_beta", "Gemm", [7, 13], dict(transB=1, alpha=0.5, beta=2.0), consts=[wg, bg]))
+    out.append(case("gemm_one_row", "Gemm", [1, 13], dict(transB=1), consts=[wg, bg]))
+    wc = (rng.integers(-8, 9, (4, 3, 1, 1)) * 0.125).astype(F32)
+    out.append(case("conv_1x1", "Conv", x, dict(kernel_shape=[1, 1]), consts=[wc]))
+    wd = (rng.integers(-8, 9, (6, 1, 3, 3)) * 0.125).astype(F32)
+    out.append(case("conv_grouped_dilated", "Conv", x, dict(kernel_shape=[3, 3], group=3, dilations=[2, 2],
+                                                           pads=[2, 2, 2, 2]), consts=[wd]))
+    gamma, beta = rng.uniform(0.5, 1.5, 3).astype(F32), rng.uniform(-1, 1, 3).astype(F32)
+    mean, var = rng.uniform(-1, 1, 3).astype(F32), rng.uniform(0.5, 2, 3).astype(F32)
+    out.append(case("batchnorm_opset10", "BatchNormalization", x, dict(epsilon=1e-3), consts=[gamma, beta, mean, var],
+                    opset=10))
+    out.append(case("concat_three", "Concat", x, dict(axis=3), consts=["dq", "dq"]))
+    out.append(case("transpose_default_perm", "Transpose", x))
+    return out
+
+
+def integer_op_cases():
+    """The ops that read the 8-bit tensor themselves."""
+    out = []
+    x = [1, 3, 11, 13]
+    rng = np.random.default_rng(12)
+    w8 = rng.integers(-128, 128, (4, 3, 3, 3)).astype(np.int8)
+    wu8 = rng.integers(0, 256, (4, 3, 3, 3)).astype(np.uint8)
+    bias = rng.integers(-2000, 2000, 4).astype(np.int32)
+    out.append(case("qlinearconv_s8w", "QLinearConv", x, dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+                    consts=[f32(0.1), np.uint8(128), w8, f32(0.02), np.int8(0), f32(0.37), np.uint8(120), bias],
+                    dequantize=False, quantize=False, out_type=TensorProto.UINT8))
+    out.append(case("qlinearconv_u8w_per_channel", "QLinearConv", x, dict(kernel_shape=[3, 3], strides=[2, 2]),
+                    consts=[f32(0.1), np.uint8(128), wu8, f32(0.02, 0.03, 0.01, 0.05), np.array([128, 120, 130, 127], np.uint8),
+                            f32(0.4), np.uint8(128)],
+                    dequantize=False, quantize=False, out_type=TensorProto.UINT8))
+    out.append(case("convinteger", "ConvInteger", x, dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+                    consts=[wu8, np.uint8(128), np.uint8(127)], dequantize=False, quantize=False,
+                    out_type=TensorProto.INT32))
+    wm = rng.integers(-128, 128, (13, 5)).astype(np.int8)
+    out.append(case("qlinearmatmul", "QLinearMatMul", x,
+                    consts=[f32(0.1), np.uint8(128), wm, f32(0.02), np.int8(0), f32(0.6), np.uint8(128)],
+                    dequantize=False, quantize=False, out_type=TensorProto.UINT8))
+    out.append(case("matmulinteger", "MatMulInteger", x, consts=[wm, np.uint8(128), np.int8(3)],
+                    dequantize=False, quantize=False, out_type=TensorProto.INT32))
+    for op in ("QLinearAdd", "QLinearMul"):
+        b = rng.integers(0, 256, (13,)).astype(np.uint8)
+        out.append(case(op.lower(), op, x, consts=[sf(0.1), np.uint8(128), b, sf(0.05), np.uint8(100), sf(0.1),
+                                                   np.uint8(128)],
+                        dequantize=False, quantize=False, out_type=TensorProto.UINT8, domain="com.microsoft"))
+    out.append(case("dynamicquantizelinear", "DynamicQuantizeLinear", x, quantize=False, out_type=TensorProto.UINT8,
+                    opset=11, extra_outputs=2))
+    return out
+
+
 def all_cases():
-    cases = resize_cases() + average_pool_cases() + other_cases()
+    cases = (resize_cases() + average_pool_cases() + lp_pool_cases() + other_cases() + more_float_op_cases()
+             + integer_op_cases())
     names = [c["name"] for c in cases]
     assert len(names) == len(set(names)), "duplicate case names"
     return cases

@@ -1,0 +1,1 @@
+	ByJÆ,bwfpet‚’{…{±›N[Gk°m–„~qFoU—˜ºe«pAEŠ‹“‰µ¡¶]¢na¤w±T}„Tyc>{~Èke<1T~e„<t†w¤€rw±lx…’›yry|…n]”tD‘q@‰‡‘¤x¤»‚”P9²˜‘p~«¢w6SUL£†‚pO“hUŒ=aWvªsˆ«£‹9k§„e…”zU|pˆ¡p–ws’x^r;D’qRfzN†\Xz•‚ibD‘€ah‡U‘g

@@ -1,0 +1,1 @@
+	ByJÆeidf™z³¡c‰yVfWšdSr‡“xC“eI{eY§–’a}¨_p}h’¡¨¸Ž¤[sUˆ¬t˜²z”vŠŠ|”8zW…­¡¶wazžs}‰ŠnfEMR»Sd°¤V™l‚¥:„‘¯ipž˜}BL‹ƒ¹£m‡“teu;rodcœ;™t¬F“yjn²š™ƒPtx¹wu‘>ˆt”uÀ· ‚‡jRed€kb]UÃR—‰„@n‘}[“‹ª}‚|z”fsy¥¯ªßª‘

@@ -1,0 +1,1 @@
+ByJpZˆ— oOiXŽƒeouÂ¥µ„Pt|™{f›€‘?‡H}Š°guXA‹Œ}t–½zYel}‹´ÃN~]k]¢ŸYB]KicUouW…š¡ŠOWZc©¥•—™…jxI˜ghW®¡¬ªžlf³¨†ŸtfL.Ž½­‘}

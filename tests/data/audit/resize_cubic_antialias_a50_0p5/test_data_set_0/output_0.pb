@@ -1,0 +1,1 @@
+	ByJÆgžšNehˆ|}¦­mZ˜R†CK‡nYe–‰|Š Mq¤|s[Š{€•Žkcnª¶adX~DKV\^jl–§©ƒD`hŠ‡pk…mƒ°‘„±‰}mnLzÊššV›’pED»£~®m•œisÈ¦v¨Ÿu––RT°|”OŸftŸ-d¿vtž fa¢¥ia‡pMˆ[¶•l”X‹Y™my†y•Gžosš{‰Še¤‰Ë†{ˆ¦|_MkIUt¦j×³ei„hE[iq©

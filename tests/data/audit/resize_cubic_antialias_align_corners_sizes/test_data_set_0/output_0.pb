@@ -1,0 +1,1 @@
+	ByJ~B³l\gun²»}e’o’lb~–­tU‰xŠšZlpœmu¤DOg…yn…|r‚´•†«~oF³Ž_l«T_¡–§Âe¢w–—‘œŒ‡„\‰–‚xip–c€^¡vr›Ž–vfƒuZ¢q‡rŒ¦‡‚s¸ŒToIb”€|Ÿuj¡Xc~ó

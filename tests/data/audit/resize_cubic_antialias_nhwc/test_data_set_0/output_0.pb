@@ -1,0 +1,1 @@
+ByJÐLa‘ŠbjW}D“fBDŸŠ® š»gmg²tÄ§Äg£rŽLK‚€~ng“]bGY˜dq…jzu”ŒNŒr‘}Pw³‡ ¢g‚z†Š‚pZ‰~ygjs|’U~•WUžb]{—x„whŽ§xY€f_~ÀŠÂÅ{¼xw˜X·zkg§¦E£œsŒœžE‡„—}”Æ|hŠfYj…f7°gu„ˆRÛŒN¨Š‹¶jS~…‘‹´m”¤YX¸‘‚ÅŒw„}ruUW`vŒªdˆmy?WuoJd{`rÁg†htŠgYƒ§~mÕŽ´˜k‘ƒW¢‰]žƒm§@“mVºˆ‹wh«8kw^V¢šŸ‘du°„O•ž¨ª…®Î¬•ÂUxufZA”¥k›qEUº!>ˆnRpŒ—w|d^€‘IŸ“}…if€ƒ¦E™«¯zg•ºW–˜4u¸cmztL–

@@ -1,0 +1,1 @@
+ByJ‚4~fhkb‡S…D„ši›ŽKq’h~ŽŠYŒ~k‰‡Ul€œ¨‘_j`P¦wg”ˆ§¦€†Ž„‚”¼”lv†j«tœ©[Z~«ˆŽƒª“š†‹xfn[Puk”z_rbŠspVv]‹“[_tq]xˆ€fYˆpvˆo€ŽŒse}flq…p

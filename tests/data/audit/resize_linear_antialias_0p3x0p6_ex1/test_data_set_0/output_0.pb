@@ -1,0 +1,1 @@
+ByJ‚Cƒ‘Rx‰yOVtŠ«Wuzx{u7b˜}‹c…ˆjrh•fq•Ptapy~ƒUr‚‰”{ˆ¡lŒhltX^oa”j—`zwX––^€¨nYz“Œ£qœ‘ttqˆ~w†††Œ€¨’v‹ ‹¤spju¡Tgwwabupcr‚@rtz

@@ -1,0 +1,1 @@
+	ByJÆ7¢mhNŠh{eWPM}„zrŠjiv–šf‰˜¡žl¬šnjyu~Œ‹‹†„¡‘{c‘{“€sUZn ˜\”…i‹”n\€h—¨s€v€idr{a—•jBmi[“Ž†|’£@_zy££­©„[vŠSrQ~‘‰|vv˜–ƒ@nq†Œ…v\‹¶‚…†…³ˆvY{„˜xy²‰ _{{SBdU˜—lw“|~]…¦š‰wmh{e˜{c¬—œŽ}f‡x„©­”†šiVm€x

@@ -1,0 +1,1 @@
+	ByJÆ”“f•ªŠŒhvVrŠy ªz{wŠe‹]‰”‘m’¨rsl…}„£w›‡iw¤¨sf†”i—“{Ž„¥x‚jšµx’}rs{Š]e“¦`ab‰xZgQ_hš‚Š€t[uisŠ‰bŠ›©±±Œƒo|‰t© ž¦]yeƒsƒyj€WyX]Sz~€z«jmittŽgytU¬¥‚p©±ƒ—|—šu‚±­¡lƒ‘{{rL†{©t•†d„†hps†uvr_~’hƒ˜

@@ -1,0 +1,1 @@
+ByJp\ˆ“™sTk_…„jux³¤°}^xxl~ŒL}Pz…¦lv`S‚~†|}‘¥ubgkƒ„¦³Y~hmg”—jHZSmj_q|]ƒ——›–…X^biŸ ’””‡mtXmi]¦ ££•rp§ŒrdQB‰²£–‹

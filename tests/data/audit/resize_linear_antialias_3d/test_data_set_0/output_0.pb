@@ -1,0 +1,1 @@
+ByJ`dy^ox|v‰yr§†mqŠmX¦žwƒbj}›{rm•„ht‹}‰v¥™uaŒ—{yƒvˆŠr‰‘vs“u{}”‘{q›‚y„yxx`pz|–‚}„©‚xŒšsv”mg

@@ -1,0 +1,1 @@
+	ByJ~G£odhpp«µwp‰oŠkg›¥u]ƒx‹Œcly“|pw—OWiƒ|tˆˆ|v€«‹ƒœ…sTŠ©˜zdp¤`f—˜ª»p˜—•žš’ƒƒg†”‚x}vv’f{i•~{š‹xmƒyazƒtŠž‹„w°„^jYh‘€ƒ’|xk•_n‚ä

@@ -1,0 +1,1 @@
+ByJÐLdioauOŒjJSœŒ¯˜–´nvp¤xµ ‰¼wšz‹ZWy~wcŠ`fP`nq‘|m€tˆX†‚s‡}a‚­ƒ™’’u€€‚Œ†qpƒ€€wjhu}Y†Ž_Y—fa~“w~xi‰žud‚rd„¯|±º|µ}…šf£–~srŸY¢Œq‘’˜S‹…~‘}‰µunƒn^k‚jFrƒq‚ˆ_Æ’X¨ƒ†®o^‚ˆ†‚§xŽ¡‡dd¯ƒº…r„{tw^e`oˆ¥h‚suR[ooSm~b®i†qw‡rYƒ£}pÆ•ªš˜uˆ‡ƒa‰_˜|sŸOŽtY¹‚‘wg˜Nrwac˜”ox£‘‡[’—Ÿ¨¨Æ¨‘²\z|efM†’–jŽtH`¬1J‰qYuˆŽt€hf‚ˆT•v‰‰po†Š‚›Z¦¥vŒ©‚Z“—=~²itqR’
