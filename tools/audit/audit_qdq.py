@@ -138,12 +138,14 @@ def main():
     for c in selected:
         d = os.path.join(work, c["name"])
         write_case(c, d)
+        if c["exception"]:
+            rows.append((c["op"], c["name"], f"exception: {c['exception']}"))
+            continue
         ref, err = run_ort(d)
         if ref is None:
             rows.append((c["op"], c["name"], f"ORT refuses: {err}"))
-            continue
-        if c["exception"]:
-            rows.append((c["op"], c["name"], f"exception: {c['exception']}"))
+            stats = per_op.setdefault(c["op"], {"cases": 0, "outputs": 0, "differ": 0, "steps": 0, "errors": 0})
+            stats["errors"] += 1
             continue
         if args.write_data:
             dst = os.path.join(args.write_data, c["name"])
@@ -169,9 +171,14 @@ def main():
                 stats["errors"] += 1
                 continue
             if ref.dtype.kind == "f":  # float outputs: bitwise, the largest difference in ulps
-                diff = np.abs(got.view(np.int32).astype(np.int64) - ref.view(np.int32).astype(np.int64))
+                bits = {2: np.int16, 4: np.int32, 8: np.int64}[ref.dtype.itemsize]
+                diff = np.abs(got.view(bits).astype(np.int64) - ref.view(bits).astype(np.int64))
             else:
                 diff = np.abs(got.astype(np.int64) - ref.astype(np.int64))
+            if got.dtype != ref.dtype:
+                cells.append(f"{passes}/{tname}: dtype {got.dtype} vs {ref.dtype}")
+                stats["errors"] += 1
+                continue
             n = int(np.count_nonzero(diff))
             worst = max(worst, n)
             stats["steps"] = max(stats["steps"], int(diff.max()) if diff.size else 0)

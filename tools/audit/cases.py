@@ -339,9 +339,41 @@ def integer_op_cases():
     return out
 
 
+def quantizer_and_cast_cases():
+    """QuantizeLinear / DequantizeLinear themselves (per axis, opset 13), Cast out of the
+    quantized domain, and power-of-two scales for the ops where ties are most common."""
+    out = []
+    x = [1, 3, 11, 13]
+    out.append(case("dequantizelinear_per_axis", "DequantizeLinear", x, dict(axis=1),
+                    consts=[f32(0.1, 0.25, 0.037), np.array([128, 0, 255], np.uint8)], dequantize=False,
+                    quantize=False, out_type=TensorProto.FLOAT))
+    out.append(case("quantizelinear_per_axis", "QuantizeLinear", x, dict(axis=1),
+                    consts=[f32(0.3, 0.0625, 0.17), np.array([0, 128, 250], np.uint8)], quantize=False,
+                    out_type=TensorProto.UINT8))
+    out.append(case("quantizelinear_per_axis_s8", "QuantizeLinear", x, dict(axis=-1),
+                    consts=[np.linspace(0.05, 0.4, 13).astype(F32), np.arange(-6, 7).astype(np.int8)],
+                    quantize=False, out_type=TensorProto.INT8, qtype=np.int8, zp=-128))
+    for to, name in ((TensorProto.INT32, "int32"), (TensorProto.FLOAT16, "float16"), (TensorProto.BOOL, "bool"),
+                     (TensorProto.DOUBLE, "double")):
+        out.append(case(f"cast_to_{name}", "Cast", x, dict(to=to), quantize=False, out_type=to, scale=0.35))
+    for sc in (0.125, 0.5):
+        tag = str(sc).replace(".", "p")
+        out.append(case(f"resize_linear_half_pixel_1p5_scale{tag}", "Resize", x, {"mode": "linear"},
+                        [None, f32(1, 1, 1.5, 1.5)], scale=sc))
+        out.append(case(f"resize_cubic_0p6x1p7_scale{tag}", "Resize", x, {"mode": "cubic"},
+                        [None, f32(1, 1, 0.6, 1.7)], scale=sc))
+        out.append(case(f"avgpool_k3p1_scale{tag}", "AveragePool", x, dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+                        scale=sc))
+        out.append(case(f"avgpool_k2s2_scale{tag}", "AveragePool", x, dict(kernel_shape=[2, 2], strides=[2, 2]),
+                        scale=sc))
+    out.append(case("avgpool_valid_k3s2", "AveragePool", x, dict(kernel_shape=[3, 3], strides=[2, 2],
+                                                                auto_pad="VALID")))
+    return out
+
+
 def all_cases():
     cases = (resize_cases() + average_pool_cases() + lp_pool_cases() + other_cases() + more_float_op_cases()
-             + integer_op_cases())
+             + integer_op_cases() + quantizer_and_cast_cases())
     names = [c["name"] for c in cases]
     assert len(names) == len(set(names)), "duplicate case names"
     return cases

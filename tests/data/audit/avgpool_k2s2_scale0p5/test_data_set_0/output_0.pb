@@ -1,0 +1,1 @@
+ByJZD˜v‹¡a¾¦P‰•˜ÅƒR`Z|œ•~NO¸pj’mM||Qx¡¡Ÿ–ˆ¢lwV¿{:R\‹Kg}œ™x~Ÿ:WS¨”v”5’t„oˆ–l„¶~lf…ª–^wŸ˜˜D›²~H

@@ -1,0 +1,1 @@
+ByJZ~…jŽ›t°sb{hy“uII[‚”­G^—sm‹|dZxqzŒ¢x†”†plinkMYtrMv`†iŠ†j_y}{š”k¥ƒ„ˆƒ†¦­yk€—¸|g‡‘y|^¦¬l_
