@@ -153,7 +153,6 @@ StatusOr<std::string> ForcedPath(const PrepareContext& ctx) {
 struct ConvState {
   ConvGeometry g;
   DataType dtype;
-  bool nhwc = false;      // qrt:NhwcConv: X and Y are N x H x W x C
   ConvFloatKernels kernels;  // f32: the ordered GEMMs (reference or AVX2, bit-identical)
   int threads = 1;
   int64_t scratch_floats = 0;
@@ -216,19 +215,6 @@ void ChooseDepthwiseInt8(const PrepareContext& ctx, const std::string& forced, c
   s.depthwise_int8 = PlanDepthwiseInt8(s.g, w.value->data<float>(), *w.grid,
                                        ctx.has_input(2) ? b.value->data<float>() : nullptr, *x_grid,
                                        y_grid->scales[0], y_grid->zero_points[0], y_grid->type);
-}
-
-// Moves the channel dim of an N x A x B x C (or N x C x A x B, `to_nchw` false) tensor.
-template <class T>
-void SwapChannels(const T* in, int64_t n, int64_t c, int64_t plane, bool to_nchw, T* out) {
-  for (int64_t b = 0; b < n; ++b, in += c * plane, out += c * plane) {
-    for (int64_t k = 0; k < c; ++k) {
-      for (int64_t p = 0; p < plane; ++p) {
-        if (to_nchw) out[k * plane + p] = in[p * c + k];
-        else out[p * c + k] = in[k * plane + p];
-      }
-    }
-  }
 }
 
 // The plain convolution (no steps) in N x C x spatial order.
@@ -319,29 +305,17 @@ void RunConvTyped(const ConvState& s, const RunArgs& args) {
   const T* w = args.input(1)->data<T>();
   const T* b = args.input(2) ? args.input(2)->data<T>() : nullptr;
   T* y = args.output(0)->data<T>();
-  if (!s.nhwc) {  // f64: no epilogue (qrt:ConvQuantizeDequantize is f32 only)
-    ConvNchw(s, x, w, b, y);
-    return;
-  }
-  // The convolution of NCHW copies: the same numbers as Conv on NCHW data.
-  const int64_t in_plane = s.g.in[1] * s.g.in[2], out_plane = s.g.out[1] * s.g.out[2];
-  T* xt = static_cast<T*>(ThreadScratch(ScratchSlot::kOp1, size_t(args.input(0)->numel()) * sizeof(T)));
-  T* yt = static_cast<T*>(ThreadScratch(ScratchSlot::kOp2, size_t(args.output(0)->numel()) * sizeof(T)));
-  SwapChannels(x, s.g.batch, s.g.in_channels, in_plane, true, xt);
-  ConvNchw(s, xt, w, b, yt);
-  SwapChannels(yt, s.g.batch, s.g.out_channels, out_plane, false, y);
+  ConvNchw(s, x, w, b, y);  // f64: no epilogue (qrt:ConvQuantizeDequantize is f32 only)
 }
 
 Status RunConv(const ConvState& s, const RunArgs& args) {
-  if (s.dtype == DataType::kFloat32 && !s.nhwc) RunConvF32(s, args);
-  else if (s.dtype == DataType::kFloat32) RunConvTyped<float>(s, args);
+  if (s.dtype == DataType::kFloat32) RunConvF32(s, args);
   else RunConvTyped<double>(s, args);
   return Status::Ok();
 }
 
-// Conv, qrt:NhwcConv (made by the nhwc-layout pass): ONNX Conv with X and Y in
-// N x H x W x C order (2-D only), W still M x C/group x kH x kW; or qrt:ConvQuantizeDequantize.
-Status PrepareConvLayout(PrepareContext& ctx, bool nhwc, bool fake_quant = false) {
+// Conv, or qrt:ConvQuantizeDequantize (fake_quant).
+Status PrepareConvOrFused(PrepareContext& ctx, bool fake_quant) {
   bool input_codes = false, output_codes = false;
   if (fake_quant) {
     QRT_ASSIGN_OR_RETURN(int64_t in_codes, ctx.attrs().GetInt("input_codes", 0));
@@ -354,13 +328,7 @@ Status PrepareConvLayout(PrepareContext& ctx, bool nhwc, bool fake_quant = false
   if (ctx.input(1).dtype != dt) return InvalidArgument("W dtype differs from X");
   ConvState s;
   s.dtype = dt;
-  s.nhwc = nhwc;
-  Dims x_dims = ctx.input(0).dims;
-  if (nhwc) {
-    if (x_dims.size() != 4) return InvalidArgument("NhwcConv needs a 4-D X, got ", DimsToString(x_dims));
-    x_dims = {x_dims[0], x_dims[3], x_dims[1], x_dims[2]};
-  }
-  QRT_ASSIGN_OR_RETURN(s.g, MakeGeometry(ctx, x_dims, ctx.input(1).dims));
+  QRT_ASSIGN_OR_RETURN(s.g, MakeGeometry(ctx, ctx.input(0).dims, ctx.input(1).dims));
   const bool has_b = ctx.has_input(2);
   if (has_b && (ctx.input(2).dtype != dt || ctx.input(2).dims != Dims{s.g.out_channels})) {
     return InvalidArgument("B must be 1-D of size ", s.g.out_channels);
@@ -428,8 +396,7 @@ Status PrepareConvLayout(PrepareContext& ctx, bool nhwc, bool fake_quant = false
     }
     if (input_codes && output_codes) ChooseDepthwiseInt8(ctx, forced, codes_grid.get(), output_grid.get(), s);
   }
-  Dims y_dims = OutputDims(s.g);
-  if (nhwc) y_dims = {y_dims[0], y_dims[2], y_dims[3], y_dims[1]};
+  const Dims y_dims = OutputDims(s.g);
   if (output_codes) {
     ctx.SetOutput(0, ctx.has_input(4) ? ctx.input(4).dtype : DataType::kUInt8, y_dims);
   } else {
@@ -440,9 +407,8 @@ Status PrepareConvLayout(PrepareContext& ctx, bool nhwc, bool fake_quant = false
   return Status::Ok();
 }
 
-Status PrepareConv(PrepareContext& ctx) { return PrepareConvLayout(ctx, false); }
-Status PrepareNhwcConv(PrepareContext& ctx) { return PrepareConvLayout(ctx, true); }
-Status PrepareConvQuantizeDequantize(PrepareContext& ctx) { return PrepareConvLayout(ctx, false, true); }
+Status PrepareConv(PrepareContext& ctx) { return PrepareConvOrFused(ctx, false); }
+Status PrepareConvQuantizeDequantize(PrepareContext& ctx) { return PrepareConvOrFused(ctx, true); }
 
 // ---- ConvInteger and QLinearConv ---------------------------------------------------
 
@@ -697,7 +663,6 @@ Status PrepareQLinearConv(PrepareContext& ctx) { return PrepareIntConv(ctx, true
 }  // namespace
 
 const OpDef kConvOp{"", "Conv", 2, 3, 1, 1, PrepareConv};
-const OpDef kQrtNhwcConvOp{"qrt", "NhwcConv", 2, 3, 1, 1, PrepareNhwcConv};
 const OpDef kQrtConvQuantizeDequantizeOp{"qrt", "ConvQuantizeDequantize", 4, 10, 1, 1, PrepareConvQuantizeDequantize};
 const OpDef kConvIntegerOp{"", "ConvInteger", 2, 4, 1, 1, PrepareConvInteger};
 const OpDef kQLinearConvOp{"", "QLinearConv", 8, 9, 1, 1, PrepareQLinearConv};

@@ -23,7 +23,7 @@ extern const OpDef kLookupTableOp;
 extern const OpDef kFakeQuantizeOp, kQuantizeV2Op, kUniformDequantizeOp, kQuantizedMulOp, kQuantizedAddOp,
     kQLinearMulOp, kQLinearAddOp;
 // conv.cc, matmul.cc (Conv/MatMul family; oneDNN wrappers in ops/onednn/)
-extern const OpDef kConvOp, kQrtNhwcConvOp, kQrtConvQuantizeDequantizeOp, kConvIntegerOp, kQLinearConvOp, kQrtQLinearConvOp, kMatMulOp, kGemmOp, kMatMulIntegerOp, kQLinearMatMulOp;
+extern const OpDef kConvOp, kQrtConvQuantizeDequantizeOp, kConvIntegerOp, kQLinearConvOp, kQrtQLinearConvOp, kMatMulOp, kGemmOp, kMatMulIntegerOp, kQLinearMatMulOp;
 // concat_split.cc, slice_pad_tile.cc, transpose_gather.cc, resize.cc, softmax_reduce.cc,
 // pool.cc, normalization.cc, dynamic_quantize_linear.cc
 extern const OpDef kConcatOp, kSplitOp, kSliceOp, kPadOp, kTileOp, kTransposeOp, kGatherOp, kResizeOp,

@@ -16,7 +16,7 @@ const std::vector<const OpDef*>& AllOps() {
       &kQLinearMulOp, &kQLinearAddOp,
       &kLookupTableOp,
       // conv.cc, matmul.cc
-      &kConvOp, &kQrtNhwcConvOp, &kQrtConvQuantizeDequantizeOp, &kConvIntegerOp, &kQLinearConvOp, &kQrtQLinearConvOp, &kMatMulOp, &kGemmOp, &kMatMulIntegerOp, &kQLinearMatMulOp,
+      &kConvOp, &kQrtConvQuantizeDequantizeOp, &kConvIntegerOp, &kQLinearConvOp, &kQrtQLinearConvOp, &kMatMulOp, &kGemmOp, &kMatMulIntegerOp, &kQLinearMatMulOp,
       // data movement, resize, softmax/reduce, pooling, normalization, dynamic quantization
       &kConcatOp, &kSplitOp, &kSliceOp, &kPadOp, &kTileOp, &kTransposeOp, &kGatherOp, &kResizeOp,
       &kSoftmaxOp, &kReduceMeanOp, &kMaxPoolOp, &kAveragePoolOp, &kGlobalMaxPoolOp, &kGlobalAveragePoolOp, &kLpPoolOp, &kGlobalLpPoolOp,

@@ -24,7 +24,6 @@ const std::vector<Pass>& AllPasses() {
       {"fuse-conv-fake-quant", FuseConvFakeQuant, true},  // after fuse-q-dq, whose ops it takes
       {"link-conv-codes", LinkConvCodes, true},           // after fuse-conv-fake-quant, whose ops it takes
       // After the fusions, which match ONNX Conv and NCHW chains.
-      {"nhwc-layout", LayoutNhwc, false},
       {"eliminate-dead-nodes", EliminateDeadNodes, true},
   };
   return kPasses;

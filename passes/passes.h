@@ -27,8 +27,6 @@ StatusOr<int> FuseConvFakeQuant(Graph& graph);
 // qrt:ConvQuantizeDequantize (1x1) -> depthwise qrt:ConvQuantizeDequantize passes 8-bit codes
 // instead of their dequantized floats: bit-identical.
 StatusOr<int> LinkConvCodes(Graph& graph);
-// Conv -> qrt:NhwcConv with activations kept channels-last between convolutions: exact.
-StatusOr<int> LayoutNhwc(Graph& graph);
 // Removes nodes none of whose outputs reach a graph output.
 StatusOr<int> EliminateDeadNodes(Graph& graph);
 
