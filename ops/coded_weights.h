@@ -1,12 +1,12 @@
 // A Gemm's constant weights kept as their 8-bit codes (ops/matmul.cc): the plan-time half of
-// avx2::SgemmRowLanesCoded (ops/kernels/sgemm.h).
+// avx2::SgemmRowLanesCoded (ops/kernels/gemm/sgemm.h).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <vector>
 
-#include "ops/kernels/sgemm.h"
+#include "ops/kernels/gemm/sgemm.h"
 #include "runtime/op_def.h"
 
 namespace qrt {

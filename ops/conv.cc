@@ -1,9 +1,9 @@
 // ONNX Conv, ConvInteger and QLinearConv (1-D to 3-D). The numerics are those of the
-// reference kernels (ops/kernels/conv_ref.h, the requantization in matmul_ref.h); the
+// reference kernels (ops/kernels/conv/conv_ref.h, the requantization in matmul_ref.h); the
 // fast paths below must reproduce them:
 //
 //   Conv (f32): every sum in ONNX Runtime's MLAS order (conv_float.h): im2col or direct
-//     GEMM with the ordered GEMM of ops/kernels/sgemm.h, AVX2 or reference, bit-identical.
+//     GEMM with the ordered GEMM of ops/kernels/gemm/sgemm.h, AVX2 or reference, bit-identical.
 //     oneDNN's f32 convolution is not used for Conv: its summation order differs, and in a
 //     QDQ graph a last-bit difference becomes a quantization step. f64: the reference.
 //   ConvInteger / QLinearConv: the int32 accumulators must be exact, so a fast path is
@@ -16,8 +16,8 @@
 //     - kF32: oneDNN f32 convolution of (x - x_zp) and w' as floats, when
 //       max|x - x_zp| * sum_k |w'| <= 2^24 for every output channel: every partial sum
 //       in any order is then an integer of magnitude <= 2^24, exact in f32 (FMA too).
-//       Depthwise convolutions prefer this path (oneDNN's int8 depthwise is 2.5x slower
-//       than f32's, docs/onednn-2.6.md section 3).
+//       Depthwise convolutions prefer this path (oneDNN's int8 depthwise is slower than its
+//       f32 one, docs/onednn-2.6.md section 3).
 //     - kRef: everything else (full-range weights with long reductions, non-constant
 //       weights or zero points).
 //     The bias is added to the exact accumulator in int32 (wrapping) by qrt in every
@@ -50,13 +50,13 @@
 #include <type_traits>
 #include <vector>
 
-#include "ops/kernels/conv_float.h"
-#include "ops/kernels/conv_pointwise_int8.h"
-#include "ops/kernels/conv_ref.h"
-#include "ops/kernels/depthwise_int8.h"
-#include "ops/kernels/matmul_ref.h"
-#include "ops/kernels/requantize.h"
-#include "ops/kernels/thread_scratch.h"
+#include "ops/kernels/conv/conv_float.h"
+#include "ops/kernels/pwconv/conv_pointwise_int8.h"
+#include "ops/kernels/conv/conv_ref.h"
+#include "ops/kernels/dwconv/depthwise_int8.h"
+#include "ops/kernels/gemm/matmul_ref.h"
+#include "ops/kernels/quantize/requantize.h"
+#include "ops/kernels/common/thread_scratch.h"
 #include "ops/onednn/onednn_conv.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
@@ -172,9 +172,8 @@ struct ConvState {
 // Takes the int8 pointwise path where it applies: qrt:ConvQuantizeDequantize with a fake
 // quantization first, constant W and bias, W and X on 8-bit grids, a 1x1 direct convolution.
 // By default only for 16 to 2048 input channels, where it measured faster than the float GEMM
-// (qrt_kernel_bench ConvGrid_*: 1.18x at 16 -> 96 on 112 x 112, 1.8-2.5x from 64 to 960, 1.4x at
-// 2048 -> 256 on 7 x 7); with more, more outputs fall near a rounding boundary and are
-// recomputed as floats (0.8x at 4096 -> 64). Below 16 it is not measured.
+// (docs/design.md); with more, more outputs fall near a rounding boundary and are recomputed
+// as floats. Below 16 it is not measured.
 // qrt_path "int8" requires it, "f32" and "ref" refuse it. x_grid: X's grid (that of its codes
 // with input_codes), null if unknown; y_grid: the fake quantization's, null unless constant (the
 // plan then keeps its step constants).
@@ -200,10 +199,7 @@ Status ChooseInt8(const PrepareContext& ctx, const std::string& forced, const Qu
 // Takes the int8 depthwise path (depthwise_int8.h) where it applies: codes in and out, a 3x3
 // depthwise convolution with constant W (on its grid) and bias, constant grids for X's and Y's
 // codes, the AVX2 ISA and no forced path. Only where it measured faster than the float kernels
-// (MobileNetV2 per node, min of 6 alternated profiles): at stride 2 on planes over 16 x 16
-// (against the rows kernel: 112 x 112 0.64x, 56 x 56 0.52x; against the lanes kernel: 28 x 28
-// 0.6x, but 14 x 14 1.6x), at stride 1 on planes over 32 x 32 (56 x 56 0.81x; 28 x 28 1.06x,
-// and 1.5-2.9x the lanes kernel on 14 x 14 and 7 x 7).
+// (docs/design.md): at stride 2 on planes over 16 x 16, at stride 1 on planes over 32 x 32.
 void ChooseDepthwiseInt8(const PrepareContext& ctx, const std::string& forced, const QuantGrid* x_grid,
                          const QuantGrid* y_grid, ConvState& s) {
   const TensorInfo &w = ctx.input(1), &b = ctx.input(2);

@@ -1,7 +1,7 @@
 // ONNX MatMul, Gemm, MatMulInteger and QLinearMatMul. The numerics are those of the
-// reference kernels (ops/kernels/matmul_ref.h); the fast paths reproduce them:
+// reference kernels (ops/kernels/gemm/matmul_ref.h); the fast paths reproduce them:
 //
-//   MatMul / Gemm (f32): the ordered GEMM (ops/kernels/sgemm.h), every sum in ONNX Runtime's
+//   MatMul / Gemm (f32): the ordered GEMM (ops/kernels/gemm/sgemm.h), every sum in ONNX Runtime's
 //     MLAS order, AVX2 or reference (Isa::kScalar), bit-identical. Gemm as ORT computes it:
 //     Y = C * beta first, then alpha * (A' x B') added by the GEMM. f64: the reference,
 //     Y = (A' x B') * alpha, then + C * beta (skipped when beta == 0).
@@ -23,10 +23,10 @@
 #include <vector>
 
 #include "ops/coded_weights.h"
-#include "ops/kernels/matmul_ref.h"
-#include "ops/kernels/requantize.h"
-#include "ops/kernels/sgemm.h"
-#include "ops/kernels/thread_scratch.h"
+#include "ops/kernels/gemm/matmul_ref.h"
+#include "ops/kernels/quantize/requantize.h"
+#include "ops/kernels/gemm/sgemm.h"
+#include "ops/kernels/common/thread_scratch.h"
 #include "ops/onednn/onednn_matmul.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"

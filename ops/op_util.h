@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ops/kernels/broadcast.h"
+#include "ops/kernels/common/broadcast.h"
 #include "runtime/half.h"
 #include "runtime/op_def.h"
 
@@ -13,7 +13,7 @@ namespace qrt {
 // axis in [-rank, rank) -> [0, rank); error otherwise.
 StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank);
 
-// BroadcastDims (numpy broadcast of two shapes) comes from ops/kernels/broadcast.h.
+// BroadcastDims (numpy broadcast of two shapes) comes from ops/kernels/common/broadcast.h.
 
 // Every element of an integer tensor as int64 (shape, axes, pads inputs).
 std::vector<int64_t> ToInt64Vector(const Tensor& t);
@@ -83,6 +83,18 @@ inline void StoreFloat(DataType t, void* p, int64_t i, float v) {
     case DataType::kBFloat16: static_cast<uint16_t*>(p)[i] = FloatToBFloat16(v); break;
     default: static_cast<float*>(p)[i] = v; break;
   }
+}
+
+// An input's dtype and dims as the kernels' TensorDesc (empty where the input is omitted).
+inline TensorDesc InputDesc(const PrepareContext& ctx, int i) {
+  if (!ctx.has_input(i)) return TensorDesc{};
+  return TensorDesc{ctx.input(i).dtype, ctx.input(i).dims};
+}
+
+// An input's bytes at run time, or null where it is omitted.
+inline const void* InputData(const RunArgs& args, int i) {
+  const Tensor* t = args.input(i);
+  return t ? t->raw() : nullptr;
 }
 
 // Checks an input's dtype is one of `allowed`.

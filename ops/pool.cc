@@ -8,7 +8,7 @@
 //                elements (count_include_pad = 0) or the window's taps inside the padded
 //                input (= 1). Below opset 19 in one of the three summation orders of ONNX
 //                Runtime's MLAS pooling, chosen from the geometry as MLAS chooses
-//                (ops/kernels/average_pool.h); AveragePool-19 (ORT's own kernel) and float64
+//                (ops/kernels/pool/average_pool.h); AveragePool-19 (ORT's own kernel) and float64
 //                (in double) sum row-major.
 //   LpPool:      (sum of |x|^p)^(1/p) over the covered elements, row-major, as ORT computes
 //                it: each |x|^p in double (p is an integer; opset 1's float p: in float)
@@ -16,7 +16,7 @@
 // MaxPool on float32 in 2-D with unit column stride and output rows at least 4 wide, without
 // Indices, where every window covers an input element and the padded plane is about the
 // input's size, runs rows of a -inf padded plane through the MaxRows kernels
-// (ops/kernels/max_rows.h) under the SIMD ISA. Same bits: a -inf pad never replaces a value,
+// (ops/kernels/pool/max_rows.h) under the SIMD ISA. Same bits: a -inf pad never replaces a value,
 // and the first covered tap replaces a leading pad (or equals it, if it is -inf itself).
 // Output length per axis: floor or ceil((in + pads - ((k-1)*dilation + 1)) / stride) + 1;
 // with ceil_mode a window that would start inside the end padding is dropped.
@@ -24,9 +24,9 @@
 #include <cmath>
 #include <limits>
 
-#include "ops/kernels/average_pool.h"
-#include "ops/kernels/max_rows.h"
-#include "ops/kernels/thread_scratch.h"
+#include "ops/kernels/pool/average_pool.h"
+#include "ops/kernels/pool/max_rows.h"
+#include "ops/kernels/common/thread_scratch.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 

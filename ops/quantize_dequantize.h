@@ -3,7 +3,7 @@
 // (qrt:ConvQuantizeDequantize), so that both check and run them the same way.
 #pragma once
 
-#include "ops/kernels/output_epilogue.h"
+#include "ops/kernels/conv/output_epilogue.h"
 #include "runtime/op_def.h"
 
 namespace qrt {

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <limits>
 
-#include "ops/kernels/quantize_linear.h"
+#include "ops/kernels/quantize/quantize_linear.h"
 #include "ops/op_util.h"
 #include "ops/quantize_dequantize.h"
 #include "ops/ops.h"

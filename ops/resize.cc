@@ -28,8 +28,8 @@
 #include <array>
 #include <cmath>
 
-#include "ops/kernels/index_map.h"
-#include "ops/kernels/thread_scratch.h"
+#include "ops/kernels/common/index_map.h"
+#include "ops/kernels/common/thread_scratch.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 #include "ops/resize_coordinates.h"

@@ -3,14 +3,14 @@
 // bfloat16 compute in float32 and round once. Relu, Neg, Abs and Clip also take
 // integer tensors. Each function below is the reference: one libm call or one
 // comparison, in the order the ONNX definition writes it, except float Sigmoid and Tanh,
-// which are ONNX Runtime's rational approximations (ops/kernels/sigmoid_tanh.h) so that QDQ
+// which are ONNX Runtime's rational approximations (ops/kernels/eltwise/sigmoid_tanh.h) so that QDQ
 // graphs round as in the reference system.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
-#include "ops/kernels/sigmoid_tanh.h"
+#include "ops/kernels/eltwise/sigmoid_tanh.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 

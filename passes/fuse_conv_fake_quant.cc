@@ -20,7 +20,7 @@
 // is within 2^-14 of d, so it rounds back to d (s a positive normal float32 constant at most
 // FLT_MAX / 256, so that fl(d * s) neither overflows nor loses bits below the normal range).
 // The fused convolution's output then lies on an 8-bit grid, and on CPUs with AVX-512 VNNI it
-// sums in int8 (ops/kernels/conv_pointwise_int8.h); elsewhere the added step costs one pass
+// sums in int8 (ops/kernels/pwconv/conv_pointwise_int8.h); elsewhere the added step costs one pass
 // over the (small) output, so only 1x1 convolutions, where the integer path applies, are taken.
 // Legality: a default-domain Conv; every value of the chain but the last is read only by the
 // next node and is not a graph output; the PRelu's slope is a float32 constant with one value,

@@ -6,7 +6,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include "ops/kernels/thread_scratch.h"
+#include "ops/kernels/common/thread_scratch.h"
 #include "ops/onednn/onednn_util.h"
 
 namespace qrt::onednn {

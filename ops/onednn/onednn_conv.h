@@ -2,14 +2,14 @@
 // built once (Create, at plan time) and only executed in Run. Used by the integer
 // convolutions (ConvInteger, QLinearConv) where it is provably exact; tested against
 // ref::ConvInteger (tests/ops/conv_test.cc). Float Conv does not use it: oneDNN's summation
-// order is not ONNX Runtime's (ops/kernels/conv_float.h).
+// order is not ONNX Runtime's (ops/kernels/conv/conv_float.h).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
 
-#include "ops/kernels/conv_ref.h"
+#include "ops/kernels/conv/conv_ref.h"
 #include "runtime/status.h"
 
 namespace qrt::onednn {

@@ -1,5 +1,5 @@
 // Shared plumbing for the oneDNN wrappers: one CPU engine and one stream per thread (their
-// per-thread scratch memory is ops/kernels/thread_scratch.h).
+// per-thread scratch memory is ops/kernels/common/thread_scratch.h).
 //
 // Threads: qrt's oneDNN is built with OpenMP. A primitive uses omp_get_max_threads()
 // threads, i.e. OMP_NUM_THREADS (default: all cores). qrt does not call

@@ -11,7 +11,7 @@
 // bit-identically with and without optimizations (so its own error is 0) while qrt's
 // BatchNormalization rounds differently in the last bit (6e-6 steps).
 //
-// Float convolutions, MatMul and Gemm sum in ONNX Runtime's own order (ops/kernels/sgemm.h),
+// Float convolutions, MatMul and Gemm sum in ONNX Runtime's own order (ops/kernels/gemm/sgemm.h),
 // so qrt reproduces the literal reference here bit for bit on these inputs (error 0); before
 // that, YOLOv8n and MobileFaceNet exceeded ORT's own maximum through rounding-tie flips in the
 // first convolutions. `default,fuse-qdq-conv` (opt-in, integer convolutions) is printed for

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "loaders/json_loader.h"
-#include "ops/kernels/conv_pointwise_int8.h"
+#include "ops/kernels/pwconv/conv_pointwise_int8.h"
 #include "tests/test_util.h"
 
 namespace qrt {

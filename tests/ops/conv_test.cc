@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "ops/kernels/sgemm.h"
+#include "ops/kernels/gemm/sgemm.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
 #include "tests/ops/linalg_test_util.h"
@@ -293,7 +293,7 @@ TEST_P(ConvPaths, ConvIntegerBitExact) {
   EXPECT_EQ(testing::CompareBits(*got, *want), "") << c.name;
 }
 
-// The float convolution's definition, built independently of ops/kernels/conv_float.cc: the
+// The float convolution's definition, built independently of ops/kernels/conv/conv_float.cc: the
 // patch matrix (im2col, zeros over padding) of each image and group, then the ordered GEMM
 // (sgemm.h) with the bias added last. Every geometry, including the ones that conv_float.cc
 // computes from padded rows (depthwise) or straight from X, must give the same bits.

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "ops/kernels/conv_float.h"
-#include "ops/kernels/conv_pointwise_int8.h"
-#include "ops/kernels/depthwise_int8.h"
+#include "ops/kernels/conv/conv_float.h"
+#include "ops/kernels/pwconv/conv_pointwise_int8.h"
+#include "ops/kernels/dwconv/depthwise_int8.h"
 
 namespace qrt {
 namespace {

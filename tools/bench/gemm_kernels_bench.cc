@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "ops/kernels/sgemm.h"
+#include "ops/kernels/gemm/sgemm.h"
 #include "runtime/cpu_features.h"
 
 namespace qrt {

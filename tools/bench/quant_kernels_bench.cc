@@ -11,13 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "ops/kernels/dequantize_rows.h"
-#include "ops/kernels/fake_quantize.h"
-#include "ops/kernels/lookup_table.h"
-#include "ops/kernels/quantize_linear.h"
-#include "ops/kernels/quantize_v2.h"
-#include "ops/kernels/quantized_binary.h"
-#include "ops/kernels/uniform_dequantize.h"
+#include "ops/kernels/quantize/dequantize_rows.h"
+#include "ops/kernels/quantize/fake_quantize.h"
+#include "ops/kernels/eltwise/lookup_table.h"
+#include "ops/kernels/quantize/quantize_linear.h"
+#include "ops/kernels/quantize/quantize_v2.h"
+#include "ops/kernels/qbinary/quantized_binary.h"
+#include "ops/kernels/quantize/uniform_dequantize.h"
 
 namespace qrt {
 namespace {

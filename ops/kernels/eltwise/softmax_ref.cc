@@ -1,0 +1,65 @@
+// Reference softmax row (softmax.h): the specification, one element at a time.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "ops/kernels/eltwise/softmax.h"
+
+namespace qrt {
+namespace ref {
+namespace {
+
+using namespace softmax_exp;
+
+float Exp(float v) {
+  float x = v > kLower ? v : kLower;  // maxps(v, lower): NaN gives the lower bound
+  const float biased = std::fma(x, kLog2Reciprocal, kRoundingBias);
+  const float k = biased - kRoundingBias;
+  x = std::fma(k, kLog2High, x);
+  x = std::fma(k, kLog2Low, x);
+  float p = std::fma(kPoly[0], x, kPoly[1]);
+  for (int i = 2; i < 7; ++i) p = std::fma(p, x, kPoly[i]);
+  int32_t bits;
+  std::memcpy(&bits, &biased, 4);
+  // 2^k: k sits in the low mantissa bits of the biased value; shifted into the exponent
+  // field and added to 1.0's bits (two's complement wrap, as the integer vector add does).
+  const int32_t scale_bits = int32_t(uint32_t(bits) << 23) + kExponentOne;
+  float scale;
+  std::memcpy(&scale, &scale_bits, 4);
+  return p * scale;
+}
+
+}  // namespace
+
+void SoftmaxRow(int64_t n, const float* x, float* y) {
+  float m;
+  if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
+  const float neg_max = -m;
+  float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int64_t i = 0; i < n; ++i) {
+    y[i] = Exp(neg_max + x[i]);
+    lane[i % 8] = lane[i % 8] + y[i];
+  }
+  const float lo = (lane[0] + lane[1]) + (lane[2] + lane[3]);
+  const float hi = (lane[4] + lane[5]) + (lane[6] + lane[7]);
+  const float scale = 1.f / (hi + lo);
+  for (int64_t i = 0; i < n; ++i) y[i] = y[i] * scale;
+}
+
+}  // namespace ref
+
+bool softmax_exp::RowMaximum(int64_t n, const float* x, float* y, float* maximum) {
+  float m = -std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < n; ++i) {
+    if (std::isnan(x[i])) {
+      for (int64_t j = 0; j < n; ++j) y[j] = std::numeric_limits<float>::quiet_NaN();
+      return false;
+    }
+    m = std::max(m, x[i]);
+  }
+  *maximum = m;
+  return true;
+}
+
+}  // namespace qrt

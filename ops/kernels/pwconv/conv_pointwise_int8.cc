@@ -1,0 +1,206 @@
+// Plan time of the exact int8 pointwise convolution (conv_pointwise_int8.h): which
+// convolutions qualify, and their integer weights and per-channel constants.
+#include "ops/kernels/pwconv/conv_pointwise_int8.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ops/kernels/conv/exact_int8_plan.h"
+#include "ops/kernels/common/thread_scratch.h"
+#include "runtime/parallel.h"
+
+namespace qrt {
+namespace {
+
+// The bias's weight in the bound: one rounding in the reference, one in the estimate, plus 10.
+constexpr double kBiasWeight = 12;
+
+// r_k + 10 for each term k (header): the reference's accumulator for k's block of k_block
+// (the last block may be shorter) takes k and every later term of the block, one rounding
+// each; then one rounding per block sum that k's sum goes through (block 0's sum is stored,
+// not added, so block 0 takes as many as block 1), and one for the bias, counted even without
+// one. Each is below 2^13 (k <= 4096).
+std::vector<int64_t> TermWeights(int64_t k, int64_t k_block) {
+  const int64_t blocks = (k + k_block - 1) / k_block;
+  std::vector<int64_t> weights(static_cast<size_t>(k));
+  for (int64_t i = 0; i < k; ++i) {
+    const int64_t block = i / k_block, block_end = std::min(k, (block + 1) * k_block);
+    weights[size_t(i)] = (block_end - i) + (blocks - std::max<int64_t>(block, 1)) + 1 + 10;
+  }
+  return weights;
+}
+
+struct RowSums {
+  int64_t codes = 0;             // sum_k e_k, |.| <= 128 * 4096
+  int64_t weighted_squares = 0;  // sum_k ((r_k + 10) e_k)^2 < 4096 * (2^13 * 2^7)^2 = 2^52: exact
+};
+
+// A weight row's sums, in a function of their own so that they stay in registers (inlined into
+// the plan, GCC kept one in memory, each add waiting on the last).
+[[gnu::noinline]] RowSums SumsOf(const uint8_t* codes, const std::vector<int64_t>& term_weights) {
+  int64_t sum = 0, weighted_squares = 0;
+  for (size_t i = 0; i < term_weights.size(); ++i) {
+    const int64_t e = int8_t(codes[i]), weighted = term_weights[i] * e;
+    sum += e;
+    weighted_squares += weighted * weighted;
+  }
+  return {sum, weighted_squares};
+}
+
+}  // namespace
+
+bool PointwiseInt8Available() { return DetectCpuFeatures().avx512_vnni; }
+
+std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g, const float* w,
+                                                           const QuantGrid& w_grid, const QuantGrid& x_grid,
+                                                           const float* bias, float output_scale) {
+  // The direct 1x1 case of the ordered convolution, with more than one output channel (one
+  // channel takes the GEMM's one-row order) and k small enough for the error bound's constants
+  // and for int32 sums (4096 * 255 * 128 < 2^31).
+  for (int d = 0; d < 3; ++d) {
+    if (g.kernel[d] != 1 || g.stride[d] != 1 || g.dilation[d] != 1 || g.pad_begin[d] != 0 || g.pad_end[d] != 0) {
+      return nullptr;
+    }
+  }
+  const int64_t channels = g.out_channels, k = g.in_channels, columns = g.out_spatial();
+  if (g.group != 1 || channels < 2 || k < 1 || k > 4096 || columns < 1) return nullptr;
+  // X: one scale and zero point; W: signed, zero point 0, one scale or one per output channel.
+  bool per_channel = false;
+  if (!OneScaleGrid(x_grid) || !SymmetricWeightGrid(w_grid, channels, &per_channel)) return nullptr;
+  auto plan = std::make_shared<PointwiseInt8Plan>();
+  PointwiseInt8Plan& p = *plan;
+  p.channels = channels;
+  p.k = k;
+  p.quads = (k + 3) / 4;
+  p.columns = columns;
+  p.k_block = SgemmStrideK(columns, k);
+  // Blocks per pass (the kernel's header: why). With up to 32 channels the rows a block writes
+  // are few enough streams, and one block at a time is kept (in the sitting that compared them,
+  // MobileNetV2's 32 -> 16 and 144 -> 24 layers took 5-10% longer in passes, within the noise);
+  // otherwise a pass's packed X and floats ((quads + k) x 256 bytes a block) stay within 32 KB,
+  // which L1 holds while every tile of channels reads them, and so do its lists of open vectors
+  // (4 x channels int32 a block).
+  constexpr int64_t kFewChannels = 32, kPassBytes = 32 << 10, kMostBlocks = 256;
+  if (channels > kFewChannels) {
+    p.blocks_per_pass = std::max<int64_t>(
+        1, std::min({kMostBlocks, kPassBytes / ((p.quads + k) * kPointwiseInt8Columns * 4), kPassBytes / (16 * channels)}));
+  }
+  p.x_scale = x_grid.scales[0];
+  p.x_inverse = 1.f / p.x_scale;
+  if (!std::isnormal(p.x_inverse)) return nullptr;
+  const bool x_signed = x_grid.type == DataType::kInt8;
+  const int32_t type_low = x_signed ? -128 : 0, type_high = x_signed ? 127 : 255;
+  const int32_t zp = x_grid.zero_points[0];
+  p.d_low = type_low - zp;
+  p.d_high = type_high - zp;
+  // Every grid value fl(d * s_x) finite (else an infinite X would pass Pack's check as d).
+  if (!(double(std::max(-p.d_low, p.d_high)) * double(p.x_scale) <= std::ldexp(1.0, 100))) return nullptr;
+  p.x_offset = zp - type_low;  // d + offset = q - type_low, a byte
+  p.x_signed = x_signed;
+  // Each term's weight in the bound (header): r_k + 10, r_k its roundings on the way to the result.
+  const std::vector<int64_t> term_weights = TermWeights(k, p.k_block);
+  p.error_factor = RoundUp(1.01 * std::ldexp(1.0, -24));
+  p.weights.assign(size_t(channels * p.quads), 0);
+  for (int64_t c = 0; c < channels; ++c) {
+    const float s = w_grid.scales[per_channel ? size_t(c) : 0];
+    // W's grid values finite: with s above FLT_MAX / 128, DequantizeLinear made +-inf, which
+    // the check below would take for e = 127 or -128.
+    if (!(128.0 * double(s) <= std::ldexp(1.0, 100))) return nullptr;
+    // Far from underflow and overflow, where the argument's relative error bounds hold: every
+    // nonzero product is at least m, and no sum or bound can come near FLT_MAX.
+    const float m = p.x_scale * s;
+    const double largest = double(m) * 255 * 128 * double(k) + (bias != nullptr ? std::fabs(double(bias[c])) : 0);
+    if (!(m >= std::ldexp(1.f, -100)) || !(largest <= std::ldexp(1.0, 100))) return nullptr;
+    const float inverse = 1.f / s;
+    const float* row = w + c * k;
+    // The row's bytes in k order (the int32 quads are little-endian).
+    uint8_t* bytes = reinterpret_cast<uint8_t*>(p.weights.data() + c * p.quads);
+    if (!CodesOnGrid(row, k, s, inverse, 0, DataType::kInt8, bytes)) return nullptr;
+    const RowSums sums = SumsOf(bytes, term_weights);
+    const float b = bias != nullptr ? bias[c] : 0.f;
+    if (!std::isfinite(b)) return nullptr;
+    p.offset_sums.push_back(int32_t(sums.codes * p.x_offset));
+    p.multipliers.push_back(m);
+    // Computed in double (relative error ~2^-50), then pushed up by 2^-20 and rounded up.
+    p.norm_bounds.push_back(
+        RoundUp(double(p.x_scale) * double(s) * std::sqrt(double(sums.weighted_squares)) * (1 + std::ldexp(1.0, -20))));
+    p.biases.push_back(b);
+    p.bias_bounds.push_back(RoundUp(kBiasWeight * double(p.error_factor) * std::fabs(double(b))));
+    if (!std::isfinite(p.norm_bounds.back()) || !std::isfinite(p.bias_bounds.back())) return nullptr;
+  }
+  if (UsableStepScale(output_scale)) {
+    p.steps.resize(size_t(channels));
+    if (PointwiseInt8Steps(p, output_scale, p.steps.data())) p.steps_scale = output_scale;
+    else p.steps.clear();
+  }
+  return plan;
+}
+
+bool PointwiseInt8Steps(const PointwiseInt8Plan& p, float output_scale, PointwiseInt8Step* steps) {
+  const float inverse = 1.f / output_scale;
+  const double inside = 0.5 - std::ldexp(1.0, -11);
+  for (int64_t c = 0; c < p.channels; ++c) {
+    const size_t i = size_t(c);
+    PointwiseInt8Step& s = steps[i];
+    // The estimate's constants, rounded to nearest as the argument counts them.
+    s.multiplier = p.multipliers[i] * inverse;
+    s.bias = p.biases[i] * inverse;
+    // The bound's, in double from floats (relative error ~2^-50), then pushed up by 2^-20 and
+    // rounded up: above the float products forming E * i would round to.
+    const double push = 1 + std::ldexp(1.0, -20);
+    s.reach_per_norm = RoundUp(double(p.norm_bounds[i]) * double(p.error_factor) * double(inverse) * push);
+    s.limit = RoundDown(inside - double(RoundUp(double(p.bias_bounds[i]) * double(inverse) * push)));
+    if (!std::isfinite(s.multiplier) || !std::isfinite(s.bias) || !std::isfinite(s.reach_per_norm) ||
+        !std::isfinite(s.limit)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ConvPointwiseInt8(const PointwiseInt8Plan& p, const PointwiseInt8Args& a) {
+  const FakeQuantStep& fq = a.epilogue.before;
+  // The step rule needs s_y and 1/s_y normal; the argument, a positive scale.
+  if (!PointwiseInt8Available() || fq.map == nullptr || !UsableStepScale(fq.scale)) {
+    return false;
+  }
+  OutputEpilogue rest = a.epilogue;
+  rest.before = FakeQuantStep();
+  const bool has_rest = rest.slope != nullptr || rest.after.map != nullptr;
+  if (a.codes != nullptr && (has_rest || a.quantize == nullptr)) return false;  // codes of the first step only
+  // The plan's, or computed for this scale in the caller's scratch, which every thread reads.
+  const PointwiseInt8Step* steps = p.steps.data();
+  if (p.steps.empty() || fq.scale != p.steps_scale) {
+    auto* computed = static_cast<PointwiseInt8Step*>(
+        ThreadScratch(ScratchSlot::kPointwiseSteps, size_t(p.channels) * sizeof(PointwiseInt8Step)));
+    if (!PointwiseInt8Steps(p, fq.scale, computed)) return false;
+    steps = computed;
+  }
+  constexpr int64_t kColumns = kPointwiseInt8Columns;
+  const int64_t blocks = (p.columns + kColumns - 1) / kColumns;
+  for (int64_t n = 0; n < a.batch; ++n) {
+    const float* x = a.x_codes == nullptr ? a.x + n * p.k * p.columns : nullptr;
+    const uint8_t* x_codes = a.x_codes != nullptr ? static_cast<const uint8_t*>(a.x_codes) + n * p.k * p.columns : nullptr;
+    float* y = a.codes == nullptr ? a.y + n * p.channels * p.columns : nullptr;
+    uint8_t* codes = a.codes != nullptr ? static_cast<uint8_t*>(a.codes) + n * p.channels * p.columns : nullptr;
+    ParallelFor(a.threads, blocks, 1, 2, [&](int64_t first, int64_t last) {
+      const int64_t most = std::min(p.blocks_per_pass, last - first);
+      const PointwiseInt8Scratch scratch{
+          steps,
+          static_cast<int32_t*>(ThreadScratch(ScratchSlot::kPointwisePacked, size_t(most * p.quads * kColumns) * 4)),
+          ThreadScratchFloats(ScratchSlot::kPointwiseNorms, size_t(most * kColumns)),
+          static_cast<int32_t*>(ThreadScratch(ScratchSlot::kPointwiseOpen, size_t(most * 4 * p.channels) * 4)),
+          static_cast<int32_t*>(ThreadScratch(ScratchSlot::kPointwiseCounts, size_t(most * 4) * 4)),
+          ThreadScratchFloats(ScratchSlot::kPointwiseFloats, size_t(most * p.k * kColumns)),
+          codes != nullptr ? ThreadScratchFloats(ScratchSlot::kPointwiseOutputs, size_t(p.channels * kColumns))
+                           : nullptr};
+      for (int64_t b = first; b < last; b += most) {
+        avx512::PointwiseInt8Pass(p, a, x, x_codes, y, codes, b, std::min(last, b + most), has_rest ? &rest : nullptr,
+                                  scratch);
+      }
+    });
+  }
+  return true;
+}
+
+}  // namespace qrt
