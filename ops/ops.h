@@ -8,28 +8,54 @@ namespace qrt {
 
 // binary.cc
 extern const OpDef kAddOp, kSubOp, kMulOp, kDivOp, kPReluOp;
-// unary.cc
-extern const OpDef kReluOp, kSigmoidOp, kTanhOp, kExpOp, kNegOp, kAbsOp, kSqrtOp, kLeakyReluOp,
-    kHardSigmoidOp, kClipOp;
-// shape_ops.cc
-extern const OpDef kIdentityOp, kReshapeOp, kFlattenOp, kSqueezeOp, kUnsqueezeOp, kShapeOp, kConstantOp;
 // cast.cc
 extern const OpDef kCastOp, kCastLikeOp;
-// quantize_linear.cc
-extern const OpDef kQuantizeLinearOp, kDequantizeLinearOp, kQuantizeDequantizeOp;
+// concat_split.cc
+extern const OpDef kConcatOp, kSplitOp;
+// conv.cc
+extern const OpDef kConvOp, kQrtConvQuantizeDequantizeOp, kConvIntegerOp, kQLinearConvOp, kQrtQLinearConvOp;
+// dynamic_quantize_linear.cc
+extern const OpDef kDynamicQuantizeLinearOp;
+// fake_quantize.cc
+extern const OpDef kFakeQuantizeOp;
+// gather.cc
+extern const OpDef kGatherOp;
 // lookup_table.cc
 extern const OpDef kLookupTableOp;
-// quantization_ops.cc
-extern const OpDef kFakeQuantizeOp, kQuantizeV2Op, kUniformDequantizeOp, kQuantizedMulOp, kQuantizedAddOp,
-    kQLinearMulOp, kQLinearAddOp;
-// conv.cc, matmul.cc (Conv/MatMul family; oneDNN wrappers in ops/onednn/)
-extern const OpDef kConvOp, kQrtConvQuantizeDequantizeOp, kConvIntegerOp, kQLinearConvOp, kQrtQLinearConvOp, kMatMulOp, kGemmOp, kMatMulIntegerOp, kQLinearMatMulOp;
-// concat_split.cc, slice_pad_tile.cc, transpose_gather.cc, resize.cc, softmax_reduce.cc,
-// pool.cc, normalization.cc, dynamic_quantize_linear.cc
-extern const OpDef kConcatOp, kSplitOp, kSliceOp, kPadOp, kTileOp, kTransposeOp, kGatherOp, kResizeOp,
-    kSoftmaxOp, kReduceMeanOp, kMaxPoolOp, kAveragePoolOp, kGlobalMaxPoolOp, kGlobalAveragePoolOp, kLpPoolOp, kGlobalLpPoolOp,
-    kBatchNormalizationOp, kDynamicQuantizeLinearOp;
+// matmul.cc
+extern const OpDef kMatMulOp, kGemmOp, kMatMulIntegerOp, kQLinearMatMulOp;
+// normalization.cc
+extern const OpDef kBatchNormalizationOp;
+// pad.cc
+extern const OpDef kPadOp;
+// pool.cc
+extern const OpDef kMaxPoolOp, kAveragePoolOp, kGlobalMaxPoolOp, kGlobalAveragePoolOp, kLpPoolOp, kGlobalLpPoolOp;
+// quantize_linear.cc
+extern const OpDef kQuantizeDequantizeOp, kQuantizeLinearOp, kDequantizeLinearOp;
+// quantize_v2.cc
+extern const OpDef kQuantizeV2Op;
+// quantized_binary.cc
+extern const OpDef kQuantizedMulOp, kQuantizedAddOp, kQLinearMulOp, kQLinearAddOp;
+// reduce_mean.cc
+extern const OpDef kReduceMeanOp;
+// resize.cc
+extern const OpDef kResizeOp;
 // scan.cc
 extern const OpDef kScanOp;
+// shape_ops.cc
+extern const OpDef kIdentityOp, kReshapeOp, kFlattenOp, kSqueezeOp, kUnsqueezeOp, kShapeOp, kConstantOp;
+// slice.cc
+extern const OpDef kSliceOp;
+// softmax.cc
+extern const OpDef kSoftmaxOp;
+// tile.cc
+extern const OpDef kTileOp;
+// transpose.cc
+extern const OpDef kTransposeOp;
+// unary.cc
+extern const OpDef kReluOp, kSigmoidOp, kTanhOp, kExpOp, kNegOp, kAbsOp, kSqrtOp, kLeakyReluOp, kHardSigmoidOp,
+    kClipOp;
+// uniform_dequantize.cc
+extern const OpDef kUniformDequantizeOp;
 
 }  // namespace qrt
