@@ -69,7 +69,11 @@ Status RunPasses(Graph& graph, const std::string& spec, bool validate_each,
     StatusOr<int> n = p->run(graph);
     if (!n.ok()) return n.status().WithContext(StrCat("pass ", p->name));
     graph.Compact();
-    if (validate_each) QRT_RETURN_IF_ERROR(graph.Validate().WithContext(StrCat("after pass ", p->name)));
+    // A pass that rewrote nothing left the graph as it was: validating it again would only
+    // repeat the topological sort (a tenth of a second per pass at 10^6 nodes).
+    if (validate_each && *n > 0) {
+      QRT_RETURN_IF_ERROR(graph.Validate().WithContext(StrCat("after pass ", p->name)));
+    }
     stats->emplace_back(std::string(p->name), *n);
   }
   return Status::Ok();
