@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "ops/kernels/gemm/sgemm.h"
+#include "ops/kernels/conv/conv_ref.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
 #include "tests/ops/linalg_test_util.h"
@@ -293,70 +293,39 @@ TEST_P(ConvPaths, ConvIntegerBitExact) {
   EXPECT_EQ(testing::CompareBits(*got, *want), "") << c.name;
 }
 
-// The float convolution's definition, built independently of ops/kernels/conv/conv_float.cc: the
-// patch matrix (im2col, zeros over padding) of each image and group, then the ordered GEMM
-// (sgemm.h) with the bias added last. Every geometry, including the ones that conv_float.cc
-// computes from padded rows (depthwise) or straight from X, must give the same bits.
+// The float convolution's definition is ref::ConvFloat (conv_ref.h): the patch matrix of each
+// image and group, then the ordered GEMM's reference, without conv_float.cc's driver. Every
+// geometry, including the ones the driver computes from padded rows (depthwise) or straight
+// from X, must give its bits at the scalar and the SIMD tier.
 TEST_P(ConvPaths, FloatEqualsPatchesThenOrderedGemm) {
   const ConvCase& c = GetParam();
+  if (c.auto_pad != nullptr) GTEST_SKIP() << "auto_pad: pads derived by the op";
   std::mt19937 rng(77);
   Tensor x = RandomTensor(DataType::kFloat32, XDims(c), -1, 1, rng);
   Tensor w = RandomTensor(DataType::kFloat32, WDims(c), -1, 1, rng);
   Tensor b = RandomTensor(DataType::kFloat32, {c.m}, -1, 1, rng);
-  auto got = testing::linalg::RunNode("Conv", {Runtime(x), Const(w), Const(b)}, CaseAttrs(c), Isa::kAvx2);
-  ASSERT_TRUE(got.ok()) << got.status().message();
-  // Geometry from the output shape and the attributes (explicit pads; auto_pad cases skip).
-  if (c.auto_pad != nullptr) GTEST_SKIP() << "auto_pad: pads derived by the op";
+  ConvGeometry g;
+  g.batch = c.n, g.in_channels = c.c, g.out_channels = c.m, g.group = c.group;
   const int r = int(c.in.size());
-  const Dims& yd = got->dims();
-  const int64_t cg = c.c / c.group, mg = c.m / c.group;
-  int64_t ks = 1, in_sp = 1, out_sp = 1;
-  for (int d = 0; d < r; ++d) ks *= c.kernel[size_t(d)], in_sp *= c.in[size_t(d)], out_sp *= yd[size_t(2 + d)];
-  const int64_t k = cg * ks;
-  // A kernel covering the whole input (unit strides and dilations, no pads) is ORT's
-  // transposed direct GEMM, which has its own one-row order.
-  bool whole = true;
+  g.spatial_rank = r;
   for (int d = 0; d < r; ++d) {
-    whole = whole && c.kernel[size_t(d)] == c.in[size_t(d)] && (c.strides.empty() || c.strides[size_t(d)] == 1) &&
-            (c.dilations.empty() || c.dilations[size_t(d)] == 1);
+    const int e = 3 - r + d;
+    g.in[e] = c.in[size_t(d)], g.kernel[e] = c.kernel[size_t(d)];
+    g.stride[e] = c.strides.empty() ? 1 : c.strides[size_t(d)];
+    g.dilation[e] = c.dilations.empty() ? 1 : c.dilations[size_t(d)];
+    g.pad_begin[e] = c.pads.empty() ? 0 : c.pads[size_t(d)];
+    g.pad_end[e] = c.pads.empty() ? 0 : c.pads[size_t(r + d)];
+    const int64_t span = (g.kernel[e] - 1) * g.dilation[e] + 1;
+    g.out[e] = (g.in[e] + g.pad_begin[e] + g.pad_end[e] - span) / g.stride[e] + 1;
   }
-  for (int64_t p : c.pads) whole = whole && p == 0;
-  std::vector<float> want(size_t(got->numel()));
-  for (int64_t n = 0; n < c.n; ++n) {
-    for (int64_t grp = 0; grp < c.group; ++grp) {
-      std::vector<float> patches(size_t(k * out_sp), 0.f);
-      for (int64_t ci = 0; ci < cg; ++ci) {
-        for (int64_t t = 0; t < ks; ++t) {
-          for (int64_t o = 0; o < out_sp; ++o) {
-            int64_t in_index = 0, rem_t = t, rem_o = o, inside = 1;
-            int64_t tdiv = ks, odiv = out_sp, idiv = in_sp;
-            for (int d = 0; d < r; ++d) {
-              tdiv /= c.kernel[size_t(d)], odiv /= yd[size_t(2 + d)], idiv /= c.in[size_t(d)];
-              const int64_t kt = rem_t / tdiv, ot = rem_o / odiv;
-              rem_t %= tdiv, rem_o %= odiv;
-              const int64_t stride = c.strides.empty() ? 1 : c.strides[size_t(d)];
-              const int64_t dil = c.dilations.empty() ? 1 : c.dilations[size_t(d)];
-              const int64_t pad = c.pads.empty() ? 0 : c.pads[size_t(d)];
-              const int64_t pos = ot * stride + kt * dil - pad;
-              if (pos < 0 || pos >= c.in[size_t(d)]) inside = 0;
-              in_index += pos * idiv;
-            }
-            const float* xc = x.data<float>() + ((n * c.c) + grp * cg + ci) * in_sp;
-            patches[size_t((ci * ks + t) * out_sp + o)] = inside ? xc[in_index] : 0.f;
-          }
-        }
-      }
-      SgemmArgs g;
-      g.m = mg, g.n = out_sp, g.k = k;
-      g.a = w.data<float>() + grp * mg * k, g.lda = k;
-      g.b = patches.data(), g.ldb = out_sp;
-      if (whole) g.trans_b = true, g.ldb = k;  // N == 1: the patch column is X's row (ORT's direct GEMM)
-      g.c = want.data() + (n * c.m + grp * mg) * out_sp, g.ldc = out_sp;
-      g.bias = b.data<float>() + grp * mg;
-      ref::Sgemm(g);
-    }
+  std::vector<float> want(size_t(g.output_count()));
+  ref::ConvFloat(g, x.data<float>(), w.data<float>(), b.data<float>(), want.data());
+  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+    auto got = testing::linalg::RunNode("Conv", {Runtime(x), Const(w), Const(b)}, CaseAttrs(c), isa);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_EQ(testing::CompareBits(*got, Tensor::FromVector<float>(want, got->dims())), "")
+        << c.name << " isa " << IsaName(isa);
   }
-  EXPECT_EQ(testing::CompareBits(*got, Tensor::FromVector<float>(want, yd)), "") << c.name;
 }
 
 // A depthwise convolution with 2^24 rows of padding above and below and a stride that skips

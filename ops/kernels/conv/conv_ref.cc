@@ -1,9 +1,9 @@
 #include "ops/kernels/conv/conv_ref.h"
 
+#include <algorithm>
 #include <type_traits>
 #include <vector>
 
-#include "ops/kernels/conv/conv_float.h"
 #include "ops/kernels/gemm/sgemm.h"
 
 namespace qrt::ref {
@@ -47,9 +47,46 @@ inline void ForEachOutput(const ConvGeometry& g, F dot) {
 
 }  // namespace
 
+// The definition, independent of conv_float.cc's driver: per image and group the patch
+// matrix (K = C/group x kernel rows in (c, kd, kh, kw) order, N = output positions columns,
+// zeros over the padding), then the ordered GEMM's reference (sgemm.h) with the bias added
+// last. A kernel as large as the input (unit strides and dilations, no padding) is ORT's
+// direct GEMM: one output per channel, X's group block as a transposed row.
 void ConvFloat(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y) {
-  std::vector<float> scratch(size_t(ConvFloatScratchFloats(g)));
-  ConvFloatOrdered(g, x, w, b, y, SelectConvFloatKernels(Isa::kScalar), scratch.data());
+  const int64_t cg = g.in_channels / g.group, mg = g.out_channels / g.group;
+  const int64_t ks = g.kernel_size(), k = g.reduction_size(), n_out = g.out_spatial(), plane = g.in_spatial();
+  bool whole = true;
+  for (int d = 0; d < 3; ++d) {
+    whole = whole && g.kernel[d] == g.in[d] && g.stride[d] == 1 && g.dilation[d] == 1 && g.pad_begin[d] == 0 &&
+            g.pad_end[d] == 0;
+  }
+  std::vector<float> patches(size_t(k * n_out));
+  for (int64_t n = 0; n < g.batch; ++n) {
+    for (int64_t grp = 0; grp < g.group; ++grp) {
+      std::fill(patches.begin(), patches.end(), 0.f);
+      int64_t o = 0;
+      for (int64_t od = 0; od < g.out[0]; ++od) {
+        for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+          for (int64_t ow = 0; ow < g.out[2]; ++ow, ++o) {
+            for (int64_t c = 0; c < cg; ++c) {
+              const float* xc = x + (n * g.in_channels + grp * cg + c) * plane;
+              ForEachTap(g, od, oh, ow, [&](int64_t xi, int64_t ki) {
+                patches[size_t((c * ks + ki) * n_out + o)] = xc[xi];
+              });
+            }
+          }
+        }
+      }
+      SgemmArgs a;
+      a.m = mg, a.n = n_out, a.k = k;
+      a.a = w + grp * mg * k, a.lda = k;
+      a.b = patches.data(), a.ldb = n_out;
+      if (whole) a.trans_b = true, a.ldb = k;  // N == 1: the patch column is X's row
+      a.c = y + (n * g.out_channels + grp * mg) * n_out, a.ldc = n_out;
+      a.bias = b != nullptr ? b + grp * mg : nullptr;
+      Sgemm(a);
+    }
+  }
 }
 
 void ConvFloat(const ConvGeometry& g, const double* x, const double* w, const double* b, double* y) {

@@ -9,7 +9,9 @@
 // ONNX reference pads X - x_zero_point with zeros).
 //
 //   float:   y = b[m] + sum_{c,k} x[...] * w[m,c,k], summed in the order of ONNX Runtime's
-//            MLAS (conv_float.h, sgemm.h) and the bias added last.
+//            MLAS and the bias added last: the patch matrix of each image and group times the
+//            weights through the ordered GEMM's reference (sgemm.h), without conv_float.cc's
+//            driver, which is tested against this.
 //   double:  the same sum in double, in (c, kd, kh, kw) order, plus b[m].
 //   integer: acc = sum_{c,k} (x - x_zp) * (w - w_zp[m]) + bias[m]. ONNX calls the
 //            accumulator int32; qrt defines overflow as two's-complement wrap-around
