@@ -51,4 +51,25 @@ Status NeedsConstant(const PrepareContext&, int input, const char* what) {
                      "from initializers and input shapes)"));
 }
 
+StatusOr<std::vector<int64_t>> ReadIntList(const PrepareContext& ctx, int input, const char* what) {
+  QRT_RETURN_IF_ERROR(ExpectDType(ctx, input, {DataType::kInt32, DataType::kInt64}));
+  if (ctx.input(input).dims.size() != 1) {
+    return InvalidArgument(what, " must be 1-D, got shape ", DimsToString(ctx.input(input).dims));
+  }
+  if (ctx.input(input).value == nullptr) return NeedsConstant(ctx, input, what);
+  return ToInt64Vector(*ctx.input(input).value);
+}
+
+StatusOr<std::vector<int64_t>> NormalizeAxes(const std::vector<int64_t>& axes, int64_t rank) {
+  std::vector<int64_t> out;
+  std::vector<char> seen(size_t(rank), 0);
+  for (int64_t a : axes) {
+    QRT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(a, rank));
+    if (seen[size_t(ax)]) return InvalidArgument("axis ", a, " is repeated");
+    seen[size_t(ax)] = 1;
+    out.push_back(ax);
+  }
+  return out;
+}
+
 }  // namespace qrt

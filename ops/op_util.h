@@ -97,6 +97,12 @@ inline const void* InputData(const RunArgs& args, int i) {
   return t ? t->raw() : nullptr;
 }
 
+// An int32/int64 1-D input whose value is needed at plan time.
+StatusOr<std::vector<int64_t>> ReadIntList(const PrepareContext& ctx, int input, const char* what);
+
+// Axes in [-rank, rank), normalized; repeats are an error.
+StatusOr<std::vector<int64_t>> NormalizeAxes(const std::vector<int64_t>& axes, int64_t rank);
+
 // Checks an input's dtype is one of `allowed`.
 Status ExpectDType(const PrepareContext& ctx, int input, std::initializer_list<DataType> allowed);
 

@@ -523,13 +523,7 @@ Status PrepareResize(PrepareContext& ctx) {
   if (axes_attr.empty()) {
     for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
   } else {
-    std::vector<char> seen(size_t(rank), 0);
-    for (int64_t a : axes_attr) {
-      QRT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(a, rank));
-      if (seen[size_t(ax)]) return InvalidArgument("axis ", a, " is repeated");
-      seen[size_t(ax)] = 1;
-      axes.push_back(ax);
-    }
+    QRT_ASSIGN_OR_RETURN(axes, NormalizeAxes(axes_attr, rank));
   }
   const size_t na = axes.size();
 

@@ -9,15 +9,11 @@ namespace qrt {
 namespace {
 
 using testing::Data;
+using testing::I64;
 using testing::Known;
 using testing::Omitted;
 using testing::RunSingleNode;
 using testing::Values;
-
-Tensor I64(std::vector<int64_t> v) {
-  const int64_t n = int64_t(v.size());
-  return Tensor::FromVector<int64_t>(v, {n});
-}
 
 Attributes Mode(const char* m) {
   Attributes a;

@@ -19,6 +19,12 @@ inline NodeArg Data(Tensor t) { return {NodeArg::kData, std::move(t)}; }
 inline NodeArg Known(Tensor t) { return {NodeArg::kKnown, std::move(t)}; }
 inline NodeArg Omitted() { return {}; }
 
+// A 1-D int64 tensor: starts, ends, pads, repeats, axes.
+inline Tensor I64(std::vector<int64_t> v) {
+  const int64_t n = int64_t(v.size());
+  return Tensor::FromVector<int64_t>(v, {n});
+}
+
 // Runs `op_type` at `opset` with `attrs`; returns its `num_outputs` outputs, or the first
 // error (load, plan or run).
 inline StatusOr<std::vector<Tensor>> RunSingleNode(const std::string& op_type, int64_t opset,

@@ -10,15 +10,11 @@ namespace qrt {
 namespace {
 
 using testing::Data;
+using testing::I64;
 using testing::Known;
 using testing::Omitted;
 using testing::RunSingleNode;
 using testing::Values;
-
-Tensor I64(std::vector<int64_t> v) {
-  const int64_t n = int64_t(v.size());
-  return Tensor::FromVector<int64_t>(v, {n});
-}
 
 TEST(Slice, SliceUint8NegativeStepFromTheEnd) {
   std::vector<uint8_t> v = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};

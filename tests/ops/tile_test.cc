@@ -9,15 +9,11 @@ namespace qrt {
 namespace {
 
 using testing::Data;
+using testing::I64;
 using testing::Known;
 using testing::Omitted;
 using testing::RunSingleNode;
 using testing::Values;
-
-Tensor I64(std::vector<int64_t> v) {
-  const int64_t n = int64_t(v.size());
-  return Tensor::FromVector<int64_t>(v, {n});
-}
 
 TEST(Tile, TileUint8) {
   auto out = RunSingleNode("Tile", 13, {Data(Tensor::FromVector<uint8_t>({1, 2}, {1, 2})), Known(I64({2, 2}))}, {});
