@@ -101,6 +101,22 @@ qrt_status qrt_model_pass(const qrt_model* model, size_t index, const char** nam
   });
 }
 
+size_t qrt_model_explanation_count(const qrt_model* model) {
+  return model ? model->model->explanations().size() : 0;
+}
+
+qrt_status qrt_model_explanation(const qrt_model* model, size_t index, qrt_explanation* out) {
+  return Guard([&]() -> qrt::Status {
+    if (model == nullptr || out == nullptr) return qrt::InvalidArgument("qrt_model_explanation: NULL argument");
+    const qrt::Explanations& all = model->model->explanations();
+    if (index >= all.size()) return qrt::InvalidArgument("explanation index ", index, " out of range: ", all.size());
+    const qrt::Explanation& e = all[index];
+    *out = qrt_explanation{e.pass.c_str(), e.pattern.c_str(), e.node.c_str(), e.op.c_str(), e.rewritten ? 1 : 0,
+                           e.reason.c_str()};
+    return qrt::Status::Ok();
+  });
+}
+
 const char* qrt_model_isa(const qrt_model* model) {
   return model ? qrt::IsaName(model->model->plan_options().isa).data() : "";
 }

@@ -1,22 +1,28 @@
 // Identity(x) -> x: consumers read x directly. Kept when its output is a graph
 // output, since that would rename the output.
 #include "passes/passes.h"
+#include "passes/rewriter.h"
 
 namespace qrt {
+namespace {
 
-StatusOr<int> EliminateIdentity(Graph& graph) {
-  int rewrites = 0;
-  for (uint32_t i = 0; i < graph.num_nodes(); ++i) {
-    Node& n = graph.node(NodeId{i});
-    if (n.dead || n.op_type != "Identity" || !n.domain.empty()) continue;
-    if (n.inputs.size() != 1 || n.outputs.size() != 1 || !n.inputs[0].valid()) continue;
-    if (graph.IsGraphOutput(n.outputs[0])) continue;
-    ValueId in = n.inputs[0], out = n.outputs[0];
-    graph.EraseNode(NodeId{i});
-    graph.ReplaceAllUses(out, in);
-    ++rewrites;
+StatusOr<Verdict> ForwardIdentity(Rewriter& rw, NodeId id) {
+  const Node& n = rw.graph().node(id);
+  if (n.inputs.size() != 1 || n.outputs.size() != 1 || !n.inputs[0].valid()) {
+    return Refuse("not one input and one output");
   }
-  return rewrites;
+  if (rw.graph().IsGraphOutput(n.outputs[0])) return Refuse("its output is a graph output (it would be renamed)");
+  // Identity(x) -> x
+  const ValueId in = n.inputs[0], out = n.outputs[0];
+  rw.EraseNode(id);
+  rw.ReplaceAllUses(out, in);
+  return Rewrote();
+}
+
+}  // namespace
+
+StatusOr<int> EliminateIdentity(Graph& graph, Explanations* explain) {
+  return RunPatterns(graph, "eliminate-identity", {{"forward-identity", "", "Identity", ForwardIdentity}}, explain);
 }
 
 }  // namespace qrt

@@ -37,6 +37,7 @@
 #include "ops/registry.h"
 #include "passes/match_util.h"
 #include "passes/passes.h"
+#include "passes/rewriter.h"
 
 namespace qrt {
 namespace {
@@ -63,81 +64,99 @@ bool IsRequantizableQuantize(const Graph& g, const Node& q) {
   return !q.attrs.Has("output_dtype");
 }
 
-}  // namespace
+// The live qrt:QuantizeDequantize producing v, if any.
+NodeId FakeQuant(const Graph& g, ValueId v) {
+  const NodeId id = ProducerIs(g, v, "QuantizeDequantize", "qrt");
+  return id.valid() && g.node(id).inputs.size() >= 2 && g.node(id).outputs.size() == 1 ? id : NodeId{};
+}
 
-StatusOr<int> FuseConvFakeQuant(Graph& g) {
+std::pair<ValueId, ValueId> ScaleAndZeroPoint(const Node& fq) { return {fq.inputs[1], InputOr(fq, 2)}; }
+
+// Anchored at the chain's last fake quantization (visited consumers first, so that the
+// whole chain is taken from its end).
+StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId last_id) {
   const OpDef* def = FindOp("qrt", "ConvQuantizeDequantize");
   if (def == nullptr) return Internal("op qrt:ConvQuantizeDequantize is not registered");
-  auto fake_quant = [&](ValueId v) {  // the live qrt:QuantizeDequantize producing v, if any
-    const NodeId id = ProducerIs(g, v, "QuantizeDequantize", "qrt");
-    return id.valid() && g.node(id).inputs.size() >= 2 && g.node(id).outputs.size() == 1 ? id : NodeId{};
-  };
-  auto scale_and_zero_point = [](const Node& fq) { return std::pair<ValueId, ValueId>{fq.inputs[1], InputOr(fq, 2)}; };
-  int rewrites = 0;
-  // Consumers first, so that a chain is taken whole from its last fake quantization.
-  QRT_ASSIGN_OR_RETURN(std::vector<NodeId> order, g.TopologicalOrder());
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    const Node& node = g.node(*it);
-    if (node.dead || node.outputs.empty()) continue;
-    const NodeId last_id = fake_quant(node.outputs[0]);
-    if (last_id != *it) continue;
-    const Node& last = g.node(last_id);
-    // Conv -> last; or Conv [-> before] -> PRelu -> last.
-    ValueId v = last.inputs[0];
-    if (!HasSingleUse(g, v)) continue;
-    const NodeId prelu_id = ProducerIs(g, v, "PRelu");
-    NodeId before_id;
-    if (prelu_id.valid()) {
-      v = g.node(prelu_id).inputs[0];
-      if (!HasSingleUse(g, v)) continue;
-      before_id = fake_quant(v);
-      if (before_id.valid()) {
-        v = g.node(before_id).inputs[0];
-        if (!HasSingleUse(g, v)) continue;
-      }
+  const Graph& g = rw.graph();
+  if (FakeQuant(g, g.node(last_id).outputs.empty() ? ValueId{} : g.node(last_id).outputs[0]) != last_id) {
+    return Refuse("malformed QuantizeDequantize");
+  }
+  const Node& last = g.node(last_id);
+  // Conv -> last; or Conv [-> before] -> PRelu -> last.
+  ValueId v = last.inputs[0];
+  if (!HasSingleUse(g, v)) return Refuse("its input has other readers or is a graph output");
+  const NodeId prelu_id = ProducerIs(g, v, "PRelu");
+  NodeId before_id;
+  if (prelu_id.valid()) {
+    v = g.node(prelu_id).inputs[0];
+    if (!HasSingleUse(g, v)) return Refuse("the PRelu's input has other readers");
+    before_id = FakeQuant(g, v);
+    if (before_id.valid()) {
+      v = g.node(before_id).inputs[0];
+      if (!HasSingleUse(g, v)) return Refuse("the first fake quantization's input has other readers");
     }
-    const NodeId conv_id = ProducerIs(g, v, "Conv");
-    if (!conv_id.valid()) continue;
-    const Node& conv = g.node(conv_id);
-    if (conv.outputs.size() != 1 || conv.inputs.size() < 2 || conv.inputs.size() > 3) continue;
-    if (prelu_id.valid() && !IsChannelPRelu(g, g.node(prelu_id), conv)) continue;
+  }
+  const NodeId conv_id = ProducerIs(g, v, "Conv");
+  if (!conv_id.valid()) return Refuse("the chain does not start at a Conv");
+  const Node& conv = g.node(conv_id);
+  if (conv.outputs.size() != 1 || conv.inputs.size() < 2 || conv.inputs.size() > 3) return Refuse("malformed Conv");
+  if (prelu_id.valid() && !IsChannelPRelu(g, g.node(prelu_id), conv)) {
+    return Refuse("the PRelu's slope is not one float32 constant per channel");
+  }
 
-    Node fused = MakeNode(def, conv.name, {conv.inputs[0], conv.inputs[1], InputOr(conv, 2)}, {}, conv.attrs);
-    // Inputs 3, 4: the fake quantization before the PRelu (or the only one); 5: the slope;
-    // 6, 7: the fake quantization after it.
-    const auto [s0, z0] = prelu_id.valid() ? (before_id.valid() ? scale_and_zero_point(g.node(before_id))
-                                                                 : std::pair<ValueId, ValueId>{})
-                                           : scale_and_zero_point(last);
-    fused.inputs.insert(fused.inputs.end(), {s0, z0});
-    if (prelu_id.valid()) {
-      const auto [s1, z1] = scale_and_zero_point(last);
-      fused.inputs.insert(fused.inputs.end(), {g.node(prelu_id).inputs[1], s1, z1});
-    }
-    fused.outputs = {last.outputs[0]};
-    for (NodeId id : {last_id, prelu_id, before_id, conv_id}) {
-      if (id.valid()) g.EraseNode(id);
-    }
-    g.AddNode(std::move(fused));
-    ++rewrites;
+  Node fused = MakeNode(def, conv.name, {conv.inputs[0], conv.inputs[1], InputOr(conv, 2)}, {}, conv.attrs);
+  // Inputs 3, 4: the fake quantization before the PRelu (or the only one); 5: the slope;
+  // 6, 7: the fake quantization after it.
+  const auto [s0, z0] = prelu_id.valid() ? (before_id.valid() ? ScaleAndZeroPoint(g.node(before_id))
+                                                               : std::pair<ValueId, ValueId>{})
+                                         : ScaleAndZeroPoint(last);
+  fused.inputs.insert(fused.inputs.end(), {s0, z0});
+  if (prelu_id.valid()) {
+    const auto [s1, z1] = ScaleAndZeroPoint(last);
+    fused.inputs.insert(fused.inputs.end(), {g.node(prelu_id).inputs[1], s1, z1});
   }
-  // Conv -> QuantizeLinear (1x1): the convolution takes the fake quantization, the
-  // QuantizeLinear stays and reads the same value name.
-  QRT_ASSIGN_OR_RETURN(order, g.TopologicalOrder());
-  for (NodeId q_id : order) {
-    const Node& q = g.node(q_id);
-    if (q.dead || q.domain != "" || q.op_type != "QuantizeLinear" || q.inputs.empty()) continue;
-    const ValueId y = q.inputs[0];
-    const NodeId conv_id = ProducerIs(g, y, "Conv");
-    if (!conv_id.valid() || !HasSingleUse(g, y) || !IsRequantizableQuantize(g, q)) continue;
-    const Node& conv = g.node(conv_id);
-    if (conv.outputs.size() != 1 || conv.inputs.size() < 2 || conv.inputs.size() > 3 || !IsPointwise(g, conv)) continue;
-    Node fused = MakeNode(def, conv.name, {conv.inputs[0], conv.inputs[1], InputOr(conv, 2), q.inputs[1], InputOr(q, 2)},
-                          {y}, conv.attrs);
-    g.EraseNode(conv_id);
-    g.AddNode(std::move(fused));
-    ++rewrites;
+  fused.outputs = {last.outputs[0]};
+  for (NodeId id : {last_id, prelu_id, before_id, conv_id}) {
+    if (id.valid()) rw.EraseNode(id);
   }
-  return rewrites;
+  rw.AddNode(std::move(fused));
+  return Rewrote();
+}
+
+// Conv -> QuantizeLinear (1x1): the convolution takes the fake quantization, the
+// QuantizeLinear stays and reads the same value name.
+StatusOr<Verdict> FusePointwiseBeforeQuantize(Rewriter& rw, NodeId q_id) {
+  const OpDef* def = FindOp("qrt", "ConvQuantizeDequantize");
+  if (def == nullptr) return Internal("op qrt:ConvQuantizeDequantize is not registered");
+  const Graph& g = rw.graph();
+  const Node& q = g.node(q_id);
+  if (q.inputs.empty()) return Refuse("no input");
+  const ValueId y = q.inputs[0];
+  const NodeId conv_id = ProducerIs(g, y, "Conv");
+  if (!conv_id.valid()) return Refuse("its input is not made by a Conv");
+  if (!HasSingleUse(g, y)) return Refuse("the Conv's output has other readers");
+  if (!IsRequantizableQuantize(g, q)) return Refuse("the scale or zero point does not make Q(DQ(Q(y))) = Q(y)");
+  const Node& conv = g.node(conv_id);
+  if (conv.outputs.size() != 1 || conv.inputs.size() < 2 || conv.inputs.size() > 3) return Refuse("malformed Conv");
+  if (!IsPointwise(g, conv)) return Refuse("the Conv is not 1x1 (only there does the int8 path apply)");
+  Node fused = MakeNode(def, conv.name, {conv.inputs[0], conv.inputs[1], InputOr(conv, 2), q.inputs[1], InputOr(q, 2)},
+                        {y}, conv.attrs);
+  rw.EraseNode(conv_id);
+  rw.AddNode(std::move(fused));
+  return Rewrote();
+}
+
+}  // namespace
+
+StatusOr<int> FuseConvFakeQuant(Graph& g, Explanations* explain) {
+  QRT_ASSIGN_OR_RETURN(int chains, RunPatterns(g, "fuse-conv-fake-quant",
+                                               {{"conv-fake-quant", "qrt", "QuantizeDequantize", FuseChain}}, explain,
+                                               VisitOrder::kConsumersFirst));
+  QRT_ASSIGN_OR_RETURN(int pointwise,
+                       RunPatterns(g, "fuse-conv-fake-quant",
+                                   {{"pointwise-conv-quantize", "", "QuantizeLinear", FusePointwiseBeforeQuantize}},
+                                   explain, VisitOrder::kProducersFirst));
+  return chains + pointwise;
 }
 
 }  // namespace qrt

@@ -18,6 +18,7 @@
 // DQ nodes left without readers are erased here; DQs read elsewhere stay for those readers.
 #include "passes/match_util.h"
 #include "passes/passes.h"
+#include "passes/rewriter.h"
 #include "ops/registry.h"
 
 namespace qrt {
@@ -28,78 +29,96 @@ struct Operand {
   std::optional<int64_t> axis;  // per-axis DQ
 };
 
-bool MatchOperand(const Graph& g, ValueId v, Operand* out) {
+// "" when v is the output of a DequantizeLinear the fused kernel can replay, else why not.
+std::string MatchOperand(const Graph& g, ValueId v, Operand* out) {
   NodeId dq = ProducerIs(g, v, "DequantizeLinear");
-  if (!dq.valid()) return false;
+  if (!dq.valid()) return "an operand is not a DequantizeLinear's output";
   const Node& n = g.node(dq);
-  if (n.inputs.size() < 2 || !n.inputs[0].valid()) return false;
+  if (n.inputs.size() < 2 || !n.inputs[0].valid()) return "an operand's DequantizeLinear has no input";
   ValueId x = n.inputs[0], s = n.inputs[1];
   ValueId zp = InputOr(n, 2);
-  if (!IsUsableScale(g, s)) return false;
+  if (!IsUsableScale(g, s)) return "an operand's scale is not a constant, non-zero float32 of at most 1e30";
   const Tensor* scale = g.ConstantOf(s);
   if (zp.valid()) {
     const Tensor* z = g.ConstantOf(zp);
-    if (z == nullptr || z->dims() != scale->dims() || !IsQuantType(z->dtype(), n.opset)) return false;
+    if (z == nullptr || z->dims() != scale->dims() || !IsQuantType(z->dtype(), n.opset)) {
+      return "an operand's zero point is not a constant of the scale's shape and a quantized type";
+    }
   }
   // The data dtype is known for graph inputs, constants and outputs of earlier fusions;
   // a zero point also names it. Anything else may be 16/32-bit: leave it.
   DataType dt = zp.valid() ? g.ConstantOf(zp)->dtype() : g.value(x).dtype;
   if (g.IsConstant(x)) dt = g.ConstantOf(x)->dtype();
-  if (!IsQuantType(dt, n.opset)) return false;
+  if (!IsQuantType(dt, n.opset)) return "an operand's data is not of a quantized type this opset allows";
   out->data = x;
   out->scale = s;
   out->zero_point = zp;
   out->axis.reset();
   if (scale->numel() != 1 || scale->rank() != 0) {
-    if (scale->rank() != 1) return false;
+    if (scale->rank() != 1) return "an operand's scale has rank > 1";
     if (scale->numel() != 1) {
       auto axis = n.attrs.GetInt("axis", 1);
-      if (!axis.ok() || n.attrs.Has("block_size")) return false;
+      if (!axis.ok() || n.attrs.Has("block_size")) return "an operand's DequantizeLinear is blocked";
       out->axis = *axis;
     }
   }
-  return true;
+  return "";
 }
 
-StatusOr<int> Fuse(Graph& g, std::string_view binary_op, std::string_view fused_op) {
-  int rewrites = 0;
-  const OpDef* def = FindOp("qrt", fused_op);
-  if (def == nullptr) return Internal("op qrt:", fused_op, " is not registered");
-  const size_t n_nodes = g.num_nodes();
-  for (uint32_t i = 0; i < n_nodes; ++i) {
-    const Node& q = g.node(NodeId{i});
-    if (q.dead || !q.domain.empty() || q.op_type != "QuantizeLinear" || q.inputs.size() < 3) continue;
-    if (!q.inputs[0].valid() || !IsConstScalar(g, q.inputs[1]) || !IsUsableScale(g, q.inputs[1])) continue;
-    if (!IsConstScalar(g, q.inputs[2]) || !IsQuantType(g.ConstantOf(q.inputs[2])->dtype(), q.opset)) continue;
-    NodeId bin_id = ProducerIs(g, q.inputs[0], binary_op);
-    if (!bin_id.valid() || !HasSingleUse(g, q.inputs[0])) continue;
-    const Node& bin = g.node(bin_id);
-    if (bin.inputs.size() != 2) continue;
-    Operand a, b;
-    if (!MatchOperand(g, bin.inputs[0], &a) || !MatchOperand(g, bin.inputs[1], &b)) continue;
-
-    Node fused = MakeNode(def, bin.name,
-                          {a.data, a.scale, a.zero_point, b.data, b.scale, b.zero_point, q.inputs[1], q.inputs[2]},
-                          q.outputs);
-    fused.attrs.Set("requantize", std::string("divide"));
-    if (a.axis) fused.attrs.Set("A_axis", *a.axis);
-    if (b.axis) fused.attrs.Set("B_axis", *b.axis);
-    const ValueId dq_a = bin.inputs[0], dq_b = bin.inputs[1];
-    g.EraseNode(NodeId{i});
-    g.EraseNode(bin_id);
-    g.AddNode(std::move(fused));
-    for (ValueId v : {dq_a, dq_b}) {
-      NodeId dq = g.value(v).producer;
-      if (dq.valid() && !g.node(dq).dead && g.Consumers(v).empty() && !g.IsGraphOutput(v)) g.EraseNode(dq);
-    }
-    ++rewrites;
+template <class Op>
+StatusOr<Verdict> Fuse(Rewriter& rw, NodeId q_id) {
+  const OpDef* def = FindOp("qrt", Op::kFused);
+  if (def == nullptr) return Internal("op qrt:", Op::kFused, " is not registered");
+  const Graph& g = rw.graph();
+  const Node& q = g.node(q_id);
+  if (q.inputs.size() < 3 || !q.inputs[0].valid()) return Refuse("no zero point input");
+  if (!IsConstScalar(g, q.inputs[1]) || !IsUsableScale(g, q.inputs[1])) {
+    return Refuse("the output scale is not one constant, non-zero float32");
   }
-  return rewrites;
+  if (!IsConstScalar(g, q.inputs[2]) || !IsQuantType(g.ConstantOf(q.inputs[2])->dtype(), q.opset)) {
+    return Refuse("the output zero point is not one constant of a quantized type");
+  }
+  NodeId bin_id = ProducerIs(g, q.inputs[0], Op::kBinary);
+  if (!bin_id.valid()) return Refuse(StrCat("its input is not made by ", Op::kBinary));
+  if (!HasSingleUse(g, q.inputs[0])) return Refuse(StrCat("the ", Op::kBinary, "'s output has other readers"));
+  const Node& bin = g.node(bin_id);
+  if (bin.inputs.size() != 2) return Refuse(StrCat("the ", Op::kBinary, " does not have two inputs"));
+  Operand a, b;
+  std::string why = MatchOperand(g, bin.inputs[0], &a);
+  if (why.empty()) why = MatchOperand(g, bin.inputs[1], &b);
+  if (!why.empty()) return Refuse(why);
+
+  Node fused = MakeNode(def, bin.name,
+                        {a.data, a.scale, a.zero_point, b.data, b.scale, b.zero_point, q.inputs[1], q.inputs[2]},
+                        q.outputs);
+  fused.attrs.Set("requantize", std::string("divide"));
+  if (a.axis) fused.attrs.Set("A_axis", *a.axis);
+  if (b.axis) fused.attrs.Set("B_axis", *b.axis);
+  const ValueId dq_a = bin.inputs[0], dq_b = bin.inputs[1];
+  rw.EraseNode(q_id);
+  rw.EraseNode(bin_id);
+  rw.AddNode(std::move(fused));
+  for (ValueId v : {dq_a, dq_b}) {
+    NodeId dq = g.value(v).producer;
+    if (dq.valid() && !g.node(dq).dead && g.Consumers(v).empty() && !g.IsGraphOutput(v)) rw.EraseNode(dq);
+  }
+  return Rewrote();
 }
+
+struct MulOp {
+  static constexpr std::string_view kBinary = "Mul", kFused = "QuantizedMul";
+};
+struct AddOp {
+  static constexpr std::string_view kBinary = "Add", kFused = "QuantizedAdd";
+};
 
 }  // namespace
 
-StatusOr<int> FuseDqMulQ(Graph& graph) { return Fuse(graph, "Mul", "QuantizedMul"); }
-StatusOr<int> FuseDqAddQ(Graph& graph) { return Fuse(graph, "Add", "QuantizedAdd"); }
+StatusOr<int> FuseDqMulQ(Graph& graph, Explanations* explain) {
+  return RunPatterns(graph, "fuse-dq-mul-q", {{"dq-mul-q", "", "QuantizeLinear", Fuse<MulOp>}}, explain);
+}
+StatusOr<int> FuseDqAddQ(Graph& graph, Explanations* explain) {
+  return RunPatterns(graph, "fuse-dq-add-q", {{"dq-add-q", "", "QuantizeLinear", Fuse<AddOp>}}, explain);
+}
 
 }  // namespace qrt

@@ -14,6 +14,7 @@
 #include "ops/registry.h"
 #include "passes/match_util.h"
 #include "passes/passes.h"
+#include "passes/rewriter.h"
 
 namespace qrt {
 namespace {
@@ -27,38 +28,43 @@ bool SameConstant(const Graph& g, ValueId a, ValueId b) {
          std::memcmp(ta->raw(), tb->raw(), ta->nbytes()) == 0;
 }
 
-}  // namespace
-
-StatusOr<int> FuseQDq(Graph& g) {
+StatusOr<Verdict> FusePair(Rewriter& rw, NodeId dq_id) {
   const OpDef* def = FindOp("qrt", "QuantizeDequantize");
   if (def == nullptr) return Internal("op qrt:QuantizeDequantize is not registered");
-  int rewrites = 0;
-  const size_t n_nodes = g.num_nodes();
-  for (uint32_t i = 0; i < n_nodes; ++i) {
-    const Node& dq = g.node(NodeId{i});
-    if (dq.dead || !dq.domain.empty() || dq.op_type != "DequantizeLinear" || dq.inputs.size() < 2) continue;
-    if (dq.outputs.size() != 1 || !dq.outputs[0].valid()) continue;
-    const NodeId q_id = ProducerIs(g, dq.inputs[0], "QuantizeLinear");
-    if (!q_id.valid() || !HasSingleUse(g, dq.inputs[0])) continue;
-    const Node& q = g.node(q_id);
-    if (q.inputs.size() < 2 || !q.inputs[0].valid()) continue;
-    const ValueId scale = q.inputs[1], zero_point = InputOr(q, 2);
-    if (!IsConstScalar(g, scale) || g.ConstantOf(scale)->dtype() != DataType::kFloat32) continue;
-    if (zero_point.valid() && !(IsConstScalar(g, zero_point) && Is8Bit(g.ConstantOf(zero_point)->dtype()))) continue;
-    if (!zero_point.valid() && q.attrs.Has("output_dtype")) continue;
-    // DQ's parameters: Q's values in Q's shapes, so that an unfused graph that would not
-    // compile (say a [1,1] DQ scale) does not compile fused either.
-    if (!SameConstant(g, scale, dq.inputs[1]) || !SameConstant(g, zero_point, InputOr(dq, 2))) continue;
-
-    // x --QuantizeDequantize(s, z)--> y
-    Node fused = MakeNode(def, dq.name, {q.inputs[0], scale}, {dq.outputs[0]});
-    if (zero_point.valid()) fused.inputs.push_back(zero_point);
-    g.EraseNode(NodeId{i});
-    g.EraseNode(q_id);
-    g.AddNode(std::move(fused));
-    ++rewrites;
+  const Graph& g = rw.graph();
+  const Node& dq = g.node(dq_id);
+  if (dq.inputs.size() < 2 || dq.outputs.size() != 1 || !dq.outputs[0].valid()) return Refuse("malformed node");
+  const NodeId q_id = ProducerIs(g, dq.inputs[0], "QuantizeLinear");
+  if (!q_id.valid()) return Refuse("its input is not a QuantizeLinear's output");
+  if (!HasSingleUse(g, dq.inputs[0])) return Refuse("the 8-bit tensor has other readers or is a graph output");
+  const Node& q = g.node(q_id);
+  if (q.inputs.size() < 2 || !q.inputs[0].valid()) return Refuse("the QuantizeLinear has no input");
+  const ValueId scale = q.inputs[1], zero_point = InputOr(q, 2);
+  if (!IsConstScalar(g, scale) || g.ConstantOf(scale)->dtype() != DataType::kFloat32) {
+    return Refuse("the scale is not one constant float32");
   }
-  return rewrites;
+  if (zero_point.valid() && !(IsConstScalar(g, zero_point) && Is8Bit(g.ConstantOf(zero_point)->dtype()))) {
+    return Refuse("the zero point is not one constant 8-bit value");
+  }
+  if (!zero_point.valid() && q.attrs.Has("output_dtype")) return Refuse("no zero point, with output_dtype");
+  // DQ's parameters: Q's values in Q's shapes, so that an unfused graph that would not
+  // compile (say a [1,1] DQ scale) does not compile fused either.
+  if (!SameConstant(g, scale, dq.inputs[1]) || !SameConstant(g, zero_point, InputOr(dq, 2))) {
+    return Refuse("the QuantizeLinear and DequantizeLinear parameters differ");
+  }
+  // x --QuantizeDequantize(s, z)--> y
+  Node fused = MakeNode(def, dq.name, {q.inputs[0], scale}, {dq.outputs[0]});
+  if (zero_point.valid()) fused.inputs.push_back(zero_point);
+  rw.EraseNode(dq_id);
+  rw.EraseNode(q_id);
+  rw.AddNode(std::move(fused));
+  return Rewrote();
+}
+
+}  // namespace
+
+StatusOr<int> FuseQDq(Graph& g, Explanations* explain) {
+  return RunPatterns(g, "fuse-q-dq", {{"q-dq-pair", "", "DequantizeLinear", FusePair}}, explain);
 }
 
 }  // namespace qrt

@@ -36,7 +36,7 @@ int64_t QuantizeBound(float v, float scale, int64_t zp, int64_t lo, int64_t hi) 
 
 }  // namespace
 
-StatusOr<int> FuseQdqConv(Graph& g) {
+StatusOr<int> FuseQdqConv(Graph& g, Explanations* /*explain: not yet written as patterns*/) {
   const OpDef* def = FindOp("qrt", "QLinearConv");
   if (def == nullptr) return Internal("op qrt:QLinearConv is not registered");
   int rewrites = 0;

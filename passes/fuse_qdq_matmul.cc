@@ -198,7 +198,7 @@ bool FuseGemm(Graph& g, NodeId qi, const OpDef* conv_def) {
 
 }  // namespace
 
-StatusOr<int> FuseQdqMatMul(Graph& g) {
+StatusOr<int> FuseQdqMatMul(Graph& g, Explanations* /*explain: not yet written as patterns*/) {
   const OpDef* matmul = FindOp("", "QLinearMatMul");
   const OpDef* conv = FindOp("qrt", "QLinearConv");
   if (matmul == nullptr || conv == nullptr) return Internal("QLinearMatMul or qrt:QLinearConv is not registered");

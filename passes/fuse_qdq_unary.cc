@@ -14,6 +14,7 @@
 #include "passes/evaluate.h"
 #include "passes/match_util.h"
 #include "passes/passes.h"
+#include "passes/rewriter.h"
 
 namespace qrt {
 namespace {
@@ -32,53 +33,57 @@ DataType DqDataType(const Graph& g, const Node& dq) {
   return g.value(dq.inputs[0]).dtype;
 }
 
-}  // namespace
-
-StatusOr<int> FuseQdqUnary(Graph& g) {
+StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId q_id) {
   const OpDef* def = FindOp("qrt", "LookupTable");
   if (def == nullptr) return Internal("op qrt:LookupTable is not registered");
-  int rewrites = 0;
-  const size_t n_nodes = g.num_nodes();
-  for (uint32_t i = 0; i < n_nodes; ++i) {
-    const Node& q = g.node(NodeId{i});
-    if (q.dead || !q.domain.empty() || q.op_type != "QuantizeLinear" || q.inputs.size() < 2) continue;
-    if (!IsConstScalar(g, q.inputs[1])) continue;
-    const bool q_has_zp = q.inputs.size() > 2 && q.inputs[2].valid();
-    if (q_has_zp && !(IsConstScalar(g, q.inputs[2]) && Is8Bit(g.ConstantOf(q.inputs[2])->dtype()))) continue;
-    if (!q_has_zp && q.attrs.Has("output_dtype")) continue;
-    NodeId f_id = q.inputs[0].valid() ? g.value(q.inputs[0]).producer : NodeId{};
-    if (!f_id.valid() || !IsUnary(g.node(f_id)) || !HasSingleUse(g, q.inputs[0])) continue;
-    const Node& f = g.node(f_id);
-    bool others_const = true;
-    for (size_t k = 1; k < f.inputs.size(); ++k) others_const &= !f.inputs[k].valid() || g.IsConstant(f.inputs[k]);
-    if (!others_const || f.inputs.empty()) continue;
-    NodeId dq_id = ProducerIs(g, f.inputs[0], "DequantizeLinear");
-    if (!dq_id.valid()) continue;
-    const Node& dq = g.node(dq_id);
-    if (dq.inputs.size() < 2 || !dq.inputs[0].valid() || !IsConstScalar(g, dq.inputs[1])) continue;
-    if (dq.inputs.size() > 2 && dq.inputs[2].valid() && !IsConstScalar(g, dq.inputs[2])) continue;
-    const DataType x_type = DqDataType(g, dq);
-    if (!Is8Bit(x_type)) continue;
-
-    // Every code, as its byte pattern: table[k] is the output for the code whose byte is k.
-    Tensor codes = Tensor::Allocate(x_type, {256}).value();
-    for (int k = 0; k < 256; ++k) static_cast<uint8_t*>(codes.raw())[k] = uint8_t(k);
-    StatusOr<std::vector<Tensor>> table =
-        EvaluateNodes(g, {dq_id, f_id, NodeId{i}}, {{dq.inputs[0], codes}}, {q.outputs[0]});
-    if (!table.ok()) continue;  // the chain is invalid; compiling the graph reports why
-
-    const ValueId table_id = g.AddUniqueValue(f.name + "_table", (*table)[0].dtype());
-    g.value(table_id).shape = ShapeFromDims({256});
-    g.value(table_id).constant = std::move((*table)[0]);
-    Node lut = MakeNode(def, f.name, {dq.inputs[0], table_id}, {q.outputs[0]});
-    const ValueId dq_out = f.inputs[0];
-    g.EraseNode(NodeId{i});
-    g.EraseNode(f_id);
-    g.AddNode(std::move(lut));
-    if (g.Consumers(dq_out).empty() && !g.IsGraphOutput(dq_out)) g.EraseNode(dq_id);
-    ++rewrites;
+  const Graph& g = rw.graph();
+  const Node& q = g.node(q_id);
+  if (q.inputs.size() < 2 || !IsConstScalar(g, q.inputs[1])) return Refuse("the scale is not one constant");
+  const bool q_has_zp = q.inputs.size() > 2 && q.inputs[2].valid();
+  if (q_has_zp && !(IsConstScalar(g, q.inputs[2]) && Is8Bit(g.ConstantOf(q.inputs[2])->dtype()))) {
+    return Refuse("the zero point is not one constant 8-bit value");
   }
-  return rewrites;
+  if (!q_has_zp && q.attrs.Has("output_dtype")) return Refuse("no zero point, with output_dtype");
+  NodeId f_id = q.inputs[0].valid() ? g.value(q.inputs[0]).producer : NodeId{};
+  if (!f_id.valid() || !IsUnary(g.node(f_id))) return Refuse("its input is not made by a unary op the pass covers");
+  if (!HasSingleUse(g, q.inputs[0])) return Refuse("the unary op's output has other readers");
+  const Node& f = g.node(f_id);
+  bool others_const = true;
+  for (size_t k = 1; k < f.inputs.size(); ++k) others_const &= !f.inputs[k].valid() || g.IsConstant(f.inputs[k]);
+  if (!others_const || f.inputs.empty()) return Refuse("the unary op's other inputs are not constants");
+  NodeId dq_id = ProducerIs(g, f.inputs[0], "DequantizeLinear");
+  if (!dq_id.valid()) return Refuse("the unary op's input is not made by DequantizeLinear");
+  const Node& dq = g.node(dq_id);
+  if (dq.inputs.size() < 2 || !dq.inputs[0].valid() || !IsConstScalar(g, dq.inputs[1])) {
+    return Refuse("the DequantizeLinear's scale is not one constant");
+  }
+  if (dq.inputs.size() > 2 && dq.inputs[2].valid() && !IsConstScalar(g, dq.inputs[2])) {
+    return Refuse("the DequantizeLinear's zero point is not one constant");
+  }
+  const DataType x_type = DqDataType(g, dq);
+  if (!Is8Bit(x_type)) return Refuse("the DequantizeLinear's data is not 8-bit");
+
+  // Every code, as its byte pattern: table[k] is the output for the code whose byte is k.
+  Tensor codes = Tensor::Allocate(x_type, {256}).value();
+  for (int k = 0; k < 256; ++k) static_cast<uint8_t*>(codes.raw())[k] = uint8_t(k);
+  StatusOr<std::vector<Tensor>> table = EvaluateNodes(g, {dq_id, f_id, q_id}, {{dq.inputs[0], codes}}, {q.outputs[0]});
+  // An invalid chain: compiling the graph reports why.
+  if (!table.ok()) return Refuse(StrCat("the chain does not evaluate: ", table.status().message()));
+
+  const std::string f_name = f.name;
+  const ValueId x = dq.inputs[0], y = q.outputs[0], dq_out = f.inputs[0];
+  const ValueId table_id = rw.AddConstant(f_name + "_table", std::move((*table)[0]));
+  rw.EraseNode(q_id);
+  rw.EraseNode(f_id);
+  rw.AddNode(MakeNode(def, f_name, {x, table_id}, {y}));
+  if (g.Consumers(dq_out).empty() && !g.IsGraphOutput(dq_out)) rw.EraseNode(dq_id);
+  return Rewrote();
+}
+
+}  // namespace
+
+StatusOr<int> FuseQdqUnary(Graph& g, Explanations* explain) {
+  return RunPatterns(g, "fuse-qdq-unary", {{"dq-unary-q", "", "QuantizeLinear", FuseChain}}, explain);
 }
 
 }  // namespace qrt

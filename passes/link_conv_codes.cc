@@ -28,6 +28,7 @@
 #include "ops/registry.h"
 #include "passes/match_util.h"
 #include "passes/passes.h"
+#include "passes/rewriter.h"
 
 namespace qrt {
 namespace {
@@ -87,72 +88,70 @@ bool QuantizesLike(const Node& q, const Node& writer) {
 }
 
 // 1 and 2: a writer whose only reader is a reader, or a QuantizeLinear of its own scale.
-int LinkWriters(Graph& g, const std::vector<NodeId>& order) {
-  int rewrites = 0;
-  for (NodeId writer_id : order) {
-    const Node& writer = g.node(writer_id);
-    if (!IsWriter(g, writer) || !HasSingleUse(g, writer.outputs[0])) continue;
-    const NodeId next_id = g.Consumers(writer.outputs[0])[0];
-    const Node& next = g.node(next_id);
-    const ValueId scale = writer.inputs[3], zero_point = InputOr(writer, 4);
-    std::vector<Node> rewritten;  // the writer, then the reader (rule 1; rule 2 drops the QuantizeLinear)
-    if (QuantizesLike(next, writer)) {
-      rewritten.push_back(WritingCodes(writer, next.outputs[0]));
-    } else if (IsReader(g, next) && next.inputs[0] == writer.outputs[0]) {
-      const DataType type = CodeType(g, zero_point);
-      if (!Is8Bit(type)) continue;
-      const ValueId q = g.AddUniqueValue(g.value(writer.outputs[0]).name + "_codes", type);
-      rewritten.push_back(WritingCodes(writer, q));
-      rewritten.push_back(ReadingCodes(next, q, scale, zero_point));
-    } else {
-      continue;
-    }
-    g.EraseNode(next_id);
-    g.EraseNode(writer_id);
-    for (Node& n : rewritten) g.AddNode(std::move(n));
-    ++rewrites;
+StatusOr<Verdict> LinkWriter(Rewriter& rw, NodeId writer_id) {
+  const Graph& g = rw.graph();
+  const Node& writer = g.node(writer_id);
+  if (!IsWriter(g, writer)) {
+    return Refuse("not a 1x1 or depthwise fused convolution whose only step is the fake quantization");
   }
-  return rewrites;
+  if (!HasSingleUse(g, writer.outputs[0])) return Refuse("its output has other readers or is a graph output");
+  const NodeId next_id = g.Consumers(writer.outputs[0])[0];
+  const Node& next = g.node(next_id);
+  const ValueId scale = writer.inputs[3], zero_point = InputOr(writer, 4);
+  std::vector<Node> rewritten;  // the writer, then the reader (rule 1; rule 2 drops the QuantizeLinear)
+  if (QuantizesLike(next, writer)) {
+    rewritten.push_back(WritingCodes(writer, next.outputs[0]));
+  } else if (IsReader(g, next) && next.inputs[0] == writer.outputs[0]) {
+    const DataType type = CodeType(g, zero_point);
+    if (!Is8Bit(type)) return Refuse("its fake quantization is not 8-bit");
+    const ValueId q = rw.AddUniqueValue(g.value(writer.outputs[0]).name + "_codes", type);
+    rewritten.push_back(WritingCodes(g.node(writer_id), q));
+    rewritten.push_back(ReadingCodes(g.node(next_id), q, scale, zero_point));
+  } else {
+    return Refuse("its reader is neither a fused convolution that can read codes nor its own QuantizeLinear");
+  }
+  rw.EraseNode(next_id);
+  rw.EraseNode(writer_id);
+  for (Node& n : rewritten) rw.AddNode(std::move(n));
+  return Rewrote();
 }
 
 // 3: readers of a DequantizeLinear with one constant scale and zero point.
-int ReadDequantizeLinearsCodes(Graph& g, const std::vector<NodeId>& order) {
-  int rewrites = 0;
-  for (NodeId reader_id : order) {
-    const Node& reader = g.node(reader_id);
-    if (!IsReader(g, reader) || reader.inputs.empty()) continue;
-    DqInfo dq;
-    if (!MatchDq(g, reader.inputs[0], &dq) || !IsConstScalar(g, dq.scale) ||
-        (dq.zero_point.valid() && !IsConstScalar(g, dq.zero_point)) || g.node(dq.node).attrs.Has("axis")) {
-      continue;
-    }
-    // The zero point's type, which DequantizeLinear requires the data's to be (without one, the
-    // data's, where known: it may also be int32).
-    if (!Is8Bit(DqDataType(g, dq))) continue;
-    Node reads = ReadingCodes(reader, dq.data, dq.scale, dq.zero_point);
-    g.EraseNode(reader_id);
-    g.AddNode(std::move(reads));
-    ++rewrites;
+StatusOr<Verdict> ReadDequantizeLinearCodes(Rewriter& rw, NodeId reader_id) {
+  const Graph& g = rw.graph();
+  const Node& reader = g.node(reader_id);
+  if (!IsReader(g, reader) || reader.inputs.empty()) return Refuse("not a fused convolution that can read codes");
+  DqInfo dq;
+  if (!MatchDq(g, reader.inputs[0], &dq)) return Refuse("X is not made by a DequantizeLinear");
+  if (!IsConstScalar(g, dq.scale) || (dq.zero_point.valid() && !IsConstScalar(g, dq.zero_point)) ||
+      g.node(dq.node).attrs.Has("axis")) {
+    return Refuse("X's DequantizeLinear is not per tensor with constants");
   }
-  return rewrites;
+  // The zero point's type, which DequantizeLinear requires the data's to be (without one, the
+  // data's, where known: it may also be int32).
+  if (!Is8Bit(DqDataType(g, dq))) return Refuse("X's codes are not 8-bit");
+  Node reads = ReadingCodes(reader, dq.data, dq.scale, dq.zero_point);
+  rw.EraseNode(reader_id);
+  rw.AddNode(std::move(reads));
+  return Rewrote();
 }
 
 }  // namespace
 
-StatusOr<int> LinkConvCodes(Graph& g) {
+StatusOr<int> LinkConvCodes(Graph& g, Explanations* explain) {
   if (FindOp("qrt", "ConvQuantizeDequantize") == nullptr) {
     return Internal("op qrt:ConvQuantizeDequantize is not registered");
   }
-  int rewrites = 0;
-  // Each rule until it finds nothing more, over the nodes the last round left (a rewritten node
-  // is a new one: the reader of one link may be the writer of the next).
-  for (auto rule : {LinkWriters, ReadDequantizeLinearsCodes}) {
-    for (int found = 1; found > 0; rewrites += found) {
-      QRT_ASSIGN_OR_RETURN(std::vector<NodeId> order, g.TopologicalOrder());
-      found = rule(g, order);
-    }
-  }
-  return rewrites;
+  // Each rule to its fixed point (a rewritten node is a new one: the reader of one link may be
+  // the writer of the next), writers and readers first.
+  QRT_ASSIGN_OR_RETURN(int links, RunPatterns(g, "link-conv-codes",
+                                              {{"link-writer", "qrt", "ConvQuantizeDequantize", LinkWriter}}, explain,
+                                              VisitOrder::kProducersFirst));
+  QRT_ASSIGN_OR_RETURN(int reads,
+                       RunPatterns(g, "link-conv-codes",
+                                   {{"read-dequantized-codes", "qrt", "ConvQuantizeDequantize", ReadDequantizeLinearCodes}},
+                                   explain, VisitOrder::kProducersFirst));
+  return links + reads;
 }
 
 }  // namespace qrt

@@ -30,7 +30,7 @@ const std::vector<Pass>& AllPasses() {
 }
 
 Status RunPasses(Graph& graph, const std::string& spec, bool validate_each,
-                 std::vector<std::pair<std::string, int>>* stats) {
+                 std::vector<std::pair<std::string, int>>* stats, Explanations* explain) {
   std::vector<const Pass*> selected;
   auto add_default = [&] {
     for (const Pass& p : AllPasses()) {
@@ -66,7 +66,7 @@ Status RunPasses(Graph& graph, const std::string& spec, bool validate_each,
     if (std::find(selected.begin(), selected.end(), &p) != selected.end()) ordered.push_back(&p);
   }
   for (const Pass* p : ordered) {
-    StatusOr<int> n = p->run(graph);
+    StatusOr<int> n = p->run(graph, explain);
     if (!n.ok()) return n.status().WithContext(StrCat("pass ", p->name));
     graph.Compact();
     // A pass that rewrote nothing left the graph as it was: validating it again would only

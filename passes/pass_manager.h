@@ -6,13 +6,14 @@
 #include <utility>
 #include <vector>
 
+#include "passes/rewriter.h"
 #include "runtime/graph.h"
 
 namespace qrt {
 
 struct Pass {
   std::string_view name;                 // kebab-case, as used by --passes
-  StatusOr<int> (*run)(Graph& graph);    // returns the number of rewrites made
+  StatusOr<int> (*run)(Graph& graph, Explanations* explain);  // returns the number of rewrites made
   bool in_default;                       // part of the "default" pipeline
 };
 
@@ -22,8 +23,9 @@ const std::vector<Pass>& AllPasses();
 // Runs the passes named by `spec`: "default" (the default pipeline), "none", or a
 // comma-separated list of pass names run in the given order, where the item "default"
 // stands for the default pipeline (e.g. "default,fuse-qdq-conv"). Unknown names are an
-// error. Appends (name, rewrites) to `stats`; re-validates after each pass if asked.
+// error. Appends (name, rewrites) to `stats`; re-validates after each pass if asked; appends
+// each candidate's outcome to `explain` if it is not null.
 Status RunPasses(Graph& graph, const std::string& spec, bool validate_each,
-                 std::vector<std::pair<std::string, int>>* stats);
+                 std::vector<std::pair<std::string, int>>* stats, Explanations* explain = nullptr);
 
 }  // namespace qrt

@@ -1,33 +1,35 @@
-// Every pass's entry point. Each is defined in its own file in passes/.
+// Every pass's entry point. Each is defined in its own file in passes/. `explain` (may be
+// null) collects what each candidate became, for the passes written as patterns.
 #pragma once
 
+#include "passes/rewriter.h"
 #include "runtime/graph.h"
 
 namespace qrt {
 
 // Identity(x) -> x, unless the Identity's output is a graph output.
-StatusOr<int> EliminateIdentity(Graph& graph);
+StatusOr<int> EliminateIdentity(Graph& graph, Explanations* explain);
 // Evaluates nodes whose inputs are all constants (DequantizeLinear excepted).
-StatusOr<int> FoldConstants(Graph& graph);
+StatusOr<int> FoldConstants(Graph& graph, Explanations* explain);
 // Q(f(DQ(x))) -> LookupTable(x, table) for unary f and per-tensor 8-bit quantization.
-StatusOr<int> FuseQdqUnary(Graph& graph);
+StatusOr<int> FuseQdqUnary(Graph& graph, Explanations* explain);
 // Q([Relu|Clip](Conv(DQ(x), DQ(w), DQ(b)))) -> qrt:QLinearConv: within one step.
-StatusOr<int> FuseQdqConv(Graph& graph);
+StatusOr<int> FuseQdqConv(Graph& graph, Explanations* explain);
 // Q(MatMul(DQ, DQ)) -> QLinearMatMul, Q(Gemm(DQ, DQ, DQ)) -> qrt:QLinearConv 1x1: within one step.
-StatusOr<int> FuseQdqMatMul(Graph& graph);
+StatusOr<int> FuseQdqMatMul(Graph& graph, Explanations* explain);
 // Q(DQ(a) * DQ(b)) -> QuantizedMul(a, b, requantize=divide): bit-identical.
-StatusOr<int> FuseDqMulQ(Graph& graph);
+StatusOr<int> FuseDqMulQ(Graph& graph, Explanations* explain);
 // Q(DQ(a) + DQ(b)) -> QuantizedAdd(a, b, requantize=divide): bit-identical.
-StatusOr<int> FuseDqAddQ(Graph& graph);
+StatusOr<int> FuseDqAddQ(Graph& graph, Explanations* explain);
 // DQ(Q(x)) with one per-tensor scale and zero point -> qrt:QuantizeDequantize(x): bit-identical.
-StatusOr<int> FuseQDq(Graph& graph);
+StatusOr<int> FuseQDq(Graph& graph, Explanations* explain);
 // Conv -> QuantizeDequantize, or Conv -> [QuantizeDequantize ->] PRelu -> QuantizeDequantize,
 // becomes qrt:ConvQuantizeDequantize (the steps as the convolution's epilogue): bit-identical.
-StatusOr<int> FuseConvFakeQuant(Graph& graph);
+StatusOr<int> FuseConvFakeQuant(Graph& graph, Explanations* explain);
 // qrt:ConvQuantizeDequantize (1x1) -> depthwise qrt:ConvQuantizeDequantize passes 8-bit codes
 // instead of their dequantized floats: bit-identical.
-StatusOr<int> LinkConvCodes(Graph& graph);
+StatusOr<int> LinkConvCodes(Graph& graph, Explanations* explain);
 // Removes nodes none of whose outputs reach a graph output.
-StatusOr<int> EliminateDeadNodes(Graph& graph);
+StatusOr<int> EliminateDeadNodes(Graph& graph, Explanations* explain);
 
 }  // namespace qrt

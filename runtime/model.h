@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "passes/rewriter.h"
 #include "runtime/graph.h"
 #include "runtime/plan.h"
 
@@ -29,6 +30,8 @@ class CompiledModel {
  public:
   const Graph& graph() const { return graph_; }
   const PassStats& pass_stats() const { return pass_stats_; }
+  // What each pass's candidates became: the patterns that rewrote them, or why each refused.
+  const Explanations& explanations() const { return explanations_; }
   const PlanOptions& plan_options() const { return plan_options_; }
   // The plan for the declared static input shapes, or nullptr if some are symbolic.
   std::shared_ptr<const Plan> default_plan() const { return default_plan_; }
@@ -43,6 +46,7 @@ class CompiledModel {
   Graph graph_;
   std::vector<NodeId> order_;
   PassStats pass_stats_;
+  Explanations explanations_;
   PlanOptions plan_options_;
   std::shared_ptr<const Plan> default_plan_;
 };

@@ -124,7 +124,35 @@ Status Run(const CommonOptions& o, const std::vector<std::string>& pairs, const 
   return Status();
 }
 
-Status Inspect(const CommonOptions& o, bool as_json, const std::string& dot) {
+// Per pass, what each candidate became, grouped by pattern and outcome: how many, and the
+// first few nodes.
+void PrintExplanations(const api::Model& model) {
+  std::printf("explain (per pass and pattern: the candidates rewritten, and those refused, by reason):\n");
+  std::string pass;
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // in first-seen order
+  auto flush = [&]() {
+    for (const auto& [what, nodes] : groups) {
+      std::printf("    %s x%zu:", what.c_str(), nodes.size());
+      for (size_t i = 0; i < nodes.size() && i < 3; ++i) std::printf(" %s", nodes[i].c_str());
+      std::printf("%s\n", nodes.size() > 3 ? " ..." : "");
+    }
+    groups.clear();
+  };
+  for (const qrt_explanation& e : model.explanations()) {
+    if (pass != e.pass) {
+      flush();
+      pass = e.pass;
+      std::printf("  %s\n", e.pass);
+    }
+    const std::string what = std::string(e.pattern) + (e.rewritten ? ": rewritten" : std::string(": refused, ") + e.reason);
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == what; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {what, {}});
+    it->second.push_back(std::string(e.node) + " (" + e.op + ")");
+  }
+  flush();
+}
+
+Status Inspect(const CommonOptions& o, bool as_json, const std::string& dot, bool explain) {
   api::Result<Loaded> l = LoadAndCompile(o);
   if (!l.ok()) return l.status();
   const api::Graph optimized = l->model.graph();
@@ -146,6 +174,14 @@ Status Inspect(const CommonOptions& o, bool as_json, const std::string& dot) {
     for (const api::ValueInfo& v : optimized.outputs()) outs.push_back(v.name);
     j["inputs"] = ins;
     j["outputs"] = outs;
+    if (explain) {
+      nlohmann::json ex = nlohmann::json::array();
+      for (const qrt_explanation& e : l->model.explanations()) {
+        ex.push_back({{"pass", e.pass}, {"pattern", e.pattern}, {"node", e.node}, {"op", e.op},
+                      {"rewritten", e.rewritten != 0}, {"reason", e.reason}});
+      }
+      j["explain"] = ex;
+    }
     std::cout << j.dump(1) << "\n";
     return Status();
   }
@@ -164,6 +200,7 @@ Status Inspect(const CommonOptions& o, bool as_json, const std::string& dot) {
   PrintPassStats(l->model);
   std::printf("ops after passes: %zu nodes\n", n_after);
   for (const auto& [op, n] : after) std::printf("  %-28s %d\n", op.c_str(), n);
+  if (explain) PrintExplanations(l->model);
   return Status();
 }
 
@@ -291,7 +328,7 @@ int Main(int argc, char** argv) {
   CommonOptions o;
   std::vector<std::string> pairs;
   std::string dir, output_dir, dot, out;
-  bool as_json = false, profile = false;
+  bool as_json = false, profile = false, explain = false;
   int warmup = 10, iters = 100;
 
   CLI::App* run = app.add_subcommand("run", "run a model once and print or save its outputs");
@@ -303,6 +340,7 @@ int Main(int argc, char** argv) {
   CLI::App* inspect = app.add_subcommand("inspect", "show a model's ops before and after the passes");
   AddCommon(inspect, o);
   inspect->add_flag("--json", as_json, "print JSON");
+  inspect->add_flag("--explain", explain, "per pass, which pattern rewrote each candidate node or why each refused");
   inspect->add_option("--dot", dot, "write Graphviz DOT of the optimized graph");
 
   CLI::App* bench = app.add_subcommand("bench", "time repeated runs of a model");
@@ -333,7 +371,7 @@ int Main(int argc, char** argv) {
 
   api::Status s;
   if (*run) s = Run(o, pairs, dir, output_dir);
-  else if (*inspect) s = Inspect(o, as_json, dot);
+  else if (*inspect) s = Inspect(o, as_json, dot, explain);
   else if (*bench) s = Bench(o, pairs, dir, warmup, iters, as_json, profile);
   else if (*convert) s = Convert(o, out);
   if (!s.ok()) {

@@ -207,6 +207,19 @@ QRT_API const qrt_graph* qrt_model_graph(const qrt_model* model);
 /* The passes that ran, in order, with the number of rewrites each made. */
 QRT_API size_t qrt_model_pass_count(const qrt_model* model);
 QRT_API qrt_status qrt_model_pass(const qrt_model* model, size_t index, const char** name, int64_t* rewrites);
+/* Why each pass rewrote its candidate nodes or left them: one entry per candidate (an anchor
+ * node of a pattern) that a pattern rewrote, and per candidate refused in the pass's last
+ * round, with the reason. Strings live as long as the model. */
+typedef struct qrt_explanation {
+  const char* pass;
+  const char* pattern;
+  const char* node;   /* the candidate's name (of the graph before the pass) */
+  const char* op;     /* its op, "domain:op_type" outside ONNX's default domain */
+  int rewritten;      /* 1: the pattern rewrote it; 0: it refused, see reason */
+  const char* reason; /* "" when rewritten */
+} qrt_explanation;
+QRT_API size_t qrt_model_explanation_count(const qrt_model* model);
+QRT_API qrt_status qrt_model_explanation(const qrt_model* model, size_t index, qrt_explanation* out);
 /* The instruction set the kernels were chosen for: "scalar" or "avx2". */
 QRT_API const char* qrt_model_isa(const qrt_model* model);
 /* Writes the optimized graph as .onnx or .json; output shapes come from the plan

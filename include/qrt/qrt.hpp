@@ -306,6 +306,15 @@ class Model {
     }
     return out;
   }
+  // What each pass's candidates became (qrt_model_explanation).
+  std::vector<qrt_explanation> explanations() const {
+    std::vector<qrt_explanation> out;
+    for (size_t i = 0; i < qrt_model_explanation_count(m_.get()); ++i) {
+      qrt_explanation e{};
+      if (qrt_model_explanation(m_.get(), i, &e) == QRT_OK) out.push_back(e);
+    }
+    return out;
+  }
   std::string isa() const { return qrt_model_isa(m_.get()); }
   Status Save(const std::string& path) const { return Status::FromC(qrt_model_save(m_.get(), path.c_str())); }
   const qrt_model* c_model() const { return m_.get(); }

@@ -107,6 +107,31 @@ TEST(CApi, ScalarIsaAndNoPassesGiveTheSameBits) {
   qrt_options_destroy(o);
 }
 
+TEST(CApi, ExplanationsOfTheDefaultPasses) {
+  qrt_model* model = nullptr;
+  ASSERT_EQ(qrt_model_load_file(ModelPath().c_str(), nullptr, &model), QRT_OK) << qrt_last_error();
+  const size_t n = qrt_model_explanation_count(model);
+  ASSERT_GT(n, 0u);
+  size_t rewritten = 0;
+  for (size_t i = 0; i < n; ++i) {
+    qrt_explanation e{};
+    ASSERT_EQ(qrt_model_explanation(model, i, &e), QRT_OK);
+    ASSERT_NE(e.pass, nullptr);
+    ASSERT_NE(e.node, nullptr);
+    if (e.rewritten) {
+      ++rewritten;
+      EXPECT_STREQ(e.reason, "");
+    } else {
+      EXPECT_STRNE(e.reason, "") << e.pass << " " << e.node;
+    }
+  }
+  EXPECT_EQ(rewritten, 2u);  // the Mul and the Add fusions of models/qdq_mul_add
+  qrt_explanation e{};
+  EXPECT_NE(qrt_model_explanation(model, n, &e), QRT_OK);
+  EXPECT_NE(qrt_model_explanation(model, 0, nullptr), QRT_OK);
+  qrt_model_destroy(model);
+}
+
 TEST(CApi, BadOptionsAreRefused) {
   qrt_options* o = nullptr;
   ASSERT_EQ(qrt_options_create(&o), QRT_OK);

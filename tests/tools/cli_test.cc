@@ -170,6 +170,30 @@ TEST(Cli, InspectJson) {
   for (auto& [pass, n] : j["rewrites"].items()) EXPECT_EQ(n.get<int>(), 0) << pass;
 }
 
+TEST(Cli, InspectExplainNamesEachCandidatesOutcome) {
+  CommandResult r = Qrt("inspect --json --explain " + Quote(QdqModel()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  ASSERT_TRUE(j["explain"].is_array());
+  // models/qdq_mul_add: q_m's Mul and q_y's Add fuse; each QuantizeLinear is also a candidate
+  // the other pattern refuses, with the reason.
+  bool mul = false, add = false, refused_add_at_mul = false;
+  for (const auto& e : j["explain"]) {
+    if (e["pass"] == "fuse-dq-mul-q" && e["node"] == "q_m") mul = e["rewritten"].get<bool>();
+    if (e["pass"] == "fuse-dq-add-q" && e["node"] == "q_y") add = e["rewritten"].get<bool>();
+    if (e["pass"] == "fuse-dq-mul-q" && e["node"] == "q_y" && !e["rewritten"].get<bool>()) {
+      refused_add_at_mul = e["reason"] == "its input is not made by Mul";
+    }
+  }
+  EXPECT_TRUE(mul);
+  EXPECT_TRUE(add);
+  EXPECT_TRUE(refused_add_at_mul) << r.out;
+  r = Qrt("inspect --explain " + Quote(QdqModel()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("dq-mul-q: rewritten x1: q_m (QuantizeLinear)"), std::string::npos) << r.out;
+}
+
 TEST(Cli, InspectDotWritesADigraph) {
   TempDir dir;
   const std::string dot = dir.path() + "/g.dot";
