@@ -5,7 +5,7 @@
 
 namespace qrt {
 
-StatusOr<int> EliminateDeadNodes(Graph& graph, Explanations* /*explain: not yet written as patterns*/) {
+StatusOr<int> EliminateDeadNodes(Graph& graph, Explanations* /*explain: a whole-graph pass, no candidates*/) {
   std::vector<char> live_value(graph.num_values(), 0);
   std::vector<ValueId> stack(graph.outputs.begin(), graph.outputs.end());
   while (!stack.empty()) {

@@ -24,7 +24,7 @@ bool Foldable(const Graph& g, const Node& n) {
 
 }  // namespace
 
-StatusOr<int> FoldConstants(Graph& graph, Explanations* /*explain: not yet written as patterns*/) {
+StatusOr<int> FoldConstants(Graph& graph, Explanations* /*explain: a whole-graph pass, no candidates*/) {
   QRT_ASSIGN_OR_RETURN(std::vector<NodeId> order, graph.TopologicalOrder());
   int folded = 0;
   for (NodeId id : order) {

@@ -20,6 +20,7 @@
 #include "ops/registry.h"
 #include "passes/match_util.h"
 #include "passes/passes.h"
+#include "passes/rewriter.h"
 
 namespace qrt {
 namespace {
@@ -28,14 +29,16 @@ struct QuantOut {
   ValueId scale, zero_point;
 };
 
-// The Q reading `v` as its only reader, per tensor and 8-bit.
-bool MatchOutputQ(const Graph& g, const Node& q, QuantOut* out) {
-  if (q.dead || !q.domain.empty() || q.op_type != "QuantizeLinear" || q.inputs.size() < 3) return false;
-  if (!q.inputs[0].valid() || !IsConstScalar(g, q.inputs[1]) || !IsUsableScale(g, q.inputs[1])) return false;
-  if (!IsConstScalar(g, q.inputs[2]) || !Is8Bit(g.ConstantOf(q.inputs[2])->dtype())) return false;
-  if (!HasSingleUse(g, q.inputs[0])) return false;
+// "" if q quantizes per tensor to 8 bits and is its input's only reader, else why not.
+std::string MatchOutputQ(const Graph& g, const Node& q, QuantOut* out) {
+  if (q.inputs.size() < 3 || !q.inputs[0].valid()) return "no zero point input";
+  if (!IsConstScalar(g, q.inputs[1]) || !IsUsableScale(g, q.inputs[1])) return "the scale is not one usable constant";
+  if (!IsConstScalar(g, q.inputs[2]) || !Is8Bit(g.ConstantOf(q.inputs[2])->dtype())) {
+    return "the zero point is not one constant 8-bit value";
+  }
+  if (!HasSingleUse(g, q.inputs[0])) return "its input has other readers";
   *out = QuantOut{q.inputs[1], q.inputs[2]};
-  return true;
+  return "";
 }
 
 // A per-tensor 8-bit DQ with a usable scale (the A operand).
@@ -81,22 +84,28 @@ Node MakeReshape(Graph& g, const std::string& name, ValueId x, ValueId shape, Va
   return r;
 }
 
-// Q(MatMul(DQ(a), DQ(b))) at Q node `qi`; true if rewritten.
-bool FuseMatMul(Graph& g, NodeId qi, const OpDef* def) {
-  const Node& q = g.node(qi);
+// Q(MatMul(DQ(a), DQ(b))) at Q node `qi`.
+StatusOr<Verdict> FuseMatMul(Rewriter& rw, NodeId qi) {
+  const OpDef* def = FindOp("", "QLinearMatMul");
+  if (def == nullptr) return Internal("QLinearMatMul is not registered");
+  const Graph& cg = rw.graph();
+  const Node& q = cg.node(qi);
   QuantOut y;
-  if (!MatchOutputQ(g, q, &y)) return false;
-  const NodeId mm_id = ProducerIs(g, q.inputs[0], "MatMul");
-  if (!mm_id.valid()) return false;
-  const Node& mm = g.node(mm_id);
+  const NodeId mm_id = ProducerIs(cg, q.inputs.empty() ? ValueId{} : q.inputs[0], "MatMul");
+  if (!mm_id.valid()) return Refuse("its input is not made by MatMul");
+  if (std::string why = MatchOutputQ(cg, q, &y); !why.empty()) return Refuse(why);
+  const Node& mm = cg.node(mm_id);
   DqInfo a, b;
-  if (mm.inputs.size() != 2 || !MatchPerTensorDq(g, mm.inputs[0], &a) || !MatchDq(g, mm.inputs[1], &b)) return false;
-  if (!Is8Bit(DqDataType(g, b))) return false;
-  const Tensor* bt = g.ConstantOf(b.data);
-  const std::optional<Shape>& bshape = g.value(b.data).shape;
+  if (mm.inputs.size() != 2 || !MatchPerTensorDq(cg, mm.inputs[0], &a)) {
+    return Refuse("A is not a per-tensor 8-bit DequantizeLinear with a usable scale");
+  }
+  if (!MatchDq(cg, mm.inputs[1], &b) || !Is8Bit(DqDataType(cg, b))) return Refuse("B is not an 8-bit DequantizeLinear");
+  const Tensor* bt = cg.ConstantOf(b.data);
+  const std::optional<Shape>& bshape = cg.value(b.data).shape;
   const int64_t b_rank = bt ? bt->rank() : (bshape ? int64_t(bshape->size()) : -1);
   const int64_t n = bt && b_rank == 2 ? bt->dims()[1] : -1;
-  if (!BScaleFits(g, b, b_rank, 1, n)) return false;
+  if (!BScaleFits(cg, b, b_rank, 1, n)) return Refuse("B's scale is neither per tensor nor per column");
+  Graph& g = rw.Mutate();
 
   Node fused;
   fused.name = mm.name;
@@ -114,53 +123,66 @@ bool FuseMatMul(Graph& g, NodeId qi, const OpDef* def) {
   g.EraseNode(mm_id);
   g.AddNode(std::move(fused));
   EraseDeadDqs(g, dq_outputs);
-  return true;
+  return Rewrote();
 }
 
-// Q(Gemm(DQ(a), DQ(b), DQ(c))) at Q node `qi`; true if rewritten.
-bool FuseGemm(Graph& g, NodeId qi, const OpDef* conv_def) {
-  const Node& q = g.node(qi);
+// Q(Gemm(DQ(a), DQ(b), DQ(c))) at Q node `qi`.
+StatusOr<Verdict> FuseGemm(Rewriter& rw, NodeId qi) {
+  const OpDef* conv_def = FindOp("qrt", "QLinearConv");
+  if (conv_def == nullptr) return Internal("qrt:QLinearConv is not registered");
+  const Graph& cg = rw.graph();
+  const Node& q = cg.node(qi);
   QuantOut y;
-  if (!MatchOutputQ(g, q, &y)) return false;
-  const NodeId gm_id = ProducerIs(g, q.inputs[0], "Gemm");
-  if (!gm_id.valid()) return false;
-  const Node& gm = g.node(gm_id);
+  const NodeId gm_id = ProducerIs(cg, q.inputs.empty() ? ValueId{} : q.inputs[0], "Gemm");
+  if (!gm_id.valid()) return Refuse("its input is not made by Gemm");
+  if (std::string why = MatchOutputQ(cg, q, &y); !why.empty()) return Refuse(why);
+  const Node& gm = cg.node(gm_id);
   auto f = [&](const char* k) { return gm.attrs.GetFloat(k, 1.f); };
   auto i = [&](const char* k) { return gm.attrs.GetInt(k, 0); };
-  if (!f("alpha").ok() || *f("alpha") != 1.f || !f("beta").ok() || *f("beta") != 1.f) return false;
-  if (!i("transA").ok() || *i("transA") != 0 || !i("transB").ok()) return false;
+  if (!f("alpha").ok() || *f("alpha") != 1.f || !f("beta").ok() || *f("beta") != 1.f) {
+    return Refuse("alpha or beta is not 1");
+  }
+  if (!i("transA").ok() || *i("transA") != 0 || !i("transB").ok()) return Refuse("transA is set");
   const bool trans_b = *i("transB") != 0;
   DqInfo a, b, c;
-  if (gm.inputs.size() < 2 || !MatchPerTensorDq(g, gm.inputs[0], &a) || !MatchDq(g, gm.inputs[1], &b)) return false;
-  const Tensor* bt = g.ConstantOf(b.data);
-  if (bt == nullptr || bt->rank() != 2 || !Is8Bit(bt->dtype()) || DqDataType(g, b) != bt->dtype()) return false;
+  if (gm.inputs.size() < 2 || !MatchPerTensorDq(cg, gm.inputs[0], &a)) {
+    return Refuse("A is not a per-tensor 8-bit DequantizeLinear with a usable scale");
+  }
+  if (!MatchDq(cg, gm.inputs[1], &b)) return Refuse("B is not made by a DequantizeLinear");
+  const Tensor* bt = cg.ConstantOf(b.data);
+  if (bt == nullptr || bt->rank() != 2 || !Is8Bit(bt->dtype()) || DqDataType(cg, b) != bt->dtype()) {
+    return Refuse("B is not a constant 2-D 8-bit tensor");
+  }
   const int64_t k = trans_b ? bt->dims()[1] : bt->dims()[0];
   const int64_t n = trans_b ? bt->dims()[0] : bt->dims()[1];
-  if (!BScaleFits(g, b, 2, trans_b ? 0 : 1, n)) return false;
-  const Tensor& bs = *g.ConstantOf(b.scale);
+  if (!BScaleFits(cg, b, 2, trans_b ? 0 : 1, n)) return Refuse("B's scale is neither per tensor nor per column");
+  const Tensor& bs = *cg.ConstantOf(b.scale);
 
   // The bias: int32 data whose DQ scale is exactly a_scale * b_scale[n] in f32.
   ValueId bias;
   if (gm.inputs.size() > 2 && gm.inputs[2].valid()) {
-    if (!MatchDq(g, gm.inputs[2], &c) || !g.IsConstant(c.data)) return false;
-    const Tensor& ct = *g.ConstantOf(c.data);
-    const Tensor& cs = *g.ConstantOf(c.scale);
-    if (ct.dtype() != DataType::kInt32 || ct.dims() != Dims{n} || cs.dtype() != DataType::kFloat32) return false;
-    if (cs.numel() != 1 && cs.numel() != n) return false;
+    if (!MatchDq(cg, gm.inputs[2], &c) || !cg.IsConstant(c.data)) return Refuse("C is not a dequantized constant");
+    const Tensor& ct = *cg.ConstantOf(c.data);
+    const Tensor& cs = *cg.ConstantOf(c.scale);
+    if (ct.dtype() != DataType::kInt32 || ct.dims() != Dims{n} || cs.dtype() != DataType::kFloat32 ||
+        (cs.numel() != 1 && cs.numel() != n)) {
+      return Refuse("C is not int32 [N] with a float32 scale per tensor or column");
+    }
     if (c.zero_point.valid()) {
-      const Tensor& cz = *g.ConstantOf(c.zero_point);
+      const Tensor& cz = *cg.ConstantOf(c.zero_point);
       for (int64_t j = 0; j < cz.numel(); ++j) {
-        if (cz.GetAsInt64(j) != 0) return false;
+        if (cz.GetAsInt64(j) != 0) return Refuse("C's zero point is not 0");
       }
     }
-    const float sa = g.ConstantOf(a.scale)->data<float>()[0];
+    const float sa = cg.ConstantOf(a.scale)->data<float>()[0];
     for (int64_t j = 0; j < n; ++j) {
       const float want = sa * bs.data<float>()[bs.numel() == 1 ? 0 : j];
       const float got = cs.data<float>()[cs.numel() == 1 ? 0 : j];
-      if (std::memcmp(&want, &got, sizeof(float)) != 0) return false;
+      if (std::memcmp(&want, &got, sizeof(float)) != 0) return Refuse("C's scale is not A's times B's");
     }
     bias = c.data;
   }
+  Graph& g = rw.Mutate();
 
   // W as N x K x 1 x 1.
   Tensor w = Tensor::Allocate(bt->dtype(), {n, k, 1, 1}).value();
@@ -193,22 +215,15 @@ bool FuseGemm(Graph& g, NodeId qi, const OpDef* conv_def) {
   g.AddNode(std::move(to2));
   if (!g.opsets.count("qrt")) g.opsets["qrt"] = 1;
   EraseDeadDqs(g, dq_outputs);
-  return true;
+  return Rewrote();
 }
 
 }  // namespace
 
-StatusOr<int> FuseQdqMatMul(Graph& g, Explanations* /*explain: not yet written as patterns*/) {
-  const OpDef* matmul = FindOp("", "QLinearMatMul");
-  const OpDef* conv = FindOp("qrt", "QLinearConv");
-  if (matmul == nullptr || conv == nullptr) return Internal("QLinearMatMul or qrt:QLinearConv is not registered");
-  int rewrites = 0;
-  const size_t n_nodes = g.num_nodes();
-  for (uint32_t i = 0; i < n_nodes; ++i) {
-    if (g.node(NodeId{i}).dead) continue;
-    if (FuseMatMul(g, NodeId{i}, matmul) || FuseGemm(g, NodeId{i}, conv)) ++rewrites;
-  }
-  return rewrites;
+StatusOr<int> FuseQdqMatMul(Graph& g, Explanations* explain) {
+  return RunPatterns(g, "fuse-qdq-matmul",
+                     {{"dq-matmul-q", "", "QuantizeLinear", FuseMatMul}, {"dq-gemm-q", "", "QuantizeLinear", FuseGemm}},
+                     explain);
 }
 
 }  // namespace qrt

@@ -71,6 +71,12 @@ class Rewriter {
     ++changes_;
     return graph_.node(id);
   }
+  // The graph itself, for rewrites whose helpers take it (fuse-qdq-matmul's): only once the
+  // pattern has decided to rewrite. Counts as a change.
+  Graph& Mutate() {
+    ++changes_;
+    return graph_;
+  }
   int changes() const { return changes_; }
 
  private:
