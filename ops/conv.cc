@@ -58,6 +58,7 @@
 #include "ops/kernels/quantize/requantize.h"
 #include "ops/kernels/common/thread_scratch.h"
 #include "ops/onednn/onednn_conv.h"
+#include "ops/conv_quantize_dequantize.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 #include "ops/quantize_dequantize.h"
@@ -228,12 +229,12 @@ void ConvNchw(const ConvState& s, const T* x, const T* w, const T* b, T* y) {
 // qrt:ConvQuantizeDequantize's steps for this run.
 OutputEpilogue EpilogueOf(const ConvState& s, const RunArgs& args) {
   OutputEpilogue epilogue;
-  if (s.fake_quant_before != nullptr) epilogue.before = FakeQuantFromInputs(args, 3, s.fake_quant_before);
+  if (s.fake_quant_before != nullptr) epilogue.before = FakeQuantFromInputs(args, cqd::kScale, s.fake_quant_before);
   if (s.prelu) {  // one slope per output channel, or one for all
-    epilogue.slope = args.input(5)->data<float>();
-    epilogue.slope_step = args.input(5)->numel() == s.g.out_channels ? 1 : 0;
+    epilogue.slope = args.input(cqd::kSlope)->data<float>();
+    epilogue.slope_step = args.input(cqd::kSlope)->numel() == s.g.out_channels ? 1 : 0;
   }
-  if (s.fake_quant_after != nullptr) epilogue.after = FakeQuantFromInputs(args, 6, s.fake_quant_after);
+  if (s.fake_quant_after != nullptr) epilogue.after = FakeQuantFromInputs(args, cqd::kScaleAfter, s.fake_quant_after);
   return epilogue;
 }
 
@@ -266,7 +267,7 @@ void RunConvF32(const ConvState& s, const RunArgs& args) {
   ConvInputCodes codes;
   const float* x = nullptr;
   if (s.dequantize_x.row != nullptr) {
-    const FakeQuantStep dq = FakeQuantFromInputs(args, 8, nullptr);
+    const FakeQuantStep dq = FakeQuantFromInputs(args, cqd::kCodesScale, nullptr);
     codes = ConvInputCodes{xq.raw(), s.dequantize_x, dq.scale, dq.zero_point, xq.dtype() == DataType::kInt8};
     if (!ConvFloatHandlesCodes(s.g)) {  // X dequantized first
       float* xf = ThreadScratchFloats(ScratchSlot::kOp1, size_t(xq.numel()));
@@ -314,8 +315,8 @@ Status RunConv(const ConvState& s, const RunArgs& args) {
 Status PrepareConvOrFused(PrepareContext& ctx, bool fake_quant) {
   bool input_codes = false, output_codes = false;
   if (fake_quant) {
-    QRT_ASSIGN_OR_RETURN(int64_t in_codes, ctx.attrs().GetInt("input_codes", 0));
-    QRT_ASSIGN_OR_RETURN(int64_t out_codes, ctx.attrs().GetInt("output_codes", 0));
+    QRT_ASSIGN_OR_RETURN(int64_t in_codes, ctx.attrs().GetInt(cqd::kInputCodes, 0));
+    QRT_ASSIGN_OR_RETURN(int64_t out_codes, ctx.attrs().GetInt(cqd::kOutputCodes, 0));
     input_codes = in_codes != 0, output_codes = out_codes != 0;
   }
   // With input_codes, X is the DequantizeLinear of input 0 (inputs 8, 9): float32.
@@ -340,53 +341,57 @@ Status PrepareConvOrFused(PrepareContext& ctx, bool fake_quant) {
   if (fake_quant) {
     // qrt:QuantizeDequantize takes no float64; neither does the pair fused.
     if (dt != DataType::kFloat32) return Unsupported("ConvQuantizeDequantize on ", DataTypeName(dt));
-    if (ctx.has_input(3)) {
-      QRT_ASSIGN_OR_RETURN(s.fake_quant_before, PrepareFakeQuant(ctx, 3));
+    if (ctx.has_input(cqd::kScale)) {
+      QRT_ASSIGN_OR_RETURN(s.fake_quant_before, PrepareFakeQuant(ctx, cqd::kScale));
     }
-    if (ctx.has_input(6)) {
-      QRT_ASSIGN_OR_RETURN(s.fake_quant_after, PrepareFakeQuant(ctx, 6));
+    if (ctx.has_input(cqd::kScaleAfter)) {
+      QRT_ASSIGN_OR_RETURN(s.fake_quant_after, PrepareFakeQuant(ctx, cqd::kScaleAfter));
     }
-    if (ctx.has_input(4) && !ctx.has_input(3)) return InvalidArgument("input 4 (zero point) without input 3 (scale)");
-    if (ctx.has_input(7) && !ctx.has_input(6)) return InvalidArgument("input 7 (zero point) without input 6 (scale)");
-    if (ctx.has_input(5)) {
-      QRT_RETURN_IF_ERROR(ExpectDType(ctx, 5, {DataType::kFloat32}));
-      if (!IsPerChannel(ctx.input(5).dims, s.g.out_channels, ctx.input(0).dims.size())) {
-        return InvalidArgument("PRelu slope of shape ", DimsToString(ctx.input(5).dims),
+    if (ctx.has_input(cqd::kZeroPoint) && !ctx.has_input(cqd::kScale)) {
+      return InvalidArgument("input 4 (zero point) without input 3 (scale)");
+    }
+    if (ctx.has_input(cqd::kZeroPointAfter) && !ctx.has_input(cqd::kScaleAfter)) {
+      return InvalidArgument("input 7 (zero point) without input 6 (scale)");
+    }
+    if (ctx.has_input(cqd::kSlope)) {
+      QRT_RETURN_IF_ERROR(ExpectDType(ctx, cqd::kSlope, {DataType::kFloat32}));
+      if (!IsPerChannel(ctx.input(cqd::kSlope).dims, s.g.out_channels, ctx.input(0).dims.size())) {
+        return InvalidArgument("PRelu slope of shape ", DimsToString(ctx.input(cqd::kSlope).dims),
                                " is not one value per channel");
       }
       s.prelu = true;
     }
     if (!s.epilogue()) return InvalidArgument("no epilogue step (inputs 3, 5 and 6 are all omitted)");
-    s.before_signed = ctx.has_input(4) && ctx.input(4).dtype == DataType::kInt8;
+    s.before_signed = ctx.has_input(cqd::kZeroPoint) && ctx.input(cqd::kZeroPoint).dtype == DataType::kInt8;
     if (input_codes) {
       const DataType q = ctx.input(0).dtype;
       if (q != DataType::kUInt8 && q != DataType::kInt8) {
         return InvalidArgument("input_codes needs 8-bit codes at input 0, got ", DataTypeName(q));
       }
-      if (!ctx.has_input(8)) return InvalidArgument("input_codes needs X's scale at input 8");
-      QRT_RETURN_IF_ERROR(PrepareFakeQuant(ctx, 8).status());  // one float scale, an 8-bit zero point
-      if (ctx.has_input(9) && ctx.input(9).dtype != q) return InvalidArgument("input 9 (zero point) is not of X's type");
+      if (!ctx.has_input(cqd::kCodesScale)) return InvalidArgument("input_codes needs X's scale at input 8");
+      QRT_RETURN_IF_ERROR(PrepareFakeQuant(ctx, cqd::kCodesScale).status());  // one float scale, an 8-bit zero point
+      if (ctx.has_input(cqd::kCodesZeroPoint) && ctx.input(cqd::kCodesZeroPoint).dtype != q) return InvalidArgument("input 9 (zero point) is not of X's type");
       s.dequantize_x = SelectDequantizeRows(q, forced == "ref" ? Isa::kScalar : ctx.isa());
     }
     if (output_codes) {
       if (s.fake_quant_before == nullptr || s.prelu || s.fake_quant_after != nullptr) {
         return InvalidArgument("output_codes needs the fake quantization (inputs 3, 4) as the only step");
       }
-      s.quantize_y = SelectQuantizeF32(ctx.has_input(4) ? ctx.input(4).dtype : DataType::kUInt8,
+      s.quantize_y = SelectQuantizeF32(ctx.has_input(cqd::kZeroPoint) ? ctx.input(cqd::kZeroPoint).dtype : DataType::kUInt8,
                                        forced == "ref" ? Isa::kScalar : ctx.isa());
     }
     std::shared_ptr<const QuantGrid> codes_grid;
-    if (input_codes) codes_grid = ConstantGrid(ctx, 8, ctx.input(0).dtype, -1);
+    if (input_codes) codes_grid = ConstantGrid(ctx, cqd::kCodesScale, ctx.input(cqd::kX).dtype, -1);
     // The first fake quantization's grid, where constant: the int8 paths plan their steps on it.
     std::shared_ptr<const QuantGrid> before_grid;
     if (s.fake_quant_before != nullptr) {
-      before_grid = ConstantGrid(ctx, 3, ctx.has_input(4) ? ctx.input(4).dtype : DataType::kUInt8, -1);
+      before_grid = ConstantGrid(ctx, cqd::kScale, ctx.has_input(cqd::kZeroPoint) ? ctx.input(cqd::kZeroPoint).dtype : DataType::kUInt8, -1);
     }
     QRT_RETURN_IF_ERROR(
         ChooseInt8(ctx, forced, input_codes ? codes_grid.get() : ctx.input(0).grid.get(), before_grid.get(), s));
     // The output lies on the last fake quantization's grid.
     if (s.fake_quant_after != nullptr) {
-      output_grid = ConstantGrid(ctx, 6, ctx.has_input(7) ? ctx.input(7).dtype : DataType::kUInt8, -1);
+      output_grid = ConstantGrid(ctx, cqd::kScaleAfter, ctx.has_input(cqd::kZeroPointAfter) ? ctx.input(cqd::kZeroPointAfter).dtype : DataType::kUInt8, -1);
     } else if (!s.prelu) {
       output_grid = before_grid;
     }
@@ -394,7 +399,7 @@ Status PrepareConvOrFused(PrepareContext& ctx, bool fake_quant) {
   }
   const Dims y_dims = OutputDims(s.g);
   if (output_codes) {
-    ctx.SetOutput(0, ctx.has_input(4) ? ctx.input(4).dtype : DataType::kUInt8, y_dims);
+    ctx.SetOutput(0, ctx.has_input(cqd::kZeroPoint) ? ctx.input(cqd::kZeroPoint).dtype : DataType::kUInt8, y_dims);
   } else {
     ctx.SetOutput(0, dt, y_dims);
     ctx.SetOutputGrid(0, std::move(output_grid));

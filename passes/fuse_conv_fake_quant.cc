@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "ops/conv_quantize_dequantize.h"
 #include "ops/op_util.h"
 #include "ops/registry.h"
 #include "passes/match_util.h"
@@ -105,15 +106,19 @@ StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId last_id) {
   }
 
   Node fused = MakeNode(def, conv.name, {conv.inputs[0], conv.inputs[1], InputOr(conv, 2)}, {}, conv.attrs);
-  // Inputs 3, 4: the fake quantization before the PRelu (or the only one); 5: the slope;
-  // 6, 7: the fake quantization after it.
+  // The fake quantization before the PRelu (or the only one); the slope and the fake
+  // quantization after it.
   const auto [s0, z0] = prelu_id.valid() ? (before_id.valid() ? ScaleAndZeroPoint(g.node(before_id))
                                                                : std::pair<ValueId, ValueId>{})
                                          : ScaleAndZeroPoint(last);
-  fused.inputs.insert(fused.inputs.end(), {s0, z0});
+  fused.inputs.resize(prelu_id.valid() ? cqd::kZeroPointAfter + 1 : cqd::kZeroPoint + 1);
+  fused.inputs[cqd::kScale] = s0;
+  fused.inputs[cqd::kZeroPoint] = z0;
   if (prelu_id.valid()) {
     const auto [s1, z1] = ScaleAndZeroPoint(last);
-    fused.inputs.insert(fused.inputs.end(), {g.node(prelu_id).inputs[1], s1, z1});
+    fused.inputs[cqd::kSlope] = g.node(prelu_id).inputs[1];
+    fused.inputs[cqd::kScaleAfter] = s1;
+    fused.inputs[cqd::kZeroPointAfter] = z1;
   }
   fused.outputs = {last.outputs[0]};
   for (NodeId id : {last_id, prelu_id, before_id, conv_id}) {
@@ -139,8 +144,10 @@ StatusOr<Verdict> FusePointwiseBeforeQuantize(Rewriter& rw, NodeId q_id) {
   const Node& conv = g.node(conv_id);
   if (conv.outputs.size() != 1 || conv.inputs.size() < 2 || conv.inputs.size() > 3) return Refuse("malformed Conv");
   if (!IsPointwise(g, conv)) return Refuse("the Conv is not 1x1 (only there does the int8 path apply)");
-  Node fused = MakeNode(def, conv.name, {conv.inputs[0], conv.inputs[1], InputOr(conv, 2), q.inputs[1], InputOr(q, 2)},
-                        {y}, conv.attrs);
+  Node fused = MakeNode(def, conv.name, {conv.inputs[0], conv.inputs[1], InputOr(conv, 2)}, {y}, conv.attrs);
+  fused.inputs.resize(cqd::kZeroPoint + 1);
+  fused.inputs[cqd::kScale] = q.inputs[1];
+  fused.inputs[cqd::kZeroPoint] = InputOr(q, 2);
   rw.EraseNode(conv_id);
   rw.AddNode(std::move(fused));
   return Rewrote();

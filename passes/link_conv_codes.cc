@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "ops/conv_quantize_dequantize.h"
 #include "ops/registry.h"
 #include "passes/match_util.h"
 #include "passes/passes.h"
@@ -47,32 +48,33 @@ bool IsDepthwise2d(const Graph& g, const Node& conv) {
 // A 1x1 or depthwise CQD not yet writing codes whose only step is the fake quantization (X, W,
 // B, its scale and zero point; input_codes may follow).
 bool IsWriter(const Graph& g, const Node& n) {
-  return IsConvFakeQuant(n) && !n.attrs.Has("output_codes") && n.outputs.size() == 1 && InputOr(n, 3).valid() &&
-         !InputOr(n, 5).valid() && !InputOr(n, 6).valid() && !InputOr(n, 7).valid() &&
+  return IsConvFakeQuant(n) && !n.attrs.Has(cqd::kOutputCodes) && n.outputs.size() == 1 &&
+         InputOr(n, cqd::kScale).valid() && !InputOr(n, cqd::kSlope).valid() && !InputOr(n, cqd::kScaleAfter).valid() &&
+         !InputOr(n, cqd::kZeroPointAfter).valid() &&
          (IsPointwise(g, n) || IsDepthwise2d(g, n));
 }
 
 // A CQD not yet reading codes that could read them well, with X as input 0 and at most 8 inputs.
 bool IsReader(const Graph& g, const Node& n) {
-  return IsConvFakeQuant(n) && !n.attrs.Has("input_codes") && n.inputs.size() <= 8 &&
+  return IsConvFakeQuant(n) && !n.attrs.Has(cqd::kInputCodes) && n.inputs.size() <= cqd::kCodesScale &&
          (IsPointwise(g, n) || IsDepthwise2d(g, n));
 }
 
 // `reader` with X read as codes q with this scale and zero point.
 Node ReadingCodes(const Node& reader, ValueId q, ValueId scale, ValueId zero_point) {
   Node n = reader;
-  n.inputs[0] = q;
-  n.inputs.resize(8);  // inputs 5-7 omitted where absent
+  n.inputs[cqd::kX] = q;
+  n.inputs.resize(cqd::kCodesScale);  // the epilogue's slots omitted where absent
   n.inputs.push_back(scale);
   if (zero_point.valid()) n.inputs.push_back(zero_point);
-  n.attrs.Set("input_codes", int64_t(1));
+  n.attrs.Set(cqd::kInputCodes, int64_t(1));
   return n;
 }
 
 Node WritingCodes(const Node& writer, ValueId q) {
   Node n = writer;
   n.outputs = {q};
-  n.attrs.Set("output_codes", int64_t(1));
+  n.attrs.Set(cqd::kOutputCodes, int64_t(1));
   return n;
 }
 
@@ -83,8 +85,8 @@ DataType CodeType(const Graph& g, ValueId zero_point) {
 // Whether `q` is a QuantizeLinear of `writer`'s own scale and zero point, per tensor.
 bool QuantizesLike(const Node& q, const Node& writer) {
   return !q.dead && q.domain.empty() && q.op_type == "QuantizeLinear" && q.outputs.size() == 1 &&
-         !q.attrs.Has("output_dtype") && !q.attrs.Has("axis") && q.inputs.size() >= 2 && q.inputs[1] == writer.inputs[3] &&
-         InputOr(q, 2) == InputOr(writer, 4);
+         !q.attrs.Has("output_dtype") && !q.attrs.Has("axis") && q.inputs.size() >= 2 && q.inputs[1] == writer.inputs[cqd::kScale] &&
+         InputOr(q, 2) == InputOr(writer, cqd::kZeroPoint);
 }
 
 // 1 and 2: a writer whose only reader is a reader, or a QuantizeLinear of its own scale.
@@ -97,11 +99,11 @@ StatusOr<Verdict> LinkWriter(Rewriter& rw, NodeId writer_id) {
   if (!HasSingleUse(g, writer.outputs[0])) return Refuse("its output has other readers or is a graph output");
   const NodeId next_id = g.Consumers(writer.outputs[0])[0];
   const Node& next = g.node(next_id);
-  const ValueId scale = writer.inputs[3], zero_point = InputOr(writer, 4);
+  const ValueId scale = writer.inputs[cqd::kScale], zero_point = InputOr(writer, cqd::kZeroPoint);
   std::vector<Node> rewritten;  // the writer, then the reader (rule 1; rule 2 drops the QuantizeLinear)
   if (QuantizesLike(next, writer)) {
     rewritten.push_back(WritingCodes(writer, next.outputs[0]));
-  } else if (IsReader(g, next) && next.inputs[0] == writer.outputs[0]) {
+  } else if (IsReader(g, next) && next.inputs[cqd::kX] == writer.outputs[0]) {
     const DataType type = CodeType(g, zero_point);
     if (!Is8Bit(type)) return Refuse("its fake quantization is not 8-bit");
     const ValueId q = rw.AddUniqueValue(g.value(writer.outputs[0]).name + "_codes", type);
