@@ -4,8 +4,8 @@
 #include "api/c_api_objects.h"
 #include "loaders/json_loader.h"
 #include "loaders/model_io.h"
-#include "runtime/cpu_features.h"
 #include "loaders/onnx_loader.h"
+#include "runtime/cpu_features.h"
 
 qrt_graph::qrt_graph(std::shared_ptr<const qrt::Graph> g) : graph(std::move(g)) {
   auto table = [&](qrt::ValueId id) {
@@ -85,8 +85,7 @@ qrt_status qrt_graph_load_file(const char* path, qrt_graph** out) {
   });
 }
 
-qrt_status qrt_graph_load_buffer(const void* data, size_t size, qrt_format format, const char* name,
-                                 qrt_graph** out) {
+qrt_status qrt_graph_load_buffer(const void* data, size_t size, qrt_format format, const char* name, qrt_graph** out) {
   return Guard([&]() -> qrt::Status {
     if (out == nullptr) return qrt::InvalidArgument("qrt_graph_load_buffer: out is NULL");
     *out = nullptr;
@@ -103,7 +102,8 @@ size_t qrt_graph_output_count(const qrt_graph* graph) { return graph ? graph->ou
 
 qrt_status qrt_graph_input(const qrt_graph* graph, size_t index, qrt_value_info* out) {
   return Guard([&] {
-    return graph ? ValueInfo(graph->inputs, index, "input", out) : qrt::InvalidArgument("qrt_graph_input: graph is NULL");
+    return graph ? ValueInfo(graph->inputs, index, "input", out)
+                 : qrt::InvalidArgument("qrt_graph_input: graph is NULL");
   });
 }
 
@@ -116,7 +116,8 @@ qrt_status qrt_graph_output(const qrt_graph* graph, size_t index, qrt_value_info
 
 qrt_status qrt_graph_find_input(const qrt_graph* graph, const char* name, size_t* index) {
   return Guard([&] {
-    return graph ? FindValue(graph->inputs, name, "input", index) : qrt::InvalidArgument("qrt_graph_find_input: graph is NULL");
+    return graph ? FindValue(graph->inputs, name, "input", index)
+                 : qrt::InvalidArgument("qrt_graph_find_input: graph is NULL");
   });
 }
 
@@ -137,7 +138,7 @@ qrt_status qrt_graph_node(const qrt_graph* graph, size_t index, qrt_node_info* o
     }
     const qrt_graph::NodeTable& t = graph->nodes[index];
     const qrt::Node& n = graph->graph->node(t.id);
-    *out = qrt_node_info{n.name.c_str(), n.domain.c_str(), n.op_type.c_str(), t.inputs.size(),
+    *out = qrt_node_info{n.name.c_str(),  n.domain.c_str(), n.op_type.c_str(), t.inputs.size(),
                          t.inputs.data(), t.outputs.size(), t.outputs.data()};
     return qrt::Status::Ok();
   });
@@ -172,9 +173,12 @@ qrt_status qrt_options_set_isa(qrt_options* options, const char* isa) {
   return Guard([&]() -> qrt::Status {
     if (options == nullptr || isa == nullptr) return qrt::InvalidArgument("qrt_options_set_isa: NULL argument");
     const std::string s(isa);
-    if (s == "auto" || s == "avx2") options->compile.max_isa = qrt::Isa::kAvx2;
-    else if (s == "scalar") options->compile.max_isa = qrt::Isa::kScalar;
-    else return qrt::InvalidArgument("ISA '", s, "' is not auto, avx2 or scalar");
+    if (s == "auto" || s == "avx2")
+      options->compile.max_isa = qrt::Isa::kAvx2;
+    else if (s == "scalar")
+      options->compile.max_isa = qrt::Isa::kScalar;
+    else
+      return qrt::InvalidArgument("ISA '", s, "' is not auto, avx2 or scalar");
     options->require_avx2 = s == "avx2";
     return qrt::Status::Ok();
   });

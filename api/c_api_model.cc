@@ -42,7 +42,8 @@ qrt::Status BindInput(qrt_context* ctx, size_t index, qrt_dtype dtype, int32_t r
   void* bytes = const_cast<void*>(data);  // inputs are only read
   if (copy) {
     void* p = std::aligned_alloc(64, (size_bytes + 63) / 64 * 64 + 64);
-    if (p == nullptr) return qrt::ResourceExhausted(where, ": input '", name, "': cannot allocate ", size_bytes, " bytes");
+    if (p == nullptr)
+      return qrt::ResourceExhausted(where, ": input '", name, "': cannot allocate ", size_bytes, " bytes");
     if (size_bytes != 0) std::memcpy(p, data, size_bytes);
     ctx->copies[index] = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
     bytes = p;
@@ -94,16 +95,15 @@ qrt_status qrt_model_pass(const qrt_model* model, size_t index, const char** nam
   return Guard([&]() -> qrt::Status {
     if (model == nullptr) return qrt::InvalidArgument("qrt_model_pass: model is NULL");
     const qrt::PassStats& stats = model->model->pass_stats();
-    if (index >= stats.size()) return qrt::InvalidArgument("pass index ", index, " out of range: ", stats.size(), " passes ran");
+    if (index >= stats.size())
+      return qrt::InvalidArgument("pass index ", index, " out of range: ", stats.size(), " passes ran");
     if (name) *name = stats[index].first.c_str();
     if (rewrites) *rewrites = stats[index].second;
     return qrt::Status::Ok();
   });
 }
 
-size_t qrt_model_explanation_count(const qrt_model* model) {
-  return model ? model->model->explanations().size() : 0;
-}
+size_t qrt_model_explanation_count(const qrt_model* model) { return model ? model->model->explanations().size() : 0; }
 
 qrt_status qrt_model_explanation(const qrt_model* model, size_t index, qrt_explanation* out) {
   return Guard([&]() -> qrt::Status {
@@ -111,8 +111,8 @@ qrt_status qrt_model_explanation(const qrt_model* model, size_t index, qrt_expla
     const qrt::Explanations& all = model->model->explanations();
     if (index >= all.size()) return qrt::InvalidArgument("explanation index ", index, " out of range: ", all.size());
     const qrt::Explanation& e = all[index];
-    *out = qrt_explanation{e.pass.c_str(), e.pattern.c_str(), e.node.c_str(), e.op.c_str(), e.rewritten ? 1 : 0,
-                           e.reason.c_str()};
+    *out = qrt_explanation{e.pass.c_str(), e.pattern.c_str(),   e.node.c_str(),
+                           e.op.c_str(),   e.rewritten ? 1 : 0, e.reason.c_str()};
     return qrt::Status::Ok();
   });
 }
@@ -148,8 +148,8 @@ qrt_status qrt_context_bind_input(qrt_context* context, size_t index, qrt_dtype 
   return Guard([&] { return BindInput(context, index, dtype, rank, dims, data, size_bytes, false); });
 }
 
-qrt_status qrt_context_set_input(qrt_context* context, size_t index, qrt_dtype dtype, int32_t rank,
-                                 const int64_t* dims, const void* data, size_t size_bytes) {
+qrt_status qrt_context_set_input(qrt_context* context, size_t index, qrt_dtype dtype, int32_t rank, const int64_t* dims,
+                                 const void* data, size_t size_bytes) {
   return Guard([&] { return BindInput(context, index, dtype, rank, dims, data, size_bytes, true); });
 }
 
@@ -167,8 +167,8 @@ qrt_status qrt_context_run(qrt_context* context) {
     const qrt::Graph& g = context->model->graph();
     for (size_t i = 0; i < context->inputs.size(); ++i) {
       if (context->inputs[i].dtype() == qrt::DataType::kUndefined) {
-        return qrt::InvalidArgument(g.source.empty() ? "model" : g.source, ": input '",
-                                    g.value(g.inputs[i]).name, "' is not bound");
+        return qrt::InvalidArgument(g.source.empty() ? "model" : g.source, ": input '", g.value(g.inputs[i]).name,
+                                    "' is not bound");
       }
     }
     QRT_RETURN_IF_ERROR(context->session.Run(context->inputs, &context->outputs));

@@ -48,9 +48,9 @@ struct qrt_context {
 
   std::shared_ptr<const qrt::CompiledModel> model;
   qrt::Session session;
-  std::vector<qrt::Tensor> inputs;          // by graph-input index; undefined dtype = unbound
-  std::vector<std::shared_ptr<void>> copies; // storage of inputs given by qrt_context_set_input
-  std::vector<qrt::Tensor> outputs;          // of the last successful run
+  std::vector<qrt::Tensor> inputs;            // by graph-input index; undefined dtype = unbound
+  std::vector<std::shared_ptr<void>> copies;  // storage of inputs given by qrt_context_set_input
+  std::vector<qrt::Tensor> outputs;           // of the last successful run
   bool has_run = false;
 };
 

@@ -2,8 +2,8 @@
 #include <cstring>
 
 #include "api/c_api_objects.h"
-#include "loaders/npy.h"
 #include "loaders/model_io.h"
+#include "loaders/npy.h"
 #ifdef QRT_WITH_ONNX
 #include "loaders/tensor_proto.h"
 #endif
@@ -15,14 +15,22 @@ thread_local std::string last_error;
 
 qrt_status ToCStatus(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return QRT_OK;
-    case StatusCode::kInvalidArgument: return QRT_INVALID_ARGUMENT;
-    case StatusCode::kUnsupported: return QRT_UNSUPPORTED;
-    case StatusCode::kNeedsKnownValue: return QRT_UNSUPPORTED;
-    case StatusCode::kNotFound: return QRT_NOT_FOUND;
-    case StatusCode::kIoError: return QRT_IO_ERROR;
-    case StatusCode::kResourceExhausted: return QRT_RESOURCE_EXHAUSTED;
-    case StatusCode::kInternal: return QRT_INTERNAL;
+    case StatusCode::kOk:
+      return QRT_OK;
+    case StatusCode::kInvalidArgument:
+      return QRT_INVALID_ARGUMENT;
+    case StatusCode::kUnsupported:
+      return QRT_UNSUPPORTED;
+    case StatusCode::kNeedsKnownValue:
+      return QRT_UNSUPPORTED;
+    case StatusCode::kNotFound:
+      return QRT_NOT_FOUND;
+    case StatusCode::kIoError:
+      return QRT_IO_ERROR;
+    case StatusCode::kResourceExhausted:
+      return QRT_RESOURCE_EXHAUSTED;
+    case StatusCode::kInternal:
+      return QRT_INTERNAL;
   }
   return QRT_INTERNAL;
 }
@@ -86,13 +94,20 @@ const char* qrt_last_error(void) { return qrt::capi::last_error.c_str(); }
 
 const char* qrt_status_name(qrt_status status) {
   switch (status) {
-    case QRT_OK: return "ok";
-    case QRT_INVALID_ARGUMENT: return "invalid argument";
-    case QRT_UNSUPPORTED: return "unsupported";
-    case QRT_NOT_FOUND: return "not found";
-    case QRT_IO_ERROR: return "I/O error";
-    case QRT_RESOURCE_EXHAUSTED: return "resource exhausted";
-    case QRT_INTERNAL: return "internal error";
+    case QRT_OK:
+      return "ok";
+    case QRT_INVALID_ARGUMENT:
+      return "invalid argument";
+    case QRT_UNSUPPORTED:
+      return "unsupported";
+    case QRT_NOT_FOUND:
+      return "not found";
+    case QRT_IO_ERROR:
+      return "I/O error";
+    case QRT_RESOURCE_EXHAUSTED:
+      return "resource exhausted";
+    case QRT_INTERNAL:
+      return "internal error";
   }
   return "unknown status";
 }
@@ -109,7 +124,8 @@ qrt_status qrt_tensor_create(qrt_dtype dtype, int32_t rank, const int64_t* dims,
     if (out == nullptr) return qrt::InvalidArgument("qrt_tensor_create: out is NULL");
     *out = nullptr;
     const qrt::DataType t = qrt::capi::FromCDtype(dtype);
-    if (t == qrt::DataType::kUndefined) return qrt::InvalidArgument("qrt_tensor_create: unknown dtype code ", int(dtype));
+    if (t == qrt::DataType::kUndefined)
+      return qrt::InvalidArgument("qrt_tensor_create: unknown dtype code ", int(dtype));
     if (rank < 0 || rank > QRT_MAX_RANK || (rank > 0 && dims == nullptr)) {
       return qrt::InvalidArgument("qrt_tensor_create: bad rank or dims");
     }

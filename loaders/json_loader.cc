@@ -78,10 +78,14 @@ Status StoreElement(Tensor& t, int64_t i, const json& e, const std::string& wher
     is_float = true;
   } else if (e.is_string()) {
     const std::string s = e.get<std::string>();
-    if (s == "nan") d = std::numeric_limits<double>::quiet_NaN();
-    else if (s == "inf") d = std::numeric_limits<double>::infinity();
-    else if (s == "-inf") d = -std::numeric_limits<double>::infinity();
-    else return Bad(where, StrCat("element ", i, ": unknown string '", s, "' (use \"nan\", \"inf\" or \"-inf\")"));
+    if (s == "nan")
+      d = std::numeric_limits<double>::quiet_NaN();
+    else if (s == "inf")
+      d = std::numeric_limits<double>::infinity();
+    else if (s == "-inf")
+      d = -std::numeric_limits<double>::infinity();
+    else
+      return Bad(where, StrCat("element ", i, ": unknown string '", s, "' (use \"nan\", \"inf\" or \"-inf\")"));
     is_float = true;
   } else {
     return Bad(where, StrCat("element ", i, " is not a number"));
@@ -90,10 +94,18 @@ Status StoreElement(Tensor& t, int64_t i, const json& e, const std::string& wher
   if (IsFloatType(dt)) {
     const double v = is_float ? d : double(iv);
     switch (dt) {
-      case DataType::kFloat32: t.data<float>()[i] = float(v); break;
-      case DataType::kFloat64: t.data<double>()[i] = v; break;
-      case DataType::kFloat16: t.data<uint16_t>()[i] = FloatToHalf(float(v)); break;
-      default: t.data<uint16_t>()[i] = FloatToBFloat16(float(v)); break;
+      case DataType::kFloat32:
+        t.data<float>()[i] = float(v);
+        break;
+      case DataType::kFloat64:
+        t.data<double>()[i] = v;
+        break;
+      case DataType::kFloat16:
+        t.data<uint16_t>()[i] = FloatToHalf(float(v));
+        break;
+      default:
+        t.data<uint16_t>()[i] = FloatToBFloat16(float(v));
+        break;
     }
     return Status::Ok();
   }
@@ -105,25 +117,58 @@ Status StoreElement(Tensor& t, int64_t i, const json& e, const std::string& wher
   }
   int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
   switch (dt) {
-    case DataType::kInt8: lo = -128; hi = 127; break;
-    case DataType::kUInt8: lo = 0; hi = 255; break;
-    case DataType::kInt16: lo = -32768; hi = 32767; break;
-    case DataType::kUInt16: lo = 0; hi = 65535; break;
-    case DataType::kInt32: lo = std::numeric_limits<int32_t>::min(); hi = std::numeric_limits<int32_t>::max(); break;
-    case DataType::kBool: lo = 0; hi = 1; break;
-    default: break;
+    case DataType::kInt8:
+      lo = -128;
+      hi = 127;
+      break;
+    case DataType::kUInt8:
+      lo = 0;
+      hi = 255;
+      break;
+    case DataType::kInt16:
+      lo = -32768;
+      hi = 32767;
+      break;
+    case DataType::kUInt16:
+      lo = 0;
+      hi = 65535;
+      break;
+    case DataType::kInt32:
+      lo = std::numeric_limits<int32_t>::min();
+      hi = std::numeric_limits<int32_t>::max();
+      break;
+    case DataType::kBool:
+      lo = 0;
+      hi = 1;
+      break;
+    default:
+      break;
   }
   if (iv < lo || iv > hi) {
     return Bad(where, StrCat("element ", i, " = ", iv, " is out of range for ", DataTypeName(dt)));
   }
   switch (dt) {
-    case DataType::kInt8: t.data<int8_t>()[i] = int8_t(iv); break;
-    case DataType::kUInt8: case DataType::kBool: t.data<uint8_t>()[i] = uint8_t(iv); break;
-    case DataType::kInt16: t.data<int16_t>()[i] = int16_t(iv); break;
-    case DataType::kUInt16: t.data<uint16_t>()[i] = uint16_t(iv); break;
-    case DataType::kInt32: t.data<int32_t>()[i] = int32_t(iv); break;
-    case DataType::kInt64: t.data<int64_t>()[i] = iv; break;
-    default: break;
+    case DataType::kInt8:
+      t.data<int8_t>()[i] = int8_t(iv);
+      break;
+    case DataType::kUInt8:
+    case DataType::kBool:
+      t.data<uint8_t>()[i] = uint8_t(iv);
+      break;
+    case DataType::kInt16:
+      t.data<int16_t>()[i] = int16_t(iv);
+      break;
+    case DataType::kUInt16:
+      t.data<uint16_t>()[i] = uint16_t(iv);
+      break;
+    case DataType::kInt32:
+      t.data<int32_t>()[i] = int32_t(iv);
+      break;
+    case DataType::kInt64:
+      t.data<int64_t>()[i] = iv;
+      break;
+    default:
+      break;
   }
   return Status::Ok();
 }
@@ -159,7 +204,8 @@ StatusOr<Tensor> ParseTensor(const json& j, const std::string& where, const std:
       // A lone number is accepted for a one-element tensor.
       if (*count != 1) return Bad(where, "\"data\" must be an array");
     } else if (int64_t(data.size()) != *count) {
-      return Bad(where, StrCat("\"data\" has ", data.size(), " elements; shape ", DimsToString(*dims), " needs ", *count));
+      return Bad(where,
+                 StrCat("\"data\" has ", data.size(), " elements; shape ", DimsToString(*dims), " needs ", *count));
     }
     QRT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(dtype, *dims));
     for (int64_t i = 0; i < *count; ++i) {
@@ -178,15 +224,18 @@ StatusOr<Tensor> ParseTensor(const json& j, const std::string& where, const std:
   } else {
     if (!j["file"].is_string()) return Bad(where, "\"file\" must be a string");
     const std::string rel = j["file"].get<std::string>();
-    if (!SafeRelativePath(rel)) return Bad(where, StrCat("file path '", rel, "' must be relative and stay in the model's folder"));
-    if (base_dir.empty()) return Bad(where, StrCat("file '", rel, "': a model loaded from memory cannot use data files"));
+    if (!SafeRelativePath(rel))
+      return Bad(where, StrCat("file path '", rel, "' must be relative and stay in the model's folder"));
+    if (base_dir.empty())
+      return Bad(where, StrCat("file '", rel, "': a model loaded from memory cannot use data files"));
     const std::string path = base_dir + "/" + rel;
     std::ifstream f(path, std::ios::binary);
     if (!f) return NotFound(where, ": cannot open data file '", path, "'");
     f.seekg(0, std::ios::end);
     const std::streamoff len = f.tellg();
     if (len < 0 || size_t(len) != bytes) {
-      return Bad(where, StrCat("data file '", path, "' has ", len, " bytes; shape ", DimsToString(*dims), " needs ", bytes));
+      return Bad(where,
+                 StrCat("data file '", path, "' has ", len, " bytes; shape ", DimsToString(*dims), " needs ", bytes));
     }
     f.seekg(0);
     raw.resize(bytes);
@@ -253,16 +302,21 @@ StatusOr<AttrValue> ParseAttr(const json& v, const std::string& where, const std
     bool any_float = false, any_string = false, any_number = false;
     for (const json& e : v) {
       if (e.is_number_float() || NonFiniteFloat(e)) any_float = true;
-      if (e.is_number() || e.is_boolean() || NonFiniteFloat(e)) any_number = true;
-      else if (e.is_string()) any_string = true;
-      else return Bad(where, "list attributes hold numbers or strings");
+      if (e.is_number() || e.is_boolean() || NonFiniteFloat(e))
+        any_number = true;
+      else if (e.is_string())
+        any_string = true;
+      else
+        return Bad(where, "list attributes hold numbers or strings");
     }
     if (any_string && any_number) return Bad(where, "a list attribute mixes strings and numbers");
     if (any_string) return AttrValue(v.get<std::vector<std::string>>());
     if (any_float) {
       std::vector<float> f;
       for (const json& e : v) {
-        f.push_back(e.is_string() ? *NonFiniteFloat(e) : e.is_boolean() ? float(e.get<bool>()) : float(e.get<double>()));
+        f.push_back(e.is_string()    ? *NonFiniteFloat(e)
+                    : e.is_boolean() ? float(e.get<bool>())
+                                     : float(e.get<double>()));
       }
       return AttrValue(std::move(f));
     }
@@ -298,7 +352,8 @@ StatusOr<Graph> ParseGraph(const json& root, const std::string& source, const st
     if (format != "qrt.graph") return Bad(source, StrCat("\"format\" is '", format, "', expected 'qrt.graph'"));
     auto ver = root.find("version");
     if (ver == root.end() || !ver->is_number_integer()) return Bad(source, "missing integer \"version\"");
-    if (ver->get<int64_t>() != 1) return Unsupported(source, ": JSON graph version ", ver->get<int64_t>(), " (qrt reads 1)");
+    if (ver->get<int64_t>() != 1)
+      return Unsupported(source, ": JSON graph version ", ver->get<int64_t>(), " (qrt reads 1)");
     if (auto it = root.find("opsets"); it != root.end()) {
       if (!it->is_object()) return Bad(source, "\"opsets\" must be an object of domain: version");
       for (auto& [domain, v] : it->items()) {
@@ -362,7 +417,8 @@ StatusOr<Graph> ParseGraph(const json& root, const std::string& source, const st
       if (n.contains("attrs")) {
         if (!n["attrs"].is_object()) return Bad(where, "\"attrs\" must be an object");
         for (auto& [key, v] : n["attrs"].items()) {
-          QRT_ASSIGN_OR_RETURN(AttrValue a, ParseAttr(v, StrCat(where, ": attribute '", key, "'"), base_dir, opsets, depth));
+          QRT_ASSIGN_OR_RETURN(AttrValue a,
+                               ParseAttr(v, StrCat(where, ": attribute '", key, "'"), base_dir, opsets, depth));
           spec.attrs.Set(key, std::move(a));
         }
       }

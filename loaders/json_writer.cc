@@ -1,8 +1,8 @@
 // Graph -> qrt JSON. Tensors are written as base64 of their little-endian bytes, so
 // every bit (NaN payloads, -0.0) survives a round trip.
 #include <cmath>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "loaders/base64.h"
 #include "loaders/model_io.h"
@@ -15,8 +15,10 @@ using json = nlohmann::json;
 json ShapeJson(const Shape& s) {
   json a = json::array();
   for (const Dim& d : s) {
-    if (d.is_static()) a.push_back(d.value);
-    else a.push_back(d.symbol.empty() ? json(-1) : json(d.symbol));
+    if (d.is_static())
+      a.push_back(d.value);
+    else
+      a.push_back(d.symbol.empty() ? json(-1) : json(d.symbol));
   }
   return a;
 }
@@ -39,17 +41,23 @@ json FloatJson(float f) {
 
 StatusOr<json> AttrJson(const AttrValue& v) {
   switch (TypeOf(v)) {
-    case AttrType::kInt: return json(std::get<int64_t>(v));
-    case AttrType::kFloat: return FloatJson(std::get<float>(v));
-    case AttrType::kString: return json(std::get<std::string>(v));
-    case AttrType::kInts: return json(std::get<std::vector<int64_t>>(v));
+    case AttrType::kInt:
+      return json(std::get<int64_t>(v));
+    case AttrType::kFloat:
+      return FloatJson(std::get<float>(v));
+    case AttrType::kString:
+      return json(std::get<std::string>(v));
+    case AttrType::kInts:
+      return json(std::get<std::vector<int64_t>>(v));
     case AttrType::kFloats: {
       json a = json::array();
       for (float f : std::get<std::vector<float>>(v)) a.push_back(FloatJson(f));
       return a;
     }
-    case AttrType::kStrings: return json(std::get<std::vector<std::string>>(v));
-    case AttrType::kTensor: return json{{"tensor", TensorJson(std::get<Tensor>(v))}};
+    case AttrType::kStrings:
+      return json(std::get<std::vector<std::string>>(v));
+    case AttrType::kTensor:
+      return json{{"tensor", TensorJson(std::get<Tensor>(v))}};
     case AttrType::kGraph: {
       QRT_ASSIGN_OR_RETURN(json g, GraphJson(*std::get<std::shared_ptr<Graph>>(v), nullptr, false));
       return json{{"graph", std::move(g)}};
@@ -94,8 +102,11 @@ StatusOr<json> GraphJson(const Graph& g, const Plan* plan, bool top) {
     QRT_ASSIGN_OR_RETURN(auto renamed, RenamedCaptures(g, n));
     for (const auto& [capture, outer] : renamed) {
       if (!rebound.insert(capture).second) continue;
-      nodes.push_back(json{{"name", capture + "_capture"}, {"op", "Identity"}, {"domain", ""},
-                           {"inputs", json::array({outer})}, {"outputs", json::array({capture})}});
+      nodes.push_back(json{{"name", capture + "_capture"},
+                           {"op", "Identity"},
+                           {"domain", ""},
+                           {"inputs", json::array({outer})},
+                           {"outputs", json::array({capture})}});
     }
     json j{{"name", n.name}, {"op", n.op_type}, {"domain", n.domain}};
     json ins = json::array(), outs = json::array();

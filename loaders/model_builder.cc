@@ -143,12 +143,14 @@ StatusOr<Graph> ModelBuilder::Finish() {
     while (!spec.inputs.empty() && spec.inputs.back().empty()) spec.inputs.pop_back();
     const int n_in = int(spec.inputs.size()), n_out = int(spec.outputs.size());
     if (n_in < def->min_inputs || n_in > def->max_inputs) {
-      return Err(spec, i, InvalidArgument("has ", n_in, " inputs; ", spec.op_type, " takes ", def->min_inputs,
-                                          def->min_inputs == def->max_inputs ? "" : StrCat(" to ", def->max_inputs)));
+      return Err(spec, i,
+                 InvalidArgument("has ", n_in, " inputs; ", spec.op_type, " takes ", def->min_inputs,
+                                 def->min_inputs == def->max_inputs ? "" : StrCat(" to ", def->max_inputs)));
     }
     if (n_out < def->min_outputs || n_out > def->max_outputs) {
-      return Err(spec, i, InvalidArgument("has ", n_out, " outputs; ", spec.op_type, " gives ", def->min_outputs,
-                                          def->min_outputs == def->max_outputs ? "" : StrCat(" to ", def->max_outputs)));
+      return Err(spec, i,
+                 InvalidArgument("has ", n_out, " outputs; ", spec.op_type, " gives ", def->min_outputs,
+                                 def->min_outputs == def->max_outputs ? "" : StrCat(" to ", def->max_outputs)));
     }
     // Only optional outputs may be omitted (an empty name); kernels write every required one.
     for (int o = 0; o < def->min_outputs; ++o) {
@@ -213,7 +215,8 @@ StatusOr<Graph> ModelBuilder::Finish() {
   for (const OutputDecl& o : outputs_) {
     ValueId id = graph_.FindValue(o.name);
     if (!id.valid()) {
-      return InvalidArgument(source_, ": graph output '", o.name, "' is not produced by any node, input or initializer");
+      return InvalidArgument(source_, ": graph output '", o.name,
+                             "' is not produced by any node, input or initializer");
     }
     Value& v = graph_.value(id);
     if (v.dtype == DataType::kUndefined) v.dtype = o.dtype;

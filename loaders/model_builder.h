@@ -25,7 +25,7 @@ struct NodeSpec {
   std::string name;
   std::optional<std::string> domain;  // nullopt: ONNX default domain first, then qrt's own
   std::string op_type;
-  std::vector<std::string> inputs;    // "" is an omitted optional input
+  std::vector<std::string> inputs;  // "" is an omitted optional input
   std::vector<std::string> outputs;
   Attributes attrs;
 };
@@ -42,8 +42,7 @@ class ModelBuilder {
   // `opsets` maps a domain ("" for ONNX) to its imported version. In a subgraph,
   // names defined nowhere are captures from the enclosing graph. A node with graph
   // attributes gets their captures appended to its inputs (see ImplicitInputNames).
-  ModelBuilder(std::string source, std::map<std::string, int64_t> opsets, bool is_subgraph,
-               BuilderLimits limits = {});
+  ModelBuilder(std::string source, std::map<std::string, int64_t> opsets, bool is_subgraph, BuilderLimits limits = {});
 
   void SetName(const std::string& name) { graph_.name = name; }
   Status AddInitializer(const std::string& name, Tensor t);

@@ -39,10 +39,11 @@ StatusOr<Graph> LoadModel(const std::string& path) {
 }
 
 Status SaveModel(const Graph& graph, const std::string& path, const Plan* plan) {
-  StatusOr<std::string> bytes = EndsWith(path, ".onnx")   ? GraphToOnnx(graph, plan)
-                                : EndsWith(path, ".json") ? GraphToJson(graph, plan)
-                                                          : StatusOr<std::string>(InvalidArgument(
-                                                                path, ": unknown model format (expected .onnx or .json)"));
+  StatusOr<std::string> bytes =
+      EndsWith(path, ".onnx") ? GraphToOnnx(graph, plan)
+      : EndsWith(path, ".json")
+          ? GraphToJson(graph, plan)
+          : StatusOr<std::string>(InvalidArgument(path, ": unknown model format (expected .onnx or .json)"));
   if (!bytes.ok()) return bytes.status();
   std::ofstream f(path, std::ios::binary);
   if (!f) return IoError(path, ": cannot create file");

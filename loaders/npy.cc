@@ -34,10 +34,9 @@ struct DescrEntry {
   DataType dtype;
 };
 constexpr DescrEntry kDescrs[] = {
-    {"f2", DataType::kFloat16}, {"f4", DataType::kFloat32}, {"f8", DataType::kFloat64},
-    {"i1", DataType::kInt8},    {"u1", DataType::kUInt8},   {"i2", DataType::kInt16},
-    {"u2", DataType::kUInt16},  {"i4", DataType::kInt32},   {"i8", DataType::kInt64},
-    {"b1", DataType::kBool},    {"?", DataType::kBool},
+    {"f2", DataType::kFloat16}, {"f4", DataType::kFloat32}, {"f8", DataType::kFloat64}, {"i1", DataType::kInt8},
+    {"u1", DataType::kUInt8},   {"i2", DataType::kInt16},   {"u2", DataType::kUInt16},  {"i4", DataType::kInt32},
+    {"i8", DataType::kInt64},   {"b1", DataType::kBool},    {"?", DataType::kBool},
 };
 
 // Maps a descr string such as "<f4" to a dtype and byte order.
@@ -123,9 +122,7 @@ class HeaderParser {
     }
   }
 
-  Status Error(std::string_view what) const {
-    return InvalidArgument("bad npy header at offset ", pos_, ": ", what);
-  }
+  Status Error(std::string_view what) const { return InvalidArgument("bad npy header at offset ", pos_, ": ", what); }
 
   Status Expect(char c) {
     if (Peek() != c) return Error(StrCat("expected '", c, "'"));
@@ -224,8 +221,7 @@ StatusOr<NpyHeader> ParseHeader(const uint8_t* p, size_t size) {
     return ResourceExhausted("npy header of ", header_len, " bytes exceeds the limit of ", kMaxHeaderLen);
   }
   if (size - preamble < header_len) {
-    return InvalidArgument("truncated npy header: ", header_len, " bytes declared, ", size - preamble,
-                           " present");
+    return InvalidArgument("truncated npy header: ", header_len, " bytes declared, ", size - preamble, " present");
   }
   NpyHeader h;
   const std::string_view text(reinterpret_cast<const char*>(p + preamble), header_len);
@@ -308,18 +304,30 @@ StatusOr<Tensor> ParseNpyImpl(const void* data, size_t size) {
 
 StatusOr<std::string> DescrFor(DataType dtype) {
   switch (dtype) {
-    case DataType::kFloat32: return std::string("<f4");
-    case DataType::kFloat16: return std::string("<f2");
-    case DataType::kFloat64: return std::string("<f8");
-    case DataType::kInt8: return std::string("|i1");
-    case DataType::kUInt8: return std::string("|u1");
-    case DataType::kInt16: return std::string("<i2");
-    case DataType::kUInt16: return std::string("<u2");
-    case DataType::kInt32: return std::string("<i4");
-    case DataType::kInt64: return std::string("<i8");
-    case DataType::kBool: return std::string("|b1");
-    case DataType::kBFloat16: return Unsupported("bfloat16 has no numpy dtype; cannot write npy");
-    case DataType::kUndefined: break;
+    case DataType::kFloat32:
+      return std::string("<f4");
+    case DataType::kFloat16:
+      return std::string("<f2");
+    case DataType::kFloat64:
+      return std::string("<f8");
+    case DataType::kInt8:
+      return std::string("|i1");
+    case DataType::kUInt8:
+      return std::string("|u1");
+    case DataType::kInt16:
+      return std::string("<i2");
+    case DataType::kUInt16:
+      return std::string("<u2");
+    case DataType::kInt32:
+      return std::string("<i4");
+    case DataType::kInt64:
+      return std::string("<i8");
+    case DataType::kBool:
+      return std::string("|b1");
+    case DataType::kBFloat16:
+      return Unsupported("bfloat16 has no numpy dtype; cannot write npy");
+    case DataType::kUndefined:
+      break;
   }
   return InvalidArgument("cannot write a tensor of undefined dtype");
 }

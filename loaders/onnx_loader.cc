@@ -45,8 +45,7 @@ std::optional<Shape> ShapeOf(const onnx::ValueInfoProto& vi) {
 StatusOr<Graph> ConvertGraph(const onnx::GraphProto& gp, const std::map<std::string, int64_t>& opsets,
                              const std::string& source, const std::string& model_dir, int depth);
 
-StatusOr<AttrValue> ConvertAttribute(const onnx::AttributeProto& a,
-                                     const std::map<std::string, int64_t>& opsets,
+StatusOr<AttrValue> ConvertAttribute(const onnx::AttributeProto& a, const std::map<std::string, int64_t>& opsets,
                                      const std::string& source, const std::string& model_dir, int depth) {
   if (!a.ref_attr_name().empty()) return Unsupported("attribute '", a.name(), "' refers to a function attribute");
   QRT_RETURN_IF_ERROR(CheckAttributeSize(a.name(), a.s().size(), "bytes"));
@@ -54,11 +53,16 @@ StatusOr<AttrValue> ConvertAttribute(const onnx::AttributeProto& a,
   QRT_RETURN_IF_ERROR(CheckAttributeSize(a.name(), size_t(a.floats_size()), "floats"));
   QRT_RETURN_IF_ERROR(CheckAttributeSize(a.name(), size_t(a.strings_size()), "strings"));
   switch (a.type()) {
-    case onnx::AttributeProto::INT: return AttrValue(int64_t(a.i()));
-    case onnx::AttributeProto::FLOAT: return AttrValue(a.f());
-    case onnx::AttributeProto::STRING: return AttrValue(a.s());
-    case onnx::AttributeProto::INTS: return AttrValue(std::vector<int64_t>(a.ints().begin(), a.ints().end()));
-    case onnx::AttributeProto::FLOATS: return AttrValue(std::vector<float>(a.floats().begin(), a.floats().end()));
+    case onnx::AttributeProto::INT:
+      return AttrValue(int64_t(a.i()));
+    case onnx::AttributeProto::FLOAT:
+      return AttrValue(a.f());
+    case onnx::AttributeProto::STRING:
+      return AttrValue(a.s());
+    case onnx::AttributeProto::INTS:
+      return AttrValue(std::vector<int64_t>(a.ints().begin(), a.ints().end()));
+    case onnx::AttributeProto::FLOATS:
+      return AttrValue(std::vector<float>(a.floats().begin(), a.floats().end()));
     case onnx::AttributeProto::STRINGS:
       return AttrValue(std::vector<std::string>(a.strings().begin(), a.strings().end()));
     case onnx::AttributeProto::TENSOR: {
@@ -126,8 +130,7 @@ std::string DirOf(const std::string& path) {
 
 }  // namespace
 
-StatusOr<Graph> LoadOnnxBuffer(const void* data, size_t size, const std::string& source,
-                               const std::string& model_dir) {
+StatusOr<Graph> LoadOnnxBuffer(const void* data, size_t size, const std::string& source, const std::string& model_dir) {
   // Checked before the stream exists: its size is an int, which 2 GiB would wrap.
   if (size >= size_t(kMaxModelBytes)) {
     return ResourceExhausted(source, ": ", size, " bytes exceeds the 2 GiB protobuf limit");
@@ -149,8 +152,8 @@ StatusOr<Graph> LoadOnnxBuffer(const void* data, size_t size, const std::string&
     bool uses_onnx = false;
     for (const auto& n : model.graph().node()) uses_onnx |= n.domain().empty() || n.domain() == "ai.onnx";
     if (uses_onnx) {
-      return Unsupported(source, ": ai.onnx opset ", onnx_it->second, " is not supported (qrt supports ",
-                         kMinOnnxOpset, " to ", kMaxOnnxOpset, ")");
+      return Unsupported(source, ": ai.onnx opset ", onnx_it->second, " is not supported (qrt supports ", kMinOnnxOpset,
+                         " to ", kMaxOnnxOpset, ")");
     }
   }
   if (model.functions_size() > 0) {
@@ -169,7 +172,8 @@ StatusOr<Graph> LoadOnnxFile(const std::string& path) {
   f.seekg(0, std::ios::end);
   std::streamoff len = f.tellg();
   if (len < 0) return IoError(path, ": cannot read file");
-  if (len >= kMaxModelBytes) return ResourceExhausted(path, ": file of ", len, " bytes exceeds the 2 GiB protobuf limit");
+  if (len >= kMaxModelBytes)
+    return ResourceExhausted(path, ": file of ", len, " bytes exceeds the 2 GiB protobuf limit");
   f.seekg(0);
   std::string bytes(size_t(len), '\0');
   if (!f.read(bytes.data(), len)) return IoError(path, ": read failed");

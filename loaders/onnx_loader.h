@@ -13,8 +13,7 @@ StatusOr<Graph> LoadOnnxFile(const std::string& path);
 
 // Converts a serialized model held in memory. `source` names it in errors;
 // `model_dir` is where external data files are looked up; empty refuses external data.
-StatusOr<Graph> LoadOnnxBuffer(const void* data, size_t size, const std::string& source,
-                               const std::string& model_dir);
+StatusOr<Graph> LoadOnnxBuffer(const void* data, size_t size, const std::string& source, const std::string& model_dir);
 
 // Lowest and highest ai.onnx opset qrt accepts.
 inline constexpr int64_t kMinOnnxOpset = 7;

@@ -16,8 +16,10 @@ void SetType(onnx::ValueInfoProto* vi, DataType dtype, const std::optional<Shape
   auto* sp = tt->mutable_shape();
   for (const Dim& d : *shape) {
     auto* dim = sp->add_dim();
-    if (d.is_static()) dim->set_dim_value(d.value);
-    else if (!d.symbol.empty()) dim->set_dim_param(d.symbol);
+    if (d.is_static())
+      dim->set_dim_value(d.value);
+    else if (!d.symbol.empty())
+      dim->set_dim_param(d.symbol);
   }
 }
 
@@ -26,9 +28,18 @@ Status WriteGraph(const Graph& g, const Plan* plan, onnx::GraphProto* gp);
 Status WriteAttr(const std::string& name, const AttrValue& v, onnx::AttributeProto* a) {
   a->set_name(name);
   switch (TypeOf(v)) {
-    case AttrType::kInt: a->set_type(onnx::AttributeProto::INT); a->set_i(std::get<int64_t>(v)); break;
-    case AttrType::kFloat: a->set_type(onnx::AttributeProto::FLOAT); a->set_f(std::get<float>(v)); break;
-    case AttrType::kString: a->set_type(onnx::AttributeProto::STRING); a->set_s(std::get<std::string>(v)); break;
+    case AttrType::kInt:
+      a->set_type(onnx::AttributeProto::INT);
+      a->set_i(std::get<int64_t>(v));
+      break;
+    case AttrType::kFloat:
+      a->set_type(onnx::AttributeProto::FLOAT);
+      a->set_f(std::get<float>(v));
+      break;
+    case AttrType::kString:
+      a->set_type(onnx::AttributeProto::STRING);
+      a->set_s(std::get<std::string>(v));
+      break;
     case AttrType::kInts:
       a->set_type(onnx::AttributeProto::INTS);
       for (int64_t i : std::get<std::vector<int64_t>>(v)) a->add_ints(i);

@@ -16,17 +16,16 @@
 namespace qrt {
 namespace {
 
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-              "raw_data is little-endian and is copied as is");
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "raw_data is little-endian and is copied as is");
 
 // Names for every TensorProto.DataType code, including those newer than the
 // onnx.proto we compile against, so errors can say what was rejected.
 std::string OnnxTypeName(int code) {
   static constexpr std::string_view kNames[] = {
-      "UNDEFINED", "FLOAT",     "UINT8",      "INT8",         "UINT16",      "INT16",
-      "INT32",     "INT64",     "STRING",     "BOOL",         "FLOAT16",     "DOUBLE",
-      "UINT32",    "UINT64",    "COMPLEX64",  "COMPLEX128",   "BFLOAT16",    "FLOAT8E4M3FN",
-      "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1"};
+      "UNDEFINED",      "FLOAT",      "UINT8",          "INT8",       "UINT16",   "INT16",
+      "INT32",          "INT64",      "STRING",         "BOOL",       "FLOAT16",  "DOUBLE",
+      "UINT32",         "UINT64",     "COMPLEX64",      "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN",
+      "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4",      "INT4",     "FLOAT4E2M1"};
   if (code >= 0 && size_t(code) < std::size(kNames)) return std::string(kNames[code]);
   return StrCat("unknown (", code, ")");
 }
@@ -79,7 +78,8 @@ StatusOr<std::string> ResolveExternalPath(const std::string& location, const std
     start = end + 1;
   }
   // A model read from memory has no folder, so it cannot refer to other files.
-  if (model_dir.empty()) return InvalidArgument("external_data '", location, "': a model loaded from memory cannot use external data");
+  if (model_dir.empty())
+    return InvalidArgument("external_data '", location, "': a model loaded from memory cannot use external data");
   return model_dir + "/" + location;
 }
 
@@ -90,8 +90,7 @@ Status ReadExternal(const onnx::TensorProto& proto, const std::string& model_dir
   bool have_location = false, have_offset = false;
   for (const auto& entry : proto.external_data()) {
     const std::string& key = entry.key();
-    if ((key == "location" && have_location) || (key == "offset" && have_offset) ||
-        (key == "length" && length >= 0)) {
+    if ((key == "location" && have_location) || (key == "offset" && have_offset) || (key == "length" && length >= 0)) {
       return InvalidArgument("duplicate external_data key '", key, "'");
     }
     if (key == "location") {
@@ -116,12 +115,11 @@ Status ReadExternal(const onnx::TensorProto& proto, const std::string& model_dir
   int64_t file_size = 0;
   QRT_ASSIGN_OR_RETURN(FilePtr f, OpenRegularFile(path, &file_size));
   if (offset > file_size || want > file_size - offset) {
-    return InvalidArgument("external_data [", offset, ", ", offset, " + ", want, ") is out of bounds of '",
-                           path, "' (", file_size, " bytes)");
+    return InvalidArgument("external_data [", offset, ", ", offset, " + ", want, ") is out of bounds of '", path, "' (",
+                           file_size, " bytes)");
   }
   if (want == 0) return Status::Ok();
-  if (fseeko(f.get(), off_t(offset), SEEK_SET) != 0 ||
-      std::fread(t->raw(), 1, size_t(want), f.get()) != size_t(want)) {
+  if (fseeko(f.get(), off_t(offset), SEEK_SET) != 0 || std::fread(t->raw(), 1, size_t(want), f.get()) != size_t(want)) {
     return IoError("short read from '", path, "'");
   }
   return Status::Ok();
@@ -131,15 +129,37 @@ Status ReadExternal(const onnx::TensorProto& proto, const std::string& model_dir
 // pattern; writers disagree on whether it is sign-extended, so accept both views.
 bool Int32DataRange(DataType dtype, int64_t* lo, int64_t* hi) {
   switch (dtype) {
-    case DataType::kInt32: *lo = INT32_MIN; *hi = INT32_MAX; return true;
-    case DataType::kInt16: *lo = INT16_MIN; *hi = INT16_MAX; return true;
-    case DataType::kUInt16: *lo = 0; *hi = UINT16_MAX; return true;
-    case DataType::kInt8: *lo = INT8_MIN; *hi = INT8_MAX; return true;
-    case DataType::kUInt8: *lo = 0; *hi = UINT8_MAX; return true;
-    case DataType::kBool: *lo = 0; *hi = 1; return true;
+    case DataType::kInt32:
+      *lo = INT32_MIN;
+      *hi = INT32_MAX;
+      return true;
+    case DataType::kInt16:
+      *lo = INT16_MIN;
+      *hi = INT16_MAX;
+      return true;
+    case DataType::kUInt16:
+      *lo = 0;
+      *hi = UINT16_MAX;
+      return true;
+    case DataType::kInt8:
+      *lo = INT8_MIN;
+      *hi = INT8_MAX;
+      return true;
+    case DataType::kUInt8:
+      *lo = 0;
+      *hi = UINT8_MAX;
+      return true;
+    case DataType::kBool:
+      *lo = 0;
+      *hi = 1;
+      return true;
     case DataType::kFloat16:
-    case DataType::kBFloat16: *lo = INT16_MIN; *hi = UINT16_MAX; return true;
-    default: return false;
+    case DataType::kBFloat16:
+      *lo = INT16_MIN;
+      *hi = UINT16_MAX;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -153,9 +173,15 @@ Status CopyInt32Data(const onnx::TensorProto& proto, Tensor* t) {
       return InvalidArgument("int32_data[", i, "] = ", v, " is out of range for ", DataTypeName(t->dtype()));
     }
     switch (DataTypeSize(t->dtype())) {
-      case 1: t->data<uint8_t>()[i] = uint8_t(v); break;
-      case 2: t->data<uint16_t>()[i] = uint16_t(v); break;
-      default: t->data<int32_t>()[i] = v; break;
+      case 1:
+        t->data<uint8_t>()[i] = uint8_t(v);
+        break;
+      case 2:
+        t->data<uint16_t>()[i] = uint16_t(v);
+        break;
+      default:
+        t->data<int32_t>()[i] = v;
+        break;
     }
   }
   return Status::Ok();
@@ -166,15 +192,24 @@ enum class Storage : uint8_t { kNone, kExternal, kRaw, kFloat, kInt32, kString, 
 
 std::string_view StorageName(Storage s) {
   switch (s) {
-    case Storage::kNone: return "no data field";
-    case Storage::kExternal: return "external_data";
-    case Storage::kRaw: return "raw_data";
-    case Storage::kFloat: return "float_data";
-    case Storage::kInt32: return "int32_data";
-    case Storage::kString: return "string_data";
-    case Storage::kInt64: return "int64_data";
-    case Storage::kDouble: return "double_data";
-    case Storage::kUInt64: return "uint64_data";
+    case Storage::kNone:
+      return "no data field";
+    case Storage::kExternal:
+      return "external_data";
+    case Storage::kRaw:
+      return "raw_data";
+    case Storage::kFloat:
+      return "float_data";
+    case Storage::kInt32:
+      return "int32_data";
+    case Storage::kString:
+      return "string_data";
+    case Storage::kInt64:
+      return "int64_data";
+    case Storage::kDouble:
+      return "double_data";
+    case Storage::kUInt64:
+      return "uint64_data";
   }
   return "?";
 }
@@ -203,11 +238,16 @@ StatusOr<Storage> FindStorage(const onnx::TensorProto& proto) {
 int64_t TypedFieldCount(const onnx::TensorProto& proto, Storage s, DataType dtype) {
   int64_t lo, hi;
   switch (s) {
-    case Storage::kFloat: return dtype == DataType::kFloat32 ? proto.float_data_size() : -1;
-    case Storage::kInt32: return Int32DataRange(dtype, &lo, &hi) ? proto.int32_data_size() : -1;
-    case Storage::kInt64: return dtype == DataType::kInt64 ? proto.int64_data_size() : -1;
-    case Storage::kDouble: return dtype == DataType::kFloat64 ? proto.double_data_size() : -1;
-    default: return -1;
+    case Storage::kFloat:
+      return dtype == DataType::kFloat32 ? proto.float_data_size() : -1;
+    case Storage::kInt32:
+      return Int32DataRange(dtype, &lo, &hi) ? proto.int32_data_size() : -1;
+    case Storage::kInt64:
+      return dtype == DataType::kInt64 ? proto.int64_data_size() : -1;
+    case Storage::kDouble:
+      return dtype == DataType::kFloat64 ? proto.double_data_size() : -1;
+    default:
+      return -1;
   }
 }
 
@@ -231,8 +271,8 @@ StatusOr<Tensor> TensorFromProtoImpl(const onnx::TensorProto& proto, const std::
       break;
     case Storage::kRaw:
       if (proto.raw_data().size() != want_bytes) {
-        return InvalidArgument("raw_data has ", proto.raw_data().size(), " bytes, expected ", want_bytes,
-                               " for ", shape_desc);
+        return InvalidArgument("raw_data has ", proto.raw_data().size(), " bytes, expected ", want_bytes, " for ",
+                               shape_desc);
       }
       break;
     case Storage::kExternal:
@@ -249,13 +289,26 @@ StatusOr<Tensor> TensorFromProtoImpl(const onnx::TensorProto& proto, const std::
   QRT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(dtype, dims));
   if (want_bytes != 0) {
     switch (storage) {
-      case Storage::kRaw: std::memcpy(t.raw(), proto.raw_data().data(), want_bytes); break;
-      case Storage::kExternal: QRT_RETURN_IF_ERROR(ReadExternal(proto, model_dir, &t)); break;
-      case Storage::kInt32: QRT_RETURN_IF_ERROR(CopyInt32Data(proto, &t)); break;
-      case Storage::kFloat: std::memcpy(t.raw(), proto.float_data().data(), want_bytes); break;
-      case Storage::kInt64: std::memcpy(t.raw(), proto.int64_data().data(), want_bytes); break;
-      case Storage::kDouble: std::memcpy(t.raw(), proto.double_data().data(), want_bytes); break;
-      default: return Internal("unhandled storage ", StorageName(storage));
+      case Storage::kRaw:
+        std::memcpy(t.raw(), proto.raw_data().data(), want_bytes);
+        break;
+      case Storage::kExternal:
+        QRT_RETURN_IF_ERROR(ReadExternal(proto, model_dir, &t));
+        break;
+      case Storage::kInt32:
+        QRT_RETURN_IF_ERROR(CopyInt32Data(proto, &t));
+        break;
+      case Storage::kFloat:
+        std::memcpy(t.raw(), proto.float_data().data(), want_bytes);
+        break;
+      case Storage::kInt64:
+        std::memcpy(t.raw(), proto.int64_data().data(), want_bytes);
+        break;
+      case Storage::kDouble:
+        std::memcpy(t.raw(), proto.double_data().data(), want_bytes);
+        break;
+      default:
+        return Internal("unhandled storage ", StorageName(storage));
     }
   } else if (storage == Storage::kExternal) {
     QRT_RETURN_IF_ERROR(ReadExternal(proto, model_dir, &t));  // still validates location and bounds

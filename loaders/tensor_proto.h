@@ -3,9 +3,9 @@
 // path and offset is checked before anything is allocated or read.
 #pragma once
 
-#include <string>
-
 #include <onnx/onnx_pb.h>
+
+#include <string>
 
 #include "runtime/status.h"
 #include "runtime/tensor.h"

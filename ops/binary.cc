@@ -6,8 +6,8 @@
 #include <limits>
 #include <type_traits>
 
-#include "ops/ops.h"
 #include "ops/op_util.h"
+#include "ops/ops.h"
 
 namespace qrt {
 namespace {
@@ -18,10 +18,14 @@ template <class T>
 T Apply(BinaryOp op, T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
     switch (op) {
-      case BinaryOp::kAdd: return a + b;
-      case BinaryOp::kSub: return a - b;
-      case BinaryOp::kMul: return a * b;
-      case BinaryOp::kDiv: return a / b;
+      case BinaryOp::kAdd:
+        return a + b;
+      case BinaryOp::kSub:
+        return a - b;
+      case BinaryOp::kMul:
+        return a * b;
+      case BinaryOp::kDiv:
+        return a / b;
       case BinaryOp::kPRelu: {
         // Both sides computed, then selected: a branch on the sign of each element
         // mispredicts half the time on real activations and blocks vectorization.
@@ -35,16 +39,20 @@ T Apply(BinaryOp op, T a, T b) {
     // ones promote to (signed) int, where 49325 * 49325 (uint16) would overflow.
     using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
     switch (op) {
-      case BinaryOp::kAdd: return T(U(a) + U(b));
-      case BinaryOp::kSub: return T(U(a) - U(b));
-      case BinaryOp::kMul: return T(U(a) * U(b));
+      case BinaryOp::kAdd:
+        return T(U(a) + U(b));
+      case BinaryOp::kSub:
+        return T(U(a) - U(b));
+      case BinaryOp::kMul:
+        return T(U(a) * U(b));
       case BinaryOp::kDiv:
         if (b == 0) return T(0);
         if constexpr (std::is_signed_v<T>) {
           if (a == std::numeric_limits<T>::min() && b == T(-1)) return a;  // wraps
         }
         return T(a / b);
-      case BinaryOp::kPRelu: return a < T(0) ? T(U(a) * U(b)) : a;
+      case BinaryOp::kPRelu:
+        return a < T(0) ? T(U(a) * U(b)) : a;
     }
     return T(0);
   }
@@ -110,11 +118,21 @@ Status RunBinary(const BinaryState& s, const RunArgs& args) {
   const Tensor& b = *args.input(1);
   Tensor& y = *args.output(0);
   switch (s.op) {
-    case BinaryOp::kAdd: RunOp<BinaryOp::kAdd>(s, a, b, y); break;
-    case BinaryOp::kSub: RunOp<BinaryOp::kSub>(s, a, b, y); break;
-    case BinaryOp::kMul: RunOp<BinaryOp::kMul>(s, a, b, y); break;
-    case BinaryOp::kDiv: RunOp<BinaryOp::kDiv>(s, a, b, y); break;
-    case BinaryOp::kPRelu: RunOp<BinaryOp::kPRelu>(s, a, b, y); break;
+    case BinaryOp::kAdd:
+      RunOp<BinaryOp::kAdd>(s, a, b, y);
+      break;
+    case BinaryOp::kSub:
+      RunOp<BinaryOp::kSub>(s, a, b, y);
+      break;
+    case BinaryOp::kMul:
+      RunOp<BinaryOp::kMul>(s, a, b, y);
+      break;
+    case BinaryOp::kDiv:
+      RunOp<BinaryOp::kDiv>(s, a, b, y);
+      break;
+    case BinaryOp::kPRelu:
+      RunOp<BinaryOp::kPRelu>(s, a, b, y);
+      break;
   }
   return Status::Ok();
 }

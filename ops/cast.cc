@@ -25,11 +25,16 @@ struct Scalar {
 
 Scalar Load(DataType t, const void* p, int64_t i) {
   switch (t) {
-    case DataType::kFloat32: return {true, static_cast<const float*>(p)[i], 0};
-    case DataType::kFloat64: return {true, static_cast<const double*>(p)[i], 0};
-    case DataType::kFloat16: return {true, HalfToFloat(static_cast<const uint16_t*>(p)[i]), 0};
-    case DataType::kBFloat16: return {true, BFloat16ToFloat(static_cast<const uint16_t*>(p)[i]), 0};
-    case DataType::kBool: return {false, 0, static_cast<const uint8_t*>(p)[i] ? 1 : 0};
+    case DataType::kFloat32:
+      return {true, static_cast<const float*>(p)[i], 0};
+    case DataType::kFloat64:
+      return {true, static_cast<const double*>(p)[i], 0};
+    case DataType::kFloat16:
+      return {true, HalfToFloat(static_cast<const uint16_t*>(p)[i]), 0};
+    case DataType::kBFloat16:
+      return {true, BFloat16ToFloat(static_cast<const uint16_t*>(p)[i]), 0};
+    case DataType::kBool:
+      return {false, 0, static_cast<const uint8_t*>(p)[i] ? 1 : 0};
     default: {
       Tensor view = Tensor::Borrow(t, {i + 1}, const_cast<void*>(p));
       return {false, 0, view.GetAsInt64(i)};
@@ -55,21 +60,38 @@ void Store(DataType t, void* p, int64_t i, const Scalar& s) {
       // int64 -> float directly: going through double would round twice.
       static_cast<float*>(p)[i] = s.is_float ? float(s.f) : float(s.i);
       break;
-    case DataType::kFloat64: static_cast<double*>(p)[i] = s.is_float ? s.f : double(s.i); break;
+    case DataType::kFloat64:
+      static_cast<double*>(p)[i] = s.is_float ? s.f : double(s.i);
+      break;
     case DataType::kFloat16:
       static_cast<uint16_t*>(p)[i] = FloatToHalf(s.is_float ? float(s.f) : float(s.i));
       break;
     case DataType::kBFloat16:
       static_cast<uint16_t*>(p)[i] = FloatToBFloat16(s.is_float ? float(s.f) : float(s.i));
       break;
-    case DataType::kBool: static_cast<uint8_t*>(p)[i] = s.is_float ? (s.f != 0) : (s.i != 0); break;
-    case DataType::kInt8: static_cast<int8_t*>(p)[i] = ToInt<int8_t>(s); break;
-    case DataType::kUInt8: static_cast<uint8_t*>(p)[i] = ToInt<uint8_t>(s); break;
-    case DataType::kInt16: static_cast<int16_t*>(p)[i] = ToInt<int16_t>(s); break;
-    case DataType::kUInt16: static_cast<uint16_t*>(p)[i] = ToInt<uint16_t>(s); break;
-    case DataType::kInt32: static_cast<int32_t*>(p)[i] = ToInt<int32_t>(s); break;
-    case DataType::kInt64: static_cast<int64_t*>(p)[i] = ToInt<int64_t>(s); break;
-    case DataType::kUndefined: break;
+    case DataType::kBool:
+      static_cast<uint8_t*>(p)[i] = s.is_float ? (s.f != 0) : (s.i != 0);
+      break;
+    case DataType::kInt8:
+      static_cast<int8_t*>(p)[i] = ToInt<int8_t>(s);
+      break;
+    case DataType::kUInt8:
+      static_cast<uint8_t*>(p)[i] = ToInt<uint8_t>(s);
+      break;
+    case DataType::kInt16:
+      static_cast<int16_t*>(p)[i] = ToInt<int16_t>(s);
+      break;
+    case DataType::kUInt16:
+      static_cast<uint16_t*>(p)[i] = ToInt<uint16_t>(s);
+      break;
+    case DataType::kInt32:
+      static_cast<int32_t*>(p)[i] = ToInt<int32_t>(s);
+      break;
+    case DataType::kInt64:
+      static_cast<int64_t*>(p)[i] = ToInt<int64_t>(s);
+      break;
+    case DataType::kUndefined:
+      break;
   }
 }
 

@@ -19,8 +19,7 @@ struct AxisBlocks {
   size_t elem_size = 0;
 };
 
-AxisBlocks MakeBlocks(const Dims& joined, int64_t axis, const std::vector<int64_t>& axis_lens,
-                      size_t elem_size) {
+AxisBlocks MakeBlocks(const Dims& joined, int64_t axis, const std::vector<int64_t>& axis_lens, size_t elem_size) {
   AxisBlocks b;
   int64_t inner = 1;
   for (size_t d = 0; d < joined.size(); ++d) {
@@ -69,8 +68,8 @@ Status PrepareConcat(PrepareContext& ctx) {
   const TensorInfo& first = ctx.input(0);
   const int64_t rank = int64_t(first.dims.size());
   if (rank == 0) return InvalidArgument("Concat inputs must have rank >= 1");
-  QRT_ASSIGN_OR_RETURN(int64_t axis_attr, ctx.attrs().GetInt("axis", ctx.opset() < 4 ? std::optional<int64_t>(1)
-                                                                                     : std::nullopt));
+  QRT_ASSIGN_OR_RETURN(int64_t axis_attr,
+                       ctx.attrs().GetInt("axis", ctx.opset() < 4 ? std::optional<int64_t>(1) : std::nullopt));
   QRT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_attr, rank));
   Dims out = first.dims;
   out[size_t(axis)] = 0;

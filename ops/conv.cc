@@ -50,15 +50,15 @@
 #include <type_traits>
 #include <vector>
 
+#include "ops/conv_quantize_dequantize.h"
+#include "ops/kernels/common/thread_scratch.h"
 #include "ops/kernels/conv/conv_float.h"
-#include "ops/kernels/pwconv/conv_pointwise_int8.h"
 #include "ops/kernels/conv/conv_ref.h"
 #include "ops/kernels/dwconv/depthwise_int8.h"
 #include "ops/kernels/gemm/matmul_ref.h"
+#include "ops/kernels/pwconv/conv_pointwise_int8.h"
 #include "ops/kernels/quantize/requantize.h"
-#include "ops/kernels/common/thread_scratch.h"
 #include "ops/onednn/onednn_conv.h"
-#include "ops/conv_quantize_dequantize.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 #include "ops/quantize_dequantize.h"
@@ -77,8 +77,7 @@ StatusOr<ConvGeometry> MakeGeometry(const PrepareContext& ctx, const Dims& x, co
   g.in_channels = x[1];
   g.out_channels = w[0];
   QRT_ASSIGN_OR_RETURN(g.group, ctx.attrs().GetInt("group", 1));
-  if (g.group < 1 || g.in_channels % g.group != 0 || g.out_channels % g.group != 0 ||
-      w[1] * g.group != g.in_channels) {
+  if (g.group < 1 || g.in_channels % g.group != 0 || g.out_channels % g.group != 0 || w[1] * g.group != g.in_channels) {
     return InvalidArgument("group ", g.group, " does not fit X ", DimsToString(x), " and W ", DimsToString(w));
   }
   QRT_ASSIGN_OR_RETURN(std::vector<int64_t> ks, ctx.attrs().GetInts("kernel_shape", std::vector<int64_t>{}));
@@ -145,9 +144,7 @@ Dims OutputDims(const ConvGeometry& g) {
   return y;
 }
 
-StatusOr<std::string> ForcedPath(const PrepareContext& ctx) {
-  return ctx.attrs().GetString("qrt_path", "");
-}
+StatusOr<std::string> ForcedPath(const PrepareContext& ctx) { return ctx.attrs().GetString("qrt_path", ""); }
 
 // ---- Conv (float) ------------------------------------------------------------------
 
@@ -165,8 +162,8 @@ struct ConvState {
   std::shared_ptr<const PointwiseInt8Plan> int8;
   // The 3x3 depthwise convolution from codes to codes in 16-bit integers (depthwise_int8.h).
   std::shared_ptr<const DepthwiseInt8Plan> depthwise_int8;
-  DequantizeRowKernels dequantize_x;         // input_codes: X's codes to floats (row: any run)
-  QuantizeF32Fn quantize_y = nullptr;        // output_codes: the outputs to codes
+  DequantizeRowKernels dequantize_x;   // input_codes: X's codes to floats (row: any run)
+  QuantizeF32Fn quantize_y = nullptr;  // output_codes: the outputs to codes
   bool epilogue() const { return fake_quant_before != nullptr || prelu || fake_quant_after != nullptr; }
 };
 
@@ -209,9 +206,9 @@ void ChooseDepthwiseInt8(const PrepareContext& ctx, const std::string& forced, c
       y_grid == nullptr || w.value == nullptr || w.grid == nullptr || (ctx.has_input(2) && b.value == nullptr)) {
     return;
   }
-  s.depthwise_int8 = PlanDepthwiseInt8(s.g, w.value->data<float>(), *w.grid,
-                                       ctx.has_input(2) ? b.value->data<float>() : nullptr, *x_grid,
-                                       y_grid->scales[0], y_grid->zero_points[0], y_grid->type);
+  s.depthwise_int8 =
+      PlanDepthwiseInt8(s.g, w.value->data<float>(), *w.grid, ctx.has_input(2) ? b.value->data<float>() : nullptr,
+                        *x_grid, y_grid->scales[0], y_grid->zero_points[0], y_grid->type);
 }
 
 // The plain convolution (no steps) in N x C x spatial order.
@@ -253,15 +250,19 @@ void RunConvF32(const ConvState& s, const RunArgs& args) {
   const FakeQuantStep& fq = epilogue.before;  // output_codes: the only step
   if (s.int8 != nullptr) {
     PointwiseInt8Args a;
-    if (s.dequantize_x.row != nullptr) a.x_codes = xq.raw();
-    else a.x = xq.data<float>();
+    if (s.dequantize_x.row != nullptr)
+      a.x_codes = xq.raw();
+    else
+      a.x = xq.data<float>();
     a.w = w, a.bias = b, a.batch = s.g.batch;
     a.epilogue = epilogue;
     a.before_signed = s.before_signed;
     a.gemm = s.kernels.gemm;
     a.threads = s.threads;
-    if (s.quantize_y != nullptr) a.codes = y.raw(), a.quantize = s.quantize_y;
-    else a.y = y.data<float>();
+    if (s.quantize_y != nullptr)
+      a.codes = y.raw(), a.quantize = s.quantize_y;
+    else
+      a.y = y.data<float>();
     if (ConvPointwiseInt8(*s.int8, a)) return;
   }
   ConvInputCodes codes;
@@ -306,8 +307,10 @@ void RunConvTyped(const ConvState& s, const RunArgs& args) {
 }
 
 Status RunConv(const ConvState& s, const RunArgs& args) {
-  if (s.dtype == DataType::kFloat32) RunConvF32(s, args);
-  else RunConvTyped<double>(s, args);
+  if (s.dtype == DataType::kFloat32)
+    RunConvF32(s, args);
+  else
+    RunConvTyped<double>(s, args);
   return Status::Ok();
 }
 
@@ -370,28 +373,33 @@ Status PrepareConvOrFused(PrepareContext& ctx, bool fake_quant) {
       }
       if (!ctx.has_input(cqd::kCodesScale)) return InvalidArgument("input_codes needs X's scale at input 8");
       QRT_RETURN_IF_ERROR(PrepareFakeQuant(ctx, cqd::kCodesScale).status());  // one float scale, an 8-bit zero point
-      if (ctx.has_input(cqd::kCodesZeroPoint) && ctx.input(cqd::kCodesZeroPoint).dtype != q) return InvalidArgument("input 9 (zero point) is not of X's type");
+      if (ctx.has_input(cqd::kCodesZeroPoint) && ctx.input(cqd::kCodesZeroPoint).dtype != q)
+        return InvalidArgument("input 9 (zero point) is not of X's type");
       s.dequantize_x = SelectDequantizeRows(q, forced == "ref" ? Isa::kScalar : ctx.isa());
     }
     if (output_codes) {
       if (s.fake_quant_before == nullptr || s.prelu || s.fake_quant_after != nullptr) {
         return InvalidArgument("output_codes needs the fake quantization (inputs 3, 4) as the only step");
       }
-      s.quantize_y = SelectQuantizeF32(ctx.has_input(cqd::kZeroPoint) ? ctx.input(cqd::kZeroPoint).dtype : DataType::kUInt8,
-                                       forced == "ref" ? Isa::kScalar : ctx.isa());
+      s.quantize_y =
+          SelectQuantizeF32(ctx.has_input(cqd::kZeroPoint) ? ctx.input(cqd::kZeroPoint).dtype : DataType::kUInt8,
+                            forced == "ref" ? Isa::kScalar : ctx.isa());
     }
     std::shared_ptr<const QuantGrid> codes_grid;
     if (input_codes) codes_grid = ConstantGrid(ctx, cqd::kCodesScale, ctx.input(cqd::kX).dtype, -1);
     // The first fake quantization's grid, where constant: the int8 paths plan their steps on it.
     std::shared_ptr<const QuantGrid> before_grid;
     if (s.fake_quant_before != nullptr) {
-      before_grid = ConstantGrid(ctx, cqd::kScale, ctx.has_input(cqd::kZeroPoint) ? ctx.input(cqd::kZeroPoint).dtype : DataType::kUInt8, -1);
+      before_grid = ConstantGrid(
+          ctx, cqd::kScale, ctx.has_input(cqd::kZeroPoint) ? ctx.input(cqd::kZeroPoint).dtype : DataType::kUInt8, -1);
     }
     QRT_RETURN_IF_ERROR(
         ChooseInt8(ctx, forced, input_codes ? codes_grid.get() : ctx.input(0).grid.get(), before_grid.get(), s));
     // The output lies on the last fake quantization's grid.
     if (s.fake_quant_after != nullptr) {
-      output_grid = ConstantGrid(ctx, cqd::kScaleAfter, ctx.has_input(cqd::kZeroPointAfter) ? ctx.input(cqd::kZeroPointAfter).dtype : DataType::kUInt8, -1);
+      output_grid = ConstantGrid(
+          ctx, cqd::kScaleAfter,
+          ctx.has_input(cqd::kZeroPointAfter) ? ctx.input(cqd::kZeroPointAfter).dtype : DataType::kUInt8, -1);
     } else if (!s.prelu) {
       output_grid = before_grid;
     }
@@ -424,7 +432,7 @@ struct IntConvState {
   IntPath path = IntPath::kRef;
   std::shared_ptr<const onednn::Conv> onednn;
   int32_t out_min = -2147483647 - 1, out_max = 2147483647;  // qrt:QLinearConv's clamp
-  RequantizeRowFn requantize = nullptr;                       // QLinearConv's epilogue
+  RequantizeRowFn requantize = nullptr;                     // QLinearConv's epilogue
 };
 
 int32_t ZeroPointAt(const Tensor* zp, int64_t i) {
@@ -474,8 +482,7 @@ void Epilogue(const IntConvState& s, const RunArgs& args, const Acc* acc) {
 template <class Tx, class Tw>
 void RunRefTyped(const IntConvState& s, const RunArgs& args, int32_t* acc) {
   const Tensor* wz = s.w_zp >= 0 ? args.input(s.w_zp) : nullptr;
-  int32_t* w_zp = static_cast<int32_t*>(
-      ThreadScratch(ScratchSlot::kOp1, size_t(s.g.out_channels) * sizeof(int32_t)));
+  int32_t* w_zp = static_cast<int32_t*>(ThreadScratch(ScratchSlot::kOp1, size_t(s.g.out_channels) * sizeof(int32_t)));
   for (int64_t m = 0; m < s.g.out_channels; ++m) w_zp[m] = ZeroPointAt(wz, m);
   const int32_t x_zp = ZeroPointAt(s.x_zp >= 0 ? args.input(s.x_zp) : nullptr, 0);
   ref::ConvInteger(s.g, args.input(0)->data<Tx>(), x_zp, args.input(s.w)->data<Tw>(), w_zp, nullptr, acc);
@@ -512,10 +519,14 @@ Status RunIntConv(const IntConvState& s, const RunArgs& args) {
     case IntPath::kRef: {
       int32_t* a = static_cast<int32_t*>(acc);
       const bool xu = s.x_dtype == DataType::kUInt8, wu = s.w_dtype == DataType::kUInt8;
-      if (xu && wu) RunRefTyped<uint8_t, uint8_t>(s, args, a);
-      else if (xu) RunRefTyped<uint8_t, int8_t>(s, args, a);
-      else if (wu) RunRefTyped<int8_t, uint8_t>(s, args, a);
-      else RunRefTyped<int8_t, int8_t>(s, args, a);
+      if (xu && wu)
+        RunRefTyped<uint8_t, uint8_t>(s, args, a);
+      else if (xu)
+        RunRefTyped<uint8_t, int8_t>(s, args, a);
+      else if (wu)
+        RunRefTyped<int8_t, uint8_t>(s, args, a);
+      else
+        RunRefTyped<int8_t, int8_t>(s, args, a);
       break;
     }
   }
@@ -525,8 +536,7 @@ Status RunIntConv(const IntConvState& s, const RunArgs& args) {
 
 // Checks a scale or zero point: scalar (any rank, one element) or, if per_channel_ok,
 // 1-D of size m.
-Status CheckParam(const PrepareContext& ctx, int i, const char* what, DataType dtype, bool per_channel_ok,
-                  int64_t m) {
+Status CheckParam(const PrepareContext& ctx, int i, const char* what, DataType dtype, bool per_channel_ok, int64_t m) {
   const TensorInfo& t = ctx.input(i);
   if (t.dtype != dtype) {
     return InvalidArgument(what, " has dtype ", DataTypeName(t.dtype), ", expected ", DataTypeName(dtype));
@@ -597,7 +607,8 @@ Status ChoosePath(PrepareContext& ctx, IntConvState& s) {
   if (forced == "int8") {
     if (!int8_ok) return Unsupported("qrt_path int8 not exact here");
     // oneDNN 2.6 has no u8 x s8 convolution for some grouped and dilated geometries without AVX-512.
-    return try_int8() ? Status::Ok() : Unsupported("qrt_path int8: oneDNN has no int8 convolution for this geometry on this CPU");
+    return try_int8() ? Status::Ok()
+                      : Unsupported("qrt_path int8: oneDNN has no int8 convolution for this geometry on this CPU");
   }
   if (forced == "f32") return f32_ok && try_f32() ? Status::Ok() : Unsupported("qrt_path f32 not exact here");
   if (int8_ok && !depthwise && try_int8()) return Status::Ok();

@@ -7,15 +7,15 @@ namespace qrt::cqd {
 
 // Input slots. Omitted optional inputs are invalid values at their slot.
 enum Input : int {
-  kX = 0,                 // float32; with input_codes, X's 8-bit codes
+  kX = 0,  // float32; with input_codes, X's 8-bit codes
   kW = 1,
-  kB = 2,                 // optional
-  kScale = 3,             // the fake quantization after the convolution (before a PRelu)
+  kB = 2,      // optional
+  kScale = 3,  // the fake quantization after the convolution (before a PRelu)
   kZeroPoint = 4,
-  kSlope = 5,             // a PRelu's slope: one value, or one per output channel
-  kScaleAfter = 6,        // the fake quantization after the PRelu
+  kSlope = 5,       // a PRelu's slope: one value, or one per output channel
+  kScaleAfter = 6,  // the fake quantization after the PRelu
   kZeroPointAfter = 7,
-  kCodesScale = 8,        // with input_codes: the scale and zero point X's codes dequantize by
+  kCodesScale = 8,  // with input_codes: the scale and zero point X's codes dequantize by
   kCodesZeroPoint = 9,
   kInputCount = 10,
 };

@@ -1,6 +1,7 @@
 // qrt LookupTable: y[i] = table[byte(x[i])] for 8-bit x and a 256-entry 8-bit table
 // (indexed by x's byte pattern, so int8 -1 reads entry 255). Made by fuse-qdq-unary.
 #include "ops/kernels/eltwise/lookup_table.h"
+
 #include "ops/op_util.h"
 #include "ops/ops.h"
 

@@ -23,10 +23,10 @@
 #include <vector>
 
 #include "ops/coded_weights.h"
-#include "ops/kernels/gemm/matmul_ref.h"
-#include "ops/kernels/quantize/requantize.h"
-#include "ops/kernels/gemm/sgemm.h"
 #include "ops/kernels/common/thread_scratch.h"
+#include "ops/kernels/gemm/matmul_ref.h"
+#include "ops/kernels/gemm/sgemm.h"
+#include "ops/kernels/quantize/requantize.h"
 #include "ops/onednn/onednn_matmul.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
@@ -38,7 +38,7 @@ namespace {
 // output), batch dims broadcast.
 struct MatMulShape {
   int64_t m = 0, n = 0, k = 0;
-  Dims a_batch, b_batch, batch;  // batch dims, left-padded with 1 to the output's rank
+  Dims a_batch, b_batch, batch;               // batch dims, left-padded with 1 to the output's rank
   std::vector<int64_t> a_bstride, b_bstride;  // in matrices; 0 = broadcast
   int64_t batch_count = 1;
   Dims out;
@@ -156,8 +156,10 @@ Status RunMatMul(const MatMulState& s, const RunArgs& args) {
   const Tensor& a = *args.input(0);
   const Tensor& b = *args.input(1);
   Tensor& y = *args.output(0);
-  if (s.dtype == DataType::kFloat32) RunMatMulOrdered(s, a.data<float>(), b.data<float>(), y.data<float>());
-  else RunMatMulRef(s.shape, a.data<double>(), b.data<double>(), y.data<double>());
+  if (s.dtype == DataType::kFloat32)
+    RunMatMulOrdered(s, a.data<float>(), b.data<float>(), y.data<float>());
+  else
+    RunMatMulRef(s.shape, a.data<double>(), b.data<double>(), y.data<double>());
   return Status::Ok();
 }
 
@@ -268,13 +270,17 @@ void RunGemmFloat(const GemmState& s, const RunArgs& args) {
   g.alpha = s.alpha;
   g.one_row_kernels = !s.trans_a && s.alpha == 1.f;
   g.threads = s.threads;
-  if (s.coded != nullptr) avx2::SgemmRowLanesCoded(g, s.coded->view);
-  else s.gemm(g);
+  if (s.coded != nullptr)
+    avx2::SgemmRowLanesCoded(g, s.coded->view);
+  else
+    s.gemm(g);
 }
 
 Status RunGemm(const GemmState& s, const RunArgs& args) {
-  if (s.dtype == DataType::kFloat32) RunGemmFloat(s, args);
-  else RunGemmDouble(s, args);
+  if (s.dtype == DataType::kFloat32)
+    RunGemmFloat(s, args);
+  else
+    RunGemmDouble(s, args);
   return Status::Ok();
 }
 
@@ -338,9 +344,9 @@ struct IntMatMulState {
   DataType a_dtype, b_dtype, y_dtype;
   bool qlinear = false;
   int b = 1, a_zp = -1, b_zp = -1, a_scale = -1, b_scale = -1, y_scale = -1, y_zp = -1;  // -1: absent
-  std::shared_ptr<const onednn::MatMul> onednn;  // set: the exact f32 path
-  std::vector<float> b_float;                    // constant (b - b_zp) for the f32 path
-  RequantizeRowFn requantize = nullptr;          // QLinearMatMul with a per-tensor b_scale
+  std::shared_ptr<const onednn::MatMul> onednn;                                          // set: the exact f32 path
+  std::vector<float> b_float;            // constant (b - b_zp) for the f32 path
+  RequantizeRowFn requantize = nullptr;  // QLinearMatMul with a per-tensor b_scale
 };
 
 int32_t ParamAt(const Tensor* t, int64_t i) {
@@ -375,16 +381,18 @@ void ToFloatMinusZp(int64_t count, int64_t n, const T* v, const Tensor* zp, floa
 }
 
 void ToFloatMinusZp(DataType dt, int64_t count, int64_t n, const void* v, const Tensor* zp, float* out) {
-  if (dt == DataType::kUInt8) ToFloatMinusZp(count, n, static_cast<const uint8_t*>(v), zp, out);
-  else ToFloatMinusZp(count, n, static_cast<const int8_t*>(v), zp, out);
+  if (dt == DataType::kUInt8)
+    ToFloatMinusZp(count, n, static_cast<const uint8_t*>(v), zp, out);
+  else
+    ToFloatMinusZp(count, n, static_cast<const int8_t*>(v), zp, out);
 }
 
 Status RunIntMatMul(const IntMatMulState& s, const RunArgs& args) {
   const MatMulShape& sh = s.shape;
   const int64_t out_count = sh.batch_count * sh.m * sh.n;
   Tensor& y = *args.output(0);
-  int32_t* acc = s.qlinear ? static_cast<int32_t*>(ThreadScratch(ScratchSlot::kOp0, size_t(out_count) * 4))
-                           : y.data<int32_t>();
+  int32_t* acc =
+      s.qlinear ? static_cast<int32_t*>(ThreadScratch(ScratchSlot::kOp0, size_t(out_count) * 4)) : y.data<int32_t>();
   if (s.onednn) {
     const Tensor& a = *args.input(0);
     float* af = static_cast<float*>(ThreadScratch(ScratchSlot::kOp1, size_t(a.numel()) * sizeof(float)));
@@ -402,10 +410,14 @@ Status RunIntMatMul(const IntMatMulState& s, const RunArgs& args) {
     for (int64_t i = 0; i < out_count; ++i) acc[i] = int32_t(cf[i]);
   } else {
     const bool au = s.a_dtype == DataType::kUInt8, bu = s.b_dtype == DataType::kUInt8;
-    if (au && bu) RunIntRef<uint8_t, uint8_t>(s, args, acc);
-    else if (au) RunIntRef<uint8_t, int8_t>(s, args, acc);
-    else if (bu) RunIntRef<int8_t, uint8_t>(s, args, acc);
-    else RunIntRef<int8_t, int8_t>(s, args, acc);
+    if (au && bu)
+      RunIntRef<uint8_t, uint8_t>(s, args, acc);
+    else if (au)
+      RunIntRef<uint8_t, int8_t>(s, args, acc);
+    else if (bu)
+      RunIntRef<int8_t, uint8_t>(s, args, acc);
+    else
+      RunIntRef<int8_t, int8_t>(s, args, acc);
   }
   if (!s.qlinear) return Status::Ok();
   const float as = args.input(s.a_scale)->data<float>()[0];
@@ -427,8 +439,10 @@ Status RunIntMatMul(const IntMatMulState& s, const RunArgs& args) {
       out[i] = RequantizeLikeOrt<T>(acc[i], mult, yz);
     }
   };
-  if (s.y_dtype == DataType::kUInt8) requant(y.data<uint8_t>());
-  else requant(y.data<int8_t>());
+  if (s.y_dtype == DataType::kUInt8)
+    requant(y.data<uint8_t>());
+  else
+    requant(y.data<int8_t>());
   return Status::Ok();
 }
 

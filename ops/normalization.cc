@@ -19,10 +19,14 @@ struct BatchNormState {
 
 double LoadD(DataType t, const void* p, int64_t i) {
   switch (t) {
-    case DataType::kFloat64: return static_cast<const double*>(p)[i];
-    case DataType::kFloat16: return HalfToFloat(static_cast<const uint16_t*>(p)[i]);
-    case DataType::kBFloat16: return BFloat16ToFloat(static_cast<const uint16_t*>(p)[i]);
-    default: return static_cast<const float*>(p)[i];
+    case DataType::kFloat64:
+      return static_cast<const double*>(p)[i];
+    case DataType::kFloat16:
+      return HalfToFloat(static_cast<const uint16_t*>(p)[i]);
+    case DataType::kBFloat16:
+      return BFloat16ToFloat(static_cast<const uint16_t*>(p)[i]);
+    default:
+      return static_cast<const float*>(p)[i];
   }
 }
 
@@ -45,8 +49,12 @@ Status RunBatchNorm(const BatchNormState& s, const RunArgs& args) {
   const Tensor& x = *args.input(0);
   Tensor& y = *args.output(0);
   switch (s.x_dtype) {
-    case DataType::kFloat32: Normalize(s, args, x.data<float>(), y.data<float>()); break;
-    case DataType::kFloat64: Normalize(s, args, x.data<double>(), y.data<double>()); break;
+    case DataType::kFloat32:
+      Normalize(s, args, x.data<float>(), y.data<float>());
+      break;
+    case DataType::kFloat64:
+      Normalize(s, args, x.data<double>(), y.data<double>());
+      break;
     default: {  // float16 / bfloat16: compute in float32
       const bool half = s.x_dtype == DataType::kFloat16;
       const uint16_t* px = x.data<uint16_t>();
@@ -92,8 +100,7 @@ Status PrepareBatchNorm(PrepareContext& ctx) {
   for (int i = 1; i <= 4; ++i) {
     QRT_RETURN_IF_ERROR(ExpectDType(ctx, i, kFloats));
     if (ctx.input(i).dims != Dims{s.channels}) {
-      return InvalidArgument("input ", i, " must have shape [", s.channels, "], got ",
-                             DimsToString(ctx.input(i).dims));
+      return InvalidArgument("input ", i, " must have shape [", s.channels, "], got ", DimsToString(ctx.input(i).dims));
     }
   }
   s.p_dtype = ctx.input(1).dtype;

@@ -46,9 +46,10 @@ bool IsPerChannel(const Dims& d, int64_t channels, size_t rank) {
 }
 
 Status NeedsConstant(const PrepareContext&, int input, const char* what) {
-  return Status(StatusCode::kNeedsKnownValue, StrCat("input ", input, " (", what,
-                     ") must be known when the graph is planned (an initializer or computed "
-                     "from initializers and input shapes)"));
+  return Status(StatusCode::kNeedsKnownValue,
+                StrCat("input ", input, " (", what,
+                       ") must be known when the graph is planned (an initializer or computed "
+                       "from initializers and input shapes)"));
 }
 
 StatusOr<std::vector<int64_t>> ReadIntList(const PrepareContext& ctx, int input, const char* what) {

@@ -25,8 +25,7 @@ std::vector<int64_t> BroadcastStrides(const Dims& in, const Dims& out);
 // Calls `inner(out_off, a_off, b_off, n, a_step, b_step)` over contiguous runs of the
 // output's last dimension, for `a` and `b` broadcast to `out`.
 template <class F>
-void ForEachBroadcastRun(const Dims& out, const std::vector<int64_t>& as, const std::vector<int64_t>& bs,
-                         F inner) {
+void ForEachBroadcastRun(const Dims& out, const std::vector<int64_t>& as, const std::vector<int64_t>& bs, F inner) {
   const size_t rank = out.size();
   if (ElementCount(out) == 0) return;
   if (rank == 0) {
@@ -55,33 +54,59 @@ void ForEachBroadcastRun(const Dims& out, const std::vector<int64_t>& as, const 
 template <class F>
 bool DispatchNumeric(DataType dtype, F&& f) {
   switch (dtype) {
-    case DataType::kFloat32: f(float{}); return true;
-    case DataType::kFloat64: f(double{}); return true;
-    case DataType::kInt8: f(int8_t{}); return true;
-    case DataType::kUInt8: f(uint8_t{}); return true;
-    case DataType::kInt16: f(int16_t{}); return true;
-    case DataType::kUInt16: f(uint16_t{}); return true;
-    case DataType::kInt32: f(int32_t{}); return true;
-    case DataType::kInt64: f(int64_t{}); return true;
-    default: return false;
+    case DataType::kFloat32:
+      f(float{});
+      return true;
+    case DataType::kFloat64:
+      f(double{});
+      return true;
+    case DataType::kInt8:
+      f(int8_t{});
+      return true;
+    case DataType::kUInt8:
+      f(uint8_t{});
+      return true;
+    case DataType::kInt16:
+      f(int16_t{});
+      return true;
+    case DataType::kUInt16:
+      f(uint16_t{});
+      return true;
+    case DataType::kInt32:
+      f(int32_t{});
+      return true;
+    case DataType::kInt64:
+      f(int64_t{});
+      return true;
+    default:
+      return false;
   }
 }
 
 // Element i of a float32, float16 or bfloat16 buffer, as float (the 16-bit types widen exactly).
 inline float LoadFloat(DataType t, const void* p, int64_t i) {
   switch (t) {
-    case DataType::kFloat16: return HalfToFloat(static_cast<const uint16_t*>(p)[i]);
-    case DataType::kBFloat16: return BFloat16ToFloat(static_cast<const uint16_t*>(p)[i]);
-    default: return static_cast<const float*>(p)[i];
+    case DataType::kFloat16:
+      return HalfToFloat(static_cast<const uint16_t*>(p)[i]);
+    case DataType::kBFloat16:
+      return BFloat16ToFloat(static_cast<const uint16_t*>(p)[i]);
+    default:
+      return static_cast<const float*>(p)[i];
   }
 }
 
 // Stores v as element i of a float32, float16 or bfloat16 buffer (16-bit: nearest even).
 inline void StoreFloat(DataType t, void* p, int64_t i, float v) {
   switch (t) {
-    case DataType::kFloat16: static_cast<uint16_t*>(p)[i] = FloatToHalf(v); break;
-    case DataType::kBFloat16: static_cast<uint16_t*>(p)[i] = FloatToBFloat16(v); break;
-    default: static_cast<float*>(p)[i] = v; break;
+    case DataType::kFloat16:
+      static_cast<uint16_t*>(p)[i] = FloatToHalf(v);
+      break;
+    case DataType::kBFloat16:
+      static_cast<uint16_t*>(p)[i] = FloatToBFloat16(v);
+      break;
+    default:
+      static_cast<float*>(p)[i] = v;
+      break;
   }
 }
 

@@ -53,8 +53,7 @@ extern const OpDef kTileOp;
 // transpose.cc
 extern const OpDef kTransposeOp;
 // unary.cc
-extern const OpDef kReluOp, kSigmoidOp, kTanhOp, kExpOp, kNegOp, kAbsOp, kSqrtOp, kLeakyReluOp, kHardSigmoidOp,
-    kClipOp;
+extern const OpDef kReluOp, kSigmoidOp, kTanhOp, kExpOp, kNegOp, kAbsOp, kSqrtOp, kLeakyReluOp, kHardSigmoidOp, kClipOp;
 // uniform_dequantize.cc
 extern const OpDef kUniformDequantizeOp;
 

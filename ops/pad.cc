@@ -17,9 +17,12 @@ enum class PadMode { kConstant, kReflect, kEdge, kWrap };
 int64_t PadSource(PadMode mode, int64_t i, int64_t n) {
   if (i >= 0 && i < n) return i;
   switch (mode) {
-    case PadMode::kConstant: return -1;
-    case PadMode::kEdge: return i < 0 ? 0 : n - 1;
-    case PadMode::kWrap: return ((i % n) + n) % n;
+    case PadMode::kConstant:
+      return -1;
+    case PadMode::kEdge:
+      return i < 0 ? 0 : n - 1;
+    case PadMode::kWrap:
+      return ((i % n) + n) % n;
     case PadMode::kReflect: {
       if (n == 1) return 0;
       const int64_t period = 2 * (n - 1);  // numpy 'reflect': the edge is not repeated

@@ -24,9 +24,9 @@
 #include <cmath>
 #include <limits>
 
+#include "ops/kernels/common/thread_scratch.h"
 #include "ops/kernels/pool/average_pool.h"
 #include "ops/kernels/pool/max_rows.h"
-#include "ops/kernels/common/thread_scratch.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
@@ -39,17 +39,17 @@ enum class AverageOrder { kRowMajor, kColumnsFirst, kGlobal };
 struct PoolState {
   PoolKind kind;
   DataType dtype;
-  int64_t planes = 0;      // N * C
-  int64_t in_plane = 0;    // elements per input plane
-  int64_t out_plane = 0;   // elements per output plane
-  std::vector<int64_t> tap_start;  // [out_plane + 1]: window of output p is taps[tap_start[p] .. tap_start[p+1])
-  std::vector<int64_t> taps;       // input offsets within a plane
-  std::vector<int64_t> index_taps; // MaxPool Indices: the offsets in the requested storage order
-  std::vector<double> divisor;     // AveragePool: per output position
+  int64_t planes = 0;               // N * C
+  int64_t in_plane = 0;             // elements per input plane
+  int64_t out_plane = 0;            // elements per output plane
+  std::vector<int64_t> tap_start;   // [out_plane + 1]: window of output p is taps[tap_start[p] .. tap_start[p+1])
+  std::vector<int64_t> taps;        // input offsets within a plane
+  std::vector<int64_t> index_taps;  // MaxPool Indices: the offsets in the requested storage order
+  std::vector<double> divisor;      // AveragePool: per output position
   AverageOrder order = AverageOrder::kRowMajor;
-  double p = 2;           // LpPool
-  bool integer_p = true;  // LpPool-2 and later
-  AveragePoolGeometry geometry;    // kColumnsFirst
+  double p = 2;                  // LpPool
+  bool integer_p = true;         // LpPool-2 and later
+  AveragePoolGeometry geometry;  // kColumnsFirst
   // The MaxRows path (see the top); null: the tap lists above.
   MaxRowsFn max_rows = nullptr;
   int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0, kh = 0, kw = 0, dh = 1, dw = 1, sh = 1;
@@ -137,11 +137,20 @@ Status RunPool(const PoolState& s, const RunArgs& args) {
       return Status::Ok();
     }
     switch (s.dtype) {
-      case DataType::kFloat32: MaxPlanes(s, static_cast<const float*>(x), static_cast<float*>(y), indices); break;
-      case DataType::kFloat64: MaxPlanes(s, static_cast<const double*>(x), static_cast<double*>(y), indices); break;
-      case DataType::kInt8: MaxPlanes(s, static_cast<const int8_t*>(x), static_cast<int8_t*>(y), indices); break;
-      case DataType::kUInt8: MaxPlanes(s, static_cast<const uint8_t*>(x), static_cast<uint8_t*>(y), indices); break;
-      default: break;
+      case DataType::kFloat32:
+        MaxPlanes(s, static_cast<const float*>(x), static_cast<float*>(y), indices);
+        break;
+      case DataType::kFloat64:
+        MaxPlanes(s, static_cast<const double*>(x), static_cast<double*>(y), indices);
+        break;
+      case DataType::kInt8:
+        MaxPlanes(s, static_cast<const int8_t*>(x), static_cast<int8_t*>(y), indices);
+        break;
+      case DataType::kUInt8:
+        MaxPlanes(s, static_cast<const uint8_t*>(x), static_cast<uint8_t*>(y), indices);
+        break;
+      default:
+        break;
     }
     return Status::Ok();
   }
@@ -167,9 +176,15 @@ Status RunPool(const PoolState& s, const RunArgs& args) {
     LpRowMajor(s, xf, yf);
   } else {
     switch (s.order) {
-      case AverageOrder::kColumnsFirst: AveragePoolColumnsFirst(s.geometry, s.planes, xf, yf); break;
-      case AverageOrder::kGlobal: AveragePoolGlobal(s.planes, s.in_plane, xf, yf); break;
-      case AverageOrder::kRowMajor: AverageRowMajor(s, xf, yf); break;
+      case AverageOrder::kColumnsFirst:
+        AveragePoolColumnsFirst(s.geometry, s.planes, xf, yf);
+        break;
+      case AverageOrder::kGlobal:
+        AveragePoolGlobal(s.planes, s.in_plane, xf, yf);
+        break;
+      case AverageOrder::kRowMajor:
+        AverageRowMajor(s, xf, yf);
+        break;
     }
   }
   if (!wide) {
@@ -180,7 +195,7 @@ Status RunPool(const PoolState& s, const RunArgs& args) {
 
 struct AxisWindows {
   int64_t out = 0;
-  std::vector<int64_t> index;  // [o * k + t]: input index, or -1 outside the input
+  std::vector<int64_t> index;    // [o * k + t]: input index, or -1 outside the input
   std::vector<int64_t> counted;  // [o]: taps counted by the divisor
 };
 
@@ -189,11 +204,11 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
   const TensorInfo& x = ctx.input(0);
   const int64_t rank = int64_t(x.dims.size());
   if (kind == PoolKind::kMax) {
-    QRT_RETURN_IF_ERROR(ExpectDType(ctx, 0, {DataType::kFloat32, DataType::kFloat64, DataType::kInt8,
-                                             DataType::kUInt8}));
+    QRT_RETURN_IF_ERROR(
+        ExpectDType(ctx, 0, {DataType::kFloat32, DataType::kFloat64, DataType::kInt8, DataType::kUInt8}));
   } else {
-    QRT_RETURN_IF_ERROR(ExpectDType(ctx, 0, {DataType::kFloat32, DataType::kFloat64, DataType::kFloat16,
-                                             DataType::kBFloat16}));
+    QRT_RETURN_IF_ERROR(
+        ExpectDType(ctx, 0, {DataType::kFloat32, DataType::kFloat64, DataType::kFloat16, DataType::kBFloat16}));
   }
   if (rank < (global ? 2 : 3)) return InvalidArgument("pooling input must have rank >= ", global ? 2 : 3);
   const size_t sr = size_t(rank - 2);
@@ -229,7 +244,7 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
     }
   }
   const bool dilated = std::any_of(dilations.begin(), dilations.end(), [](int64_t d) { return d != 1; });
-  constexpr int64_t kLimit = int64_t(1) << 24;  // keeps (k-1)*dilation and o*stride in range
+  constexpr int64_t kLimit = int64_t(1) << 24;    // keeps (k-1)*dilation and o*stride in range
   constexpr int64_t kMaxTaps = int64_t(1) << 27;  // entries of the window tables prepare builds
   std::vector<AxisWindows> axes(sr);
   std::vector<int64_t> pad_begin(sr, 0);
@@ -238,8 +253,8 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
   for (size_t a = 0; a < sr; ++a) {
     const int64_t n = in[a], k = kernel[a], st = strides[a], dl = dilations[a];
     int64_t pb = pads[a], pe = pads[a + sr];
-    if (k < 1 || k > kLimit || st < 1 || st > kLimit || dl < 1 || dl > kLimit || pb < 0 || pe < 0 ||
-        pb > kLimit || pe > kLimit) {
+    if (k < 1 || k > kLimit || st < 1 || st > kLimit || dl < 1 || dl > kLimit || pb < 0 || pe < 0 || pb > kLimit ||
+        pe > kLimit) {
       return InvalidArgument("invalid pooling geometry on spatial axis ", a, ": kernel ", k, ", stride ", st,
                              ", dilation ", dl, ", pads ", pb, "/", pe);
     }

@@ -7,14 +7,15 @@
 // one per-tensor float32 scale and 8-bit zero point, float32 out (pass fuse-q-dq), exact.
 // NaN has no integer value: it takes the type's lowest code, as in ONNX Runtime (whose clamp
 // returns the bound for a NaN), never undefined behaviour.
+#include "ops/kernels/quantize/quantize_linear.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "ops/kernels/quantize/quantize_linear.h"
 #include "ops/op_util.h"
-#include "ops/quantize_dequantize.h"
 #include "ops/ops.h"
+#include "ops/quantize_dequantize.h"
 #include "runtime/parallel.h"
 
 namespace qrt {
@@ -23,10 +24,10 @@ namespace {
 // How scale/zero-point elements map onto the data: index = ((o*groups + a/block)*inner + k).
 struct QuantLayout {
   int64_t outer = 1, axis_dim = 1, inner = 1;
-  int64_t block = 1;      // elements of the axis sharing one scale (blocked layout)
-  int64_t groups = 1;     // scale entries along the axis
+  int64_t block = 1;   // elements of the axis sharing one scale (blocked layout)
+  int64_t groups = 1;  // scale entries along the axis
   bool per_tensor = true;
-  bool blocked = false;   // opset-21 block_size: scale has x's rank
+  bool blocked = false;  // opset-21 block_size: scale has x's rank
 };
 
 struct QdqState {
@@ -73,8 +74,8 @@ StatusOr<QuantLayout> MakeLayout(const PrepareContext& ctx, const Dims& x, const
   l.axis_dim = x[size_t(axis)];
   if (block <= 0) {
     if (scale.size() != 1 || scale[0] != l.axis_dim) {
-      return InvalidArgument("per-axis scale must be 1-D of size ", l.axis_dim, " (axis ", axis,
-                             "), got ", DimsToString(scale));
+      return InvalidArgument("per-axis scale must be 1-D of size ", l.axis_dim, " (axis ", axis, "), got ",
+                             DimsToString(scale));
     }
     l.groups = l.axis_dim;
     return l;
@@ -86,8 +87,7 @@ StatusOr<QuantLayout> MakeLayout(const PrepareContext& ctx, const Dims& x, const
   Dims want = x;
   want[size_t(axis)] = l.groups;
   if (scale != want) {
-    return InvalidArgument("blocked scale must have shape ", DimsToString(want), ", got ",
-                           DimsToString(scale));
+    return InvalidArgument("blocked scale must have shape ", DimsToString(want), ", got ", DimsToString(scale));
   }
   return l;
 }
@@ -118,32 +118,63 @@ float LoadInputAsFloat(DataType t, const void* p, int64_t i) {
 
 int64_t LoadInt(DataType t, const void* p, int64_t i) {
   switch (t) {
-    case DataType::kInt8: return static_cast<const int8_t*>(p)[i];
-    case DataType::kUInt8: return static_cast<const uint8_t*>(p)[i];
-    case DataType::kInt16: return static_cast<const int16_t*>(p)[i];
-    case DataType::kUInt16: return static_cast<const uint16_t*>(p)[i];
-    case DataType::kInt32: return static_cast<const int32_t*>(p)[i];
-    default: return 0;
+    case DataType::kInt8:
+      return static_cast<const int8_t*>(p)[i];
+    case DataType::kUInt8:
+      return static_cast<const uint8_t*>(p)[i];
+    case DataType::kInt16:
+      return static_cast<const int16_t*>(p)[i];
+    case DataType::kUInt16:
+      return static_cast<const uint16_t*>(p)[i];
+    case DataType::kInt32:
+      return static_cast<const int32_t*>(p)[i];
+    default:
+      return 0;
   }
 }
 
 void IntRange(DataType t, double* lo, double* hi) {
   switch (t) {
-    case DataType::kInt8: *lo = -128; *hi = 127; break;
-    case DataType::kUInt8: *lo = 0; *hi = 255; break;
-    case DataType::kInt16: *lo = -32768; *hi = 32767; break;
-    case DataType::kUInt16: *lo = 0; *hi = 65535; break;
-    default: *lo = -2147483648.0; *hi = 2147483647.0; break;
+    case DataType::kInt8:
+      *lo = -128;
+      *hi = 127;
+      break;
+    case DataType::kUInt8:
+      *lo = 0;
+      *hi = 255;
+      break;
+    case DataType::kInt16:
+      *lo = -32768;
+      *hi = 32767;
+      break;
+    case DataType::kUInt16:
+      *lo = 0;
+      *hi = 65535;
+      break;
+    default:
+      *lo = -2147483648.0;
+      *hi = 2147483647.0;
+      break;
   }
 }
 
 void StoreInt(DataType t, void* p, int64_t i, int64_t v) {
   switch (t) {
-    case DataType::kInt8: static_cast<int8_t*>(p)[i] = int8_t(v); break;
-    case DataType::kUInt8: static_cast<uint8_t*>(p)[i] = uint8_t(v); break;
-    case DataType::kInt16: static_cast<int16_t*>(p)[i] = int16_t(v); break;
-    case DataType::kUInt16: static_cast<uint16_t*>(p)[i] = uint16_t(v); break;
-    default: static_cast<int32_t*>(p)[i] = int32_t(v); break;
+    case DataType::kInt8:
+      static_cast<int8_t*>(p)[i] = int8_t(v);
+      break;
+    case DataType::kUInt8:
+      static_cast<uint8_t*>(p)[i] = uint8_t(v);
+      break;
+    case DataType::kInt16:
+      static_cast<int16_t*>(p)[i] = int16_t(v);
+      break;
+    case DataType::kUInt16:
+      static_cast<uint16_t*>(p)[i] = uint16_t(v);
+      break;
+    default:
+      static_cast<int32_t*>(p)[i] = int32_t(v);
+      break;
   }
 }
 
@@ -225,8 +256,8 @@ Status PrepareQuantize(PrepareContext& ctx) {
   QdqState s;
   s.x_dtype = ctx.input(0).dtype;
   s.f_dtype = ctx.input(1).dtype;
-  QRT_RETURN_IF_ERROR(ExpectDType(ctx, 0, {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16,
-                                           DataType::kInt32}));
+  QRT_RETURN_IF_ERROR(
+      ExpectDType(ctx, 0, {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16, DataType::kInt32}));
   QRT_RETURN_IF_ERROR(ExpectDType(ctx, 1, {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16}));
   if (ctx.has_input(2)) {
     s.q_dtype = ctx.input(2).dtype;
@@ -258,8 +289,8 @@ Status PrepareDequantize(PrepareContext& ctx) {
   QdqState s;
   s.q_dtype = s.x_dtype = ctx.input(0).dtype;
   s.f_dtype = ctx.input(1).dtype;
-  QRT_RETURN_IF_ERROR(ExpectDType(ctx, 0, {DataType::kInt8, DataType::kUInt8, DataType::kInt16,
-                                           DataType::kUInt16, DataType::kInt32}));
+  QRT_RETURN_IF_ERROR(
+      ExpectDType(ctx, 0, {DataType::kInt8, DataType::kUInt8, DataType::kInt16, DataType::kUInt16, DataType::kInt32}));
   QRT_RETURN_IF_ERROR(ExpectDType(ctx, 1, {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16}));
   QRT_RETURN_IF_ERROR(CheckZeroPoint(ctx, s.q_dtype));
   QRT_ASSIGN_OR_RETURN(s.layout, MakeLayout(ctx, ctx.input(0).dims, ctx.input(1).dims));
@@ -303,15 +334,15 @@ Status RunQuantizeDequantize(const QuantizeDequantizeState& s, const RunArgs& ar
   IntRange(s.q_dtype, &lo, &hi);
   const float z = float(fq.zero_point);
   for (int64_t i = 0; i < x.numel(); ++i) {
-    out[i] = (float(QuantizeValue(LoadInputAsFloat(s.x_dtype, x.raw(), i), fq.scale, fq.zero_point, lo, hi)) - z) *
-             fq.scale;
+    out[i] =
+        (float(QuantizeValue(LoadInputAsFloat(s.x_dtype, x.raw(), i), fq.scale, fq.zero_point, lo, hi)) - z) * fq.scale;
   }
   return Status::Ok();
 }
 
 Status PrepareQuantizeDequantize(PrepareContext& ctx) {
-  QRT_RETURN_IF_ERROR(ExpectDType(ctx, 0, {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16,
-                                           DataType::kInt32}));
+  QRT_RETURN_IF_ERROR(
+      ExpectDType(ctx, 0, {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16, DataType::kInt32}));
   QRT_ASSIGN_OR_RETURN(QuantizeDequantizeF32Fn kernel, PrepareFakeQuant(ctx, 1));
   QuantizeDequantizeState s;
   s.x_dtype = ctx.input(0).dtype;

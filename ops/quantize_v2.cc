@@ -1,6 +1,7 @@
 // qrt:QuantizeV2 (TensorFlow's QuantizeV2): the kernel of ops/kernels/quantize/quantize_v2.h;
 // attributes and shapes checked in prepare.
 #include "ops/kernels/quantize/quantize_v2.h"
+
 #include "ops/op_util.h"
 #include "ops/ops.h"
 

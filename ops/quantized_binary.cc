@@ -2,6 +2,7 @@
 // com.microsoft QLinearMul / QLinearAdd, which load as the same kernels with requantize =
 // combined (ONNX Runtime's rule): ops/kernels/qbinary/quantized_binary.h.
 #include "ops/kernels/qbinary/quantized_binary.h"
+
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
@@ -63,13 +64,13 @@ Status PrepareQuantizedBinaryOp(PrepareContext& ctx) {
 
 }  // namespace
 
-const OpDef kQuantizedMulOp{"qrt", "QuantizedMul", 7, 8, 1, 1,
-                            PrepareQuantizedBinaryOp<QuantizedBinaryOp::kMul, false>};
-const OpDef kQuantizedAddOp{"qrt", "QuantizedAdd", 7, 8, 1, 1,
-                            PrepareQuantizedBinaryOp<QuantizedBinaryOp::kAdd, false>};
-const OpDef kQLinearMulOp{"com.microsoft", "QLinearMul", 7, 8, 1, 1,
-                          PrepareQuantizedBinaryOp<QuantizedBinaryOp::kMul, true>};
-const OpDef kQLinearAddOp{"com.microsoft", "QLinearAdd", 7, 8, 1, 1,
-                          PrepareQuantizedBinaryOp<QuantizedBinaryOp::kAdd, true>};
+const OpDef kQuantizedMulOp{
+    "qrt", "QuantizedMul", 7, 8, 1, 1, PrepareQuantizedBinaryOp<QuantizedBinaryOp::kMul, false>};
+const OpDef kQuantizedAddOp{
+    "qrt", "QuantizedAdd", 7, 8, 1, 1, PrepareQuantizedBinaryOp<QuantizedBinaryOp::kAdd, false>};
+const OpDef kQLinearMulOp{
+    "com.microsoft", "QLinearMul", 7, 8, 1, 1, PrepareQuantizedBinaryOp<QuantizedBinaryOp::kMul, true>};
+const OpDef kQLinearAddOp{
+    "com.microsoft", "QLinearAdd", 7, 8, 1, 1, PrepareQuantizedBinaryOp<QuantizedBinaryOp::kAdd, true>};
 
 }  // namespace qrt

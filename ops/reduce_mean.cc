@@ -56,9 +56,15 @@ Status RunReduceMean(const ReduceState& s, const RunArgs& args) {
   void* y = args.output(0)->raw();
   const double count = double(s.reduced.size());
   switch (s.dtype) {
-    case DataType::kInt32: MeanInt(s, static_cast<const int32_t*>(x), static_cast<int32_t*>(y)); break;
-    case DataType::kInt64: MeanInt(s, static_cast<const int64_t*>(x), static_cast<int64_t*>(y)); break;
-    case DataType::kFloat32: MeanFloat32(s, static_cast<const float*>(x), static_cast<float*>(y)); break;
+    case DataType::kInt32:
+      MeanInt(s, static_cast<const int32_t*>(x), static_cast<int32_t*>(y));
+      break;
+    case DataType::kInt64:
+      MeanInt(s, static_cast<const int64_t*>(x), static_cast<int64_t*>(y));
+      break;
+    case DataType::kFloat32:
+      MeanFloat32(s, static_cast<const float*>(x), static_cast<float*>(y));
+      break;
     case DataType::kFloat64: {
       const double* px = static_cast<const double*>(x);
       for (size_t i = 0; i < s.kept.size(); ++i) {
@@ -94,8 +100,9 @@ std::vector<int64_t> Offsets(const Dims& dims, const std::vector<int64_t>& strid
 
 Status PrepareReduceMean(PrepareContext& ctx) {
   const TensorInfo& x = ctx.input(0);
-  QRT_RETURN_IF_ERROR(ExpectDType(ctx, 0, {DataType::kFloat32, DataType::kFloat64, DataType::kFloat16,
-                                           DataType::kBFloat16, DataType::kInt32, DataType::kInt64}));
+  QRT_RETURN_IF_ERROR(ExpectDType(ctx, 0,
+                                  {DataType::kFloat32, DataType::kFloat64, DataType::kFloat16, DataType::kBFloat16,
+                                   DataType::kInt32, DataType::kInt64}));
   const int64_t rank = int64_t(x.dims.size());
   QRT_ASSIGN_OR_RETURN(int64_t keepdims, ctx.attrs().GetInt("keepdims", 1));
   std::vector<int64_t> axes;

@@ -9,13 +9,23 @@ namespace qrt {
 const std::vector<const OpDef*>& AllOps() {
   static const std::vector<const OpDef*> kOps = {
       // ops/binary.cc
-      &kAddOp, &kSubOp, &kMulOp, &kDivOp, &kPReluOp,
+      &kAddOp,
+      &kSubOp,
+      &kMulOp,
+      &kDivOp,
+      &kPReluOp,
       // ops/cast.cc
-      &kCastOp, &kCastLikeOp,
+      &kCastOp,
+      &kCastLikeOp,
       // ops/concat_split.cc
-      &kConcatOp, &kSplitOp,
+      &kConcatOp,
+      &kSplitOp,
       // ops/conv.cc
-      &kConvOp, &kQrtConvQuantizeDequantizeOp, &kConvIntegerOp, &kQLinearConvOp, &kQrtQLinearConvOp,
+      &kConvOp,
+      &kQrtConvQuantizeDequantizeOp,
+      &kConvIntegerOp,
+      &kQLinearConvOp,
+      &kQrtQLinearConvOp,
       // ops/dynamic_quantize_linear.cc
       &kDynamicQuantizeLinearOp,
       // ops/fake_quantize.cc
@@ -25,19 +35,32 @@ const std::vector<const OpDef*>& AllOps() {
       // ops/lookup_table.cc
       &kLookupTableOp,
       // ops/matmul.cc
-      &kMatMulOp, &kGemmOp, &kMatMulIntegerOp, &kQLinearMatMulOp,
+      &kMatMulOp,
+      &kGemmOp,
+      &kMatMulIntegerOp,
+      &kQLinearMatMulOp,
       // ops/normalization.cc
       &kBatchNormalizationOp,
       // ops/pad.cc
       &kPadOp,
       // ops/pool.cc
-      &kMaxPoolOp, &kAveragePoolOp, &kGlobalMaxPoolOp, &kGlobalAveragePoolOp, &kLpPoolOp, &kGlobalLpPoolOp,
+      &kMaxPoolOp,
+      &kAveragePoolOp,
+      &kGlobalMaxPoolOp,
+      &kGlobalAveragePoolOp,
+      &kLpPoolOp,
+      &kGlobalLpPoolOp,
       // ops/quantize_linear.cc
-      &kQuantizeDequantizeOp, &kQuantizeLinearOp, &kDequantizeLinearOp,
+      &kQuantizeDequantizeOp,
+      &kQuantizeLinearOp,
+      &kDequantizeLinearOp,
       // ops/quantize_v2.cc
       &kQuantizeV2Op,
       // ops/quantized_binary.cc
-      &kQuantizedMulOp, &kQuantizedAddOp, &kQLinearMulOp, &kQLinearAddOp,
+      &kQuantizedMulOp,
+      &kQuantizedAddOp,
+      &kQLinearMulOp,
+      &kQLinearAddOp,
       // ops/reduce_mean.cc
       &kReduceMeanOp,
       // ops/resize.cc
@@ -45,7 +68,13 @@ const std::vector<const OpDef*>& AllOps() {
       // ops/scan.cc
       &kScanOp,
       // ops/shape_ops.cc
-      &kIdentityOp, &kReshapeOp, &kFlattenOp, &kSqueezeOp, &kUnsqueezeOp, &kShapeOp, &kConstantOp,
+      &kIdentityOp,
+      &kReshapeOp,
+      &kFlattenOp,
+      &kSqueezeOp,
+      &kUnsqueezeOp,
+      &kShapeOp,
+      &kConstantOp,
       // ops/slice.cc
       &kSliceOp,
       // ops/softmax.cc
@@ -55,7 +84,16 @@ const std::vector<const OpDef*>& AllOps() {
       // ops/transpose.cc
       &kTransposeOp,
       // ops/unary.cc
-      &kReluOp, &kSigmoidOp, &kTanhOp, &kExpOp, &kNegOp, &kAbsOp, &kSqrtOp, &kLeakyReluOp, &kHardSigmoidOp, &kClipOp,
+      &kReluOp,
+      &kSigmoidOp,
+      &kTanhOp,
+      &kExpOp,
+      &kNegOp,
+      &kAbsOp,
+      &kSqrtOp,
+      &kLeakyReluOp,
+      &kHardSigmoidOp,
+      &kClipOp,
       // ops/uniform_dequantize.cc
       &kUniformDequantizeOp,
   };

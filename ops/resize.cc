@@ -66,9 +66,9 @@ struct InterpState {
   DataType dtype;
   Mode mode;
   Dims out_dims;
-  std::vector<int64_t> pass_stride;   // per axis: input stride of a pass-through axis, else 0
-  std::vector<AxisTaps<F>> axes;      // interpolated axes, innermost first
-  std::vector<int> axis_slot;         // per axis: index into `axes`, or -1
+  std::vector<int64_t> pass_stride;  // per axis: input stride of a pass-through axis, else 0
+  std::vector<AxisTaps<F>> axes;     // interpolated axes, innermost first
+  std::vector<int> axis_slot;        // per axis: index into `axes`, or -1
   F fill = 0;
 };
 
@@ -582,7 +582,8 @@ Status PrepareResize(PrepareContext& ctx) {
       // The spec's floor(in * scale), exactly (ORT rounds the product to float first).
       double len = double(g.in) * scales[i];
       if (coord == ResizeCoord::kTfCropAndResize) len *= roi[i + na] - roi[i];
-      if (!(len >= 0 && len < double(int64_t(1) << 40))) return InvalidArgument("output length ", len, " is out of range");
+      if (!(len >= 0 && len < double(int64_t(1) << 40)))
+        return InvalidArgument("output length ", len, " is out of range");
       g.out = int64_t(std::floor(len));
     } else {
       if (sizes[i] < 0 || sizes[i] > double(int64_t(1) << 40)) return InvalidArgument("invalid size ", sizes[i]);

@@ -8,16 +8,21 @@ template <class F>
 F ResizeSourceCoordinate(ResizeCoord c, const ResizeAxis<F>& g, int64_t o) {
   const F x = F(o), s = g.scale, lr = g.out, lo = g.in;
   switch (c) {
-    case ResizeCoord::kHalfPixel: return (x + F(0.5)) / s - F(0.5);
+    case ResizeCoord::kHalfPixel:
+      return (x + F(0.5)) / s - F(0.5);
     case ResizeCoord::kHalfPixelSymmetric: {
       const F adjustment = lr / (s * lo);
       const F offset = lo / 2 * (1 - adjustment);
       return F(double(offset) + (double(x) + 0.5) / double(s) - 0.5);
     }
-    case ResizeCoord::kPytorchHalfPixel: return lr > 1 ? (x + F(0.5)) / s - F(0.5) : F(0);
-    case ResizeCoord::kAlignCorners: return lr == 1 ? F(0) : x * (lo - 1) / (lr - 1);
-    case ResizeCoord::kAsymmetric: return x / s;
-    case ResizeCoord::kTfHalfPixelForNn: return (x + F(0.5)) / s;
+    case ResizeCoord::kPytorchHalfPixel:
+      return lr > 1 ? (x + F(0.5)) / s - F(0.5) : F(0);
+    case ResizeCoord::kAlignCorners:
+      return lr == 1 ? F(0) : x * (lo - 1) / (lr - 1);
+    case ResizeCoord::kAsymmetric:
+      return x / s;
+    case ResizeCoord::kTfHalfPixelForNn:
+      return (x + F(0.5)) / s;
     case ResizeCoord::kTfCropAndResize:
       if (lr > 1) return g.roi_start * (lo - 1) + (x * (g.roi_end - g.roi_start) * (lo - 1)) / (lr - 1);
       return F(0.5 * double(g.roi_start + g.roi_end) * double(lo - 1));
@@ -31,10 +36,14 @@ int64_t ResizeNearestIndex(ResizeRound r, float x, bool downsample) {
       // A coordinate exactly halfway rounds down; std::round takes every other one.
       if (x == float(int64_t(x)) + 0.5f) return int64_t(std::floor(x));
       return int64_t(std::round(x));
-    case ResizeRound::kPreferCeil: return int64_t(std::round(x));
-    case ResizeRound::kFloor: return int64_t(std::floor(x));
-    case ResizeRound::kCeil: return int64_t(std::ceil(x));
-    case ResizeRound::kOpset10: return downsample ? int64_t(std::ceil(x)) : int64_t(x);
+    case ResizeRound::kPreferCeil:
+      return int64_t(std::round(x));
+    case ResizeRound::kFloor:
+      return int64_t(std::floor(x));
+    case ResizeRound::kCeil:
+      return int64_t(std::ceil(x));
+    case ResizeRound::kOpset10:
+      return downsample ? int64_t(std::ceil(x)) : int64_t(x);
   }
   return 0;
 }

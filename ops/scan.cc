@@ -33,9 +33,9 @@ struct SeqLayout {
 struct ScanScratch {
   explicit ScanScratch(std::shared_ptr<const CompiledModel> body) : session(std::move(body)) {}
   Session session;
-  std::vector<Tensor> feeds;    // body inputs; views re-pointed at each step
-  std::vector<Tensor> slices;   // per scan input: a copy of a strided slice (outer > 1)
-  std::vector<Tensor> states;   // per state: storage when the state output is omitted
+  std::vector<Tensor> feeds;   // body inputs; views re-pointed at each step
+  std::vector<Tensor> slices;  // per scan input: a copy of a strided slice (outer > 1)
+  std::vector<Tensor> states;  // per state: storage when the state output is omitted
   std::vector<void*> state_data;
   std::vector<Tensor> results;
 };
@@ -56,7 +56,7 @@ struct ScanState {
   std::vector<SeqLayout> scan_outputs;
   std::vector<size_t> state_bytes;
   std::vector<bool> state_output_omitted;
-  std::vector<int> capture_inputs;   // node input feeding each body input after the N + M declared ones
+  std::vector<int> capture_inputs;    // node input feeding each body input after the N + M declared ones
   std::vector<DataType> feed_dtypes;  // per body input
   std::vector<Dims> feed_dims;
   std::shared_ptr<ScanCache> cache;
@@ -219,14 +219,13 @@ Status PrepareScan(PrepareContext& ctx) {
                            " scan inputs needs ", n + m);
   }
   if (int(declared_body.outputs.size()) != n + k) {
-    return InvalidArgument("the body has ", declared_body.outputs.size(), " outputs; Scan with ", n,
-                           " states and ", k, " scan outputs needs ", n + k);
+    return InvalidArgument("the body has ", declared_body.outputs.size(), " outputs; Scan with ", n, " states and ", k,
+                           " scan outputs needs ", n + k);
   }
   QRT_ASSIGN_OR_RETURN(std::vector<int64_t> in_axes, PerTensorAttr(ctx.attrs(), "scan_input_axes", size_t(m)));
   QRT_ASSIGN_OR_RETURN(std::vector<int64_t> in_dirs, PerTensorAttr(ctx.attrs(), "scan_input_directions", size_t(m)));
   QRT_ASSIGN_OR_RETURN(std::vector<int64_t> out_axes, PerTensorAttr(ctx.attrs(), "scan_output_axes", size_t(k)));
-  QRT_ASSIGN_OR_RETURN(std::vector<int64_t> out_dirs,
-                       PerTensorAttr(ctx.attrs(), "scan_output_directions", size_t(k)));
+  QRT_ASSIGN_OR_RETURN(std::vector<int64_t> out_dirs, PerTensorAttr(ctx.attrs(), "scan_output_directions", size_t(k)));
   QRT_RETURN_IF_ERROR(CheckDirections(in_dirs, "scan_input_directions"));
   QRT_RETURN_IF_ERROR(CheckDirections(out_dirs, "scan_output_directions"));
 

@@ -65,8 +65,7 @@ Status PrepareReshape(PrepareContext& ctx) {
     }
     out[size_t(infer)] = total / known;
   } else if (known != total) {
-    return InvalidArgument("cannot reshape ", DimsToString(x.dims), " (", total, " elements) to ",
-                           DimsToString(out));
+    return InvalidArgument("cannot reshape ", DimsToString(x.dims), " (", total, " elements) to ", DimsToString(out));
   }
   ctx.SetOutput(0, x.dtype, out);
   ctx.SetKernel<RunCopy>();

@@ -4,12 +4,13 @@
 // element's type, the sum in double, one division. Before opset 13 the input is coerced to
 // 2-D [prod(dims[:axis]), prod(dims[axis:])] and each row is one softmax; from 13 on the
 // softmax runs along the single axis. float16 and bfloat16 compute in float32 and round once.
+#include "ops/kernels/eltwise/softmax.h"
+
 #include <cmath>
 #include <limits>
 #include <type_traits>
 #include <vector>
 
-#include "ops/kernels/eltwise/softmax.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
@@ -69,18 +70,20 @@ Status RunSoftmax(const SoftmaxState& s, const RunArgs& args) {
   } else if (s.dtype == DataType::kFloat64) {
     const double* px = static_cast<const double*>(x);
     double* py = static_cast<double*>(y);
-    SoftmaxRows<double>(s, [&](int64_t i) { return px[i]; }, [&](int64_t i, double v) { py[i] = v; });
+    SoftmaxRows<double>(
+        s, [&](int64_t i) { return px[i]; }, [&](int64_t i, double v) { py[i] = v; });
   } else {
     const DataType t = s.dtype;
-    SoftmaxRows<float>(s, [&](int64_t i) { return LoadFloat(t, x, i); }, [&](int64_t i, float v) { StoreFloat(t, y, i, v); });
+    SoftmaxRows<float>(
+        s, [&](int64_t i) { return LoadFloat(t, x, i); }, [&](int64_t i, float v) { StoreFloat(t, y, i, v); });
   }
   return Status::Ok();
 }
 
 Status PrepareSoftmax(PrepareContext& ctx) {
   const TensorInfo& x = ctx.input(0);
-  QRT_RETURN_IF_ERROR(ExpectDType(ctx, 0, {DataType::kFloat32, DataType::kFloat64, DataType::kFloat16,
-                                           DataType::kBFloat16}));
+  QRT_RETURN_IF_ERROR(
+      ExpectDType(ctx, 0, {DataType::kFloat32, DataType::kFloat64, DataType::kFloat16, DataType::kBFloat16}));
   const int64_t rank = int64_t(x.dims.size());
   if (rank == 0) return InvalidArgument("Softmax input must have rank >= 1");
   const bool coerce_2d = ctx.opset() < 13;
@@ -90,9 +93,12 @@ Status PrepareSoftmax(PrepareContext& ctx) {
   s.dtype = x.dtype;
   for (int64_t d = 0; d < rank; ++d) {
     const int64_t v = x.dims[size_t(d)];
-    if (d < axis) s.outer *= v;
-    else if (d == axis || coerce_2d) s.n *= v;
-    else s.inner *= v;
+    if (d < axis)
+      s.outer *= v;
+    else if (d == axis || coerce_2d)
+      s.n *= v;
+    else
+      s.inner *= v;
   }
   if (s.dtype == DataType::kFloat32) s.row = SelectSoftmaxRow(ctx.isa());
   ctx.SetOutput(0, x.dtype, x.dims);

@@ -30,7 +30,8 @@ struct UnaryState {
 template <class T>
 T ApplyFloat(const UnaryState& s, T x) {
   switch (s.op) {
-    case UnaryOp::kRelu: return x < T(0) ? T(0) : x;  // keeps NaN
+    case UnaryOp::kRelu:
+      return x < T(0) ? T(0) : x;  // keeps NaN
     case UnaryOp::kSigmoid:
       if constexpr (std::is_same_v<T, float>) {
         float y;
@@ -51,11 +52,16 @@ T ApplyFloat(const UnaryState& s, T x) {
       } else {
         return std::tanh(x);
       }
-    case UnaryOp::kExp: return std::exp(x);
-    case UnaryOp::kNeg: return -x;
-    case UnaryOp::kAbs: return std::fabs(x);
-    case UnaryOp::kSqrt: return std::sqrt(x);
-    case UnaryOp::kLeakyRelu: return x < T(0) ? x * T(s.alpha) : x;
+    case UnaryOp::kExp:
+      return std::exp(x);
+    case UnaryOp::kNeg:
+      return -x;
+    case UnaryOp::kAbs:
+      return std::fabs(x);
+    case UnaryOp::kSqrt:
+      return std::sqrt(x);
+    case UnaryOp::kLeakyRelu:
+      return x < T(0) ? x * T(s.alpha) : x;
     case UnaryOp::kHardSigmoid: {
       T v = T(s.alpha) * x + T(s.beta);
       return std::max(T(0), std::min(T(1), v));
@@ -72,15 +78,19 @@ template <class T>
 T ApplyInt(const UnaryState& s, T x) {
   using U = std::make_unsigned_t<T>;
   switch (s.op) {
-    case UnaryOp::kRelu: return x < T(0) ? T(0) : x;
-    case UnaryOp::kNeg: return T(U(0) - U(x));
-    case UnaryOp::kAbs: return x < T(0) ? T(U(0) - U(x)) : x;
+    case UnaryOp::kRelu:
+      return x < T(0) ? T(0) : x;
+    case UnaryOp::kNeg:
+      return T(U(0) - U(x));
+    case UnaryOp::kAbs:
+      return x < T(0) ? T(U(0) - U(x)) : x;
     case UnaryOp::kClip: {
       if (double(x) < s.lo) return T(s.lo);
       if (double(x) > s.hi) return T(s.hi);
       return x;
     }
-    default: return x;
+    default:
+      return x;
   }
 }
 
@@ -171,8 +181,7 @@ Status PrepareUnary(PrepareContext& ctx) {
   UnaryState s;
   s.op = kOp;
   s.dtype = x.dtype;
-  const bool int_ok = kOp == UnaryOp::kRelu || kOp == UnaryOp::kNeg || kOp == UnaryOp::kAbs ||
-                      kOp == UnaryOp::kClip;
+  const bool int_ok = kOp == UnaryOp::kRelu || kOp == UnaryOp::kNeg || kOp == UnaryOp::kAbs || kOp == UnaryOp::kClip;
   if (!IsFloatType(x.dtype) && !(int_ok && IsIntegerType(x.dtype))) {
     return InvalidArgument("input dtype ", DataTypeName(x.dtype), " is not supported by this op");
   }

@@ -1,6 +1,7 @@
 // qrt:UniformDequantize (TensorFlow's UniformDequantize): the kernel of
 // ops/kernels/quantize/uniform_dequantize.h; attributes and shapes checked in prepare.
 #include "ops/kernels/quantize/uniform_dequantize.h"
+
 #include "ops/op_util.h"
 #include "ops/ops.h"
 

@@ -108,9 +108,9 @@ StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId last_id) {
   Node fused = MakeNode(def, conv.name, {conv.inputs[0], conv.inputs[1], InputOr(conv, 2)}, {}, conv.attrs);
   // The fake quantization before the PRelu (or the only one); the slope and the fake
   // quantization after it.
-  const auto [s0, z0] = prelu_id.valid() ? (before_id.valid() ? ScaleAndZeroPoint(g.node(before_id))
-                                                               : std::pair<ValueId, ValueId>{})
-                                         : ScaleAndZeroPoint(last);
+  const auto [s0, z0] = prelu_id.valid()
+                            ? (before_id.valid() ? ScaleAndZeroPoint(g.node(before_id)) : std::pair<ValueId, ValueId>{})
+                            : ScaleAndZeroPoint(last);
   fused.inputs.resize(prelu_id.valid() ? cqd::kZeroPointAfter + 1 : cqd::kZeroPoint + 1);
   fused.inputs[cqd::kScale] = s0;
   fused.inputs[cqd::kZeroPoint] = z0;
@@ -156,9 +156,9 @@ StatusOr<Verdict> FusePointwiseBeforeQuantize(Rewriter& rw, NodeId q_id) {
 }  // namespace
 
 StatusOr<int> FuseConvFakeQuant(Graph& g, Explanations* explain) {
-  QRT_ASSIGN_OR_RETURN(int chains, RunPatterns(g, "fuse-conv-fake-quant",
-                                               {{"conv-fake-quant", "qrt", "QuantizeDequantize", FuseChain}}, explain,
-                                               VisitOrder::kConsumersFirst));
+  QRT_ASSIGN_OR_RETURN(
+      int chains, RunPatterns(g, "fuse-conv-fake-quant", {{"conv-fake-quant", "qrt", "QuantizeDequantize", FuseChain}},
+                              explain, VisitOrder::kConsumersFirst));
   QRT_ASSIGN_OR_RETURN(int pointwise,
                        RunPatterns(g, "fuse-conv-fake-quant",
                                    {{"pointwise-conv-quantize", "", "QuantizeLinear", FusePointwiseBeforeQuantize}},

@@ -16,10 +16,10 @@
 // - the Q has a constant per-tensor scale and an 8-bit (or opset-21 16-bit) output;
 // - every scale is non-zero and |scale| <= 1e30 (then no NaN can arise in either form).
 // DQ nodes left without readers are erased here; DQs read elsewhere stay for those readers.
+#include "ops/registry.h"
 #include "passes/match_util.h"
 #include "passes/passes.h"
 #include "passes/rewriter.h"
-#include "ops/registry.h"
 
 namespace qrt {
 namespace {
@@ -88,9 +88,9 @@ StatusOr<Verdict> Fuse(Rewriter& rw, NodeId q_id) {
   if (why.empty()) why = MatchOperand(g, bin.inputs[1], &b);
   if (!why.empty()) return Refuse(why);
 
-  Node fused = MakeNode(def, bin.name,
-                        {a.data, a.scale, a.zero_point, b.data, b.scale, b.zero_point, q.inputs[1], q.inputs[2]},
-                        q.outputs);
+  Node fused =
+      MakeNode(def, bin.name, {a.data, a.scale, a.zero_point, b.data, b.scale, b.zero_point, q.inputs[1], q.inputs[2]},
+               q.outputs);
   fused.attrs.Set("requantize", std::string("divide"));
   if (a.axis) fused.attrs.Set("A_axis", *a.axis);
   if (b.axis) fused.attrs.Set("B_axis", *b.axis);

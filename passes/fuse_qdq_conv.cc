@@ -85,7 +85,8 @@ StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId q_id) {
     act_id = p;
     conv_out = act.inputs[0];
     p = g.value(conv_out).producer;
-    if (!p.valid() || !HasSingleUse(g, conv_out)) return Refuse("the activation's input has no producer or other readers");
+    if (!p.valid() || !HasSingleUse(g, conv_out))
+      return Refuse("the activation's input has no producer or other readers");
   }
   const Node& conv = g.node(p);
   if (!conv.domain.empty() || conv.op_type != "Conv" || conv.inputs.size() < 2) return Refuse("not made by a Conv");
@@ -118,7 +119,8 @@ StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId q_id) {
   // The bias: int32 data whose DQ scale is exactly x_scale * w_scale[m] in f32.
   ValueId bias;
   if (conv.inputs.size() > 2 && conv.inputs[2].valid()) {
-    if (!MatchDq(g, conv.inputs[2], &b) || !g.IsConstant(b.data)) return Refuse("the bias is not a dequantized constant");
+    if (!MatchDq(g, conv.inputs[2], &b) || !g.IsConstant(b.data))
+      return Refuse("the bias is not a dequantized constant");
     const Tensor& bt = *g.ConstantOf(b.data);
     const Tensor& bs = *g.ConstantOf(b.scale);
     if (bt.dtype() != DataType::kInt32 || bt.dims() != Dims{m} || bs.dtype() != DataType::kFloat32 ||
@@ -152,8 +154,9 @@ StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId q_id) {
   const ValueId q_scale = q.inputs[1], q_zp = q.inputs[2];
   const ValueId x_zp =
       x.zero_point.valid() ? x.zero_point : rw.AddConstant(name + "_x_zp", Tensor::Allocate(x_type, {}).value());
-  const ValueId w_zp = w.zero_point.valid() ? w.zero_point
-                                            : rw.AddConstant(name + "_w_zp", Tensor::Allocate(w_type, w_scale_dims).value());
+  const ValueId w_zp = w.zero_point.valid()
+                           ? w.zero_point
+                           : rw.AddConstant(name + "_w_zp", Tensor::Allocate(w_type, w_scale_dims).value());
   fused.inputs = {x.data, x.scale, x_zp, w.data, w.scale, w_zp, q_scale, q_zp};
   if (bias.valid()) fused.inputs.push_back(bias);
   rw.EraseNode(q_id);

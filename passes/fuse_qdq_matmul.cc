@@ -113,9 +113,9 @@ StatusOr<Verdict> FuseMatMul(Rewriter& rw, NodeId qi) {
   fused.opset = g.opsets.count("") ? g.opsets.at("") : 13;
   fused.def = def;
   const ValueId a_zp = a.zero_point.valid() ? a.zero_point : ZeroConstant(g, mm.name + "_a_zp", DqDataType(g, a), {});
-  const ValueId b_zp = b.zero_point.valid() ? b.zero_point
-                                            : ZeroConstant(g, mm.name + "_b_zp", DqDataType(g, b),
-                                                           g.ConstantOf(b.scale)->dims());
+  const ValueId b_zp = b.zero_point.valid()
+                           ? b.zero_point
+                           : ZeroConstant(g, mm.name + "_b_zp", DqDataType(g, b), g.ConstantOf(b.scale)->dims());
   fused.inputs = {a.data, a.scale, a_zp, b.data, b.scale, b_zp, y.scale, y.zero_point};
   fused.outputs = g.node(qi).outputs;
   const std::vector<ValueId> dq_outputs = {g.node(mm_id).inputs[0], g.node(mm_id).inputs[1]};

@@ -19,8 +19,8 @@
 namespace qrt {
 namespace {
 
-constexpr std::string_view kUnaryOps[] = {"Sigmoid", "Tanh", "Relu", "Clip", "LeakyRelu", "HardSigmoid",
-                                          "Exp", "Neg", "Abs", "Sqrt"};
+constexpr std::string_view kUnaryOps[] = {"Sigmoid",     "Tanh", "Relu", "Clip", "LeakyRelu",
+                                          "HardSigmoid", "Exp",  "Neg",  "Abs",  "Sqrt"};
 
 bool IsUnary(const Node& n) {
   return n.domain.empty() && std::find(std::begin(kUnaryOps), std::end(kUnaryOps), n.op_type) != std::end(kUnaryOps);

@@ -34,9 +34,7 @@
 namespace qrt {
 namespace {
 
-bool IsConvFakeQuant(const Node& n) {
-  return !n.dead && n.domain == "qrt" && n.op_type == "ConvQuantizeDequantize";
-}
+bool IsConvFakeQuant(const Node& n) { return !n.dead && n.domain == "qrt" && n.op_type == "ConvQuantizeDequantize"; }
 
 // One input and one output channel per group, 2-D, W's dims known.
 bool IsDepthwise2d(const Graph& g, const Node& conv) {
@@ -50,8 +48,7 @@ bool IsDepthwise2d(const Graph& g, const Node& conv) {
 bool IsWriter(const Graph& g, const Node& n) {
   return IsConvFakeQuant(n) && !n.attrs.Has(cqd::kOutputCodes) && n.outputs.size() == 1 &&
          InputOr(n, cqd::kScale).valid() && !InputOr(n, cqd::kSlope).valid() && !InputOr(n, cqd::kScaleAfter).valid() &&
-         !InputOr(n, cqd::kZeroPointAfter).valid() &&
-         (IsPointwise(g, n) || IsDepthwise2d(g, n));
+         !InputOr(n, cqd::kZeroPointAfter).valid() && (IsPointwise(g, n) || IsDepthwise2d(g, n));
 }
 
 // A CQD not yet reading codes that could read them well, with X as input 0 and at most 8 inputs.
@@ -85,8 +82,8 @@ DataType CodeType(const Graph& g, ValueId zero_point) {
 // Whether `q` is a QuantizeLinear of `writer`'s own scale and zero point, per tensor.
 bool QuantizesLike(const Node& q, const Node& writer) {
   return !q.dead && q.domain.empty() && q.op_type == "QuantizeLinear" && q.outputs.size() == 1 &&
-         !q.attrs.Has("output_dtype") && !q.attrs.Has("axis") && q.inputs.size() >= 2 && q.inputs[1] == writer.inputs[cqd::kScale] &&
-         InputOr(q, 2) == InputOr(writer, cqd::kZeroPoint);
+         !q.attrs.Has("output_dtype") && !q.attrs.Has("axis") && q.inputs.size() >= 2 &&
+         q.inputs[1] == writer.inputs[cqd::kScale] && InputOr(q, 2) == InputOr(writer, cqd::kZeroPoint);
 }
 
 // 1 and 2: a writer whose only reader is a reader, or a QuantizeLinear of its own scale.
@@ -146,13 +143,13 @@ StatusOr<int> LinkConvCodes(Graph& g, Explanations* explain) {
   }
   // Each rule to its fixed point (a rewritten node is a new one: the reader of one link may be
   // the writer of the next), writers and readers first.
-  QRT_ASSIGN_OR_RETURN(int links, RunPatterns(g, "link-conv-codes",
-                                              {{"link-writer", "qrt", "ConvQuantizeDequantize", LinkWriter}}, explain,
-                                              VisitOrder::kProducersFirst));
-  QRT_ASSIGN_OR_RETURN(int reads,
-                       RunPatterns(g, "link-conv-codes",
-                                   {{"read-dequantized-codes", "qrt", "ConvQuantizeDequantize", ReadDequantizeLinearCodes}},
+  QRT_ASSIGN_OR_RETURN(int links,
+                       RunPatterns(g, "link-conv-codes", {{"link-writer", "qrt", "ConvQuantizeDequantize", LinkWriter}},
                                    explain, VisitOrder::kProducersFirst));
+  QRT_ASSIGN_OR_RETURN(
+      int reads, RunPatterns(g, "link-conv-codes",
+                             {{"read-dequantized-codes", "qrt", "ConvQuantizeDequantize", ReadDequantizeLinearCodes}},
+                             explain, VisitOrder::kProducersFirst));
   return links + reads;
 }
 

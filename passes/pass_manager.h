@@ -12,9 +12,9 @@
 namespace qrt {
 
 struct Pass {
-  std::string_view name;                 // kebab-case, as used by --passes
+  std::string_view name;                                      // kebab-case, as used by --passes
   StatusOr<int> (*run)(Graph& graph, Explanations* explain);  // returns the number of rewrites made
-  bool in_default;                       // part of the "default" pipeline
+  bool in_default;                                            // part of the "default" pipeline
 };
 
 // Every pass, in default pipeline order.

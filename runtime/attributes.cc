@@ -4,14 +4,22 @@ namespace qrt {
 
 std::string_view AttrTypeName(AttrType t) {
   switch (t) {
-    case AttrType::kInt: return "int";
-    case AttrType::kFloat: return "float";
-    case AttrType::kString: return "string";
-    case AttrType::kInts: return "ints";
-    case AttrType::kFloats: return "floats";
-    case AttrType::kStrings: return "strings";
-    case AttrType::kTensor: return "tensor";
-    case AttrType::kGraph: return "graph";
+    case AttrType::kInt:
+      return "int";
+    case AttrType::kFloat:
+      return "float";
+    case AttrType::kString:
+      return "string";
+    case AttrType::kInts:
+      return "ints";
+    case AttrType::kFloats:
+      return "floats";
+    case AttrType::kStrings:
+      return "strings";
+    case AttrType::kTensor:
+      return "tensor";
+    case AttrType::kGraph:
+      return "graph";
   }
   return "?";
 }
@@ -24,16 +32,14 @@ const AttrValue* Attributes::Find(const std::string& name) const {
 namespace {
 
 template <class T>
-StatusOr<T> Get(const Attributes& attrs, const std::string& name, const std::optional<T>& dflt,
-                AttrType want) {
+StatusOr<T> Get(const Attributes& attrs, const std::string& name, const std::optional<T>& dflt, AttrType want) {
   const AttrValue* v = attrs.Find(name);
   if (v == nullptr) {
     if (dflt) return *dflt;
     return InvalidArgument("required attribute '", name, "' is missing");
   }
   if (const T* p = std::get_if<T>(v)) return *p;
-  return InvalidArgument("attribute '", name, "' must be ", AttrTypeName(want), ", got ",
-                         AttrTypeName(TypeOf(*v)));
+  return InvalidArgument("attribute '", name, "' must be ", AttrTypeName(want), ", got ", AttrTypeName(TypeOf(*v)));
 }
 
 }  // namespace
@@ -49,8 +55,7 @@ StatusOr<float> Attributes::GetFloat(const std::string& name, std::optional<floa
   return Get<float>(*this, name, dflt, AttrType::kFloat);
 }
 
-StatusOr<std::string> Attributes::GetString(const std::string& name,
-                                            std::optional<std::string> dflt) const {
+StatusOr<std::string> Attributes::GetString(const std::string& name, std::optional<std::string> dflt) const {
   return Get<std::string>(*this, name, dflt, AttrType::kString);
 }
 

@@ -39,8 +39,7 @@ class Attributes {
   // GetFloat also accepts an int attribute (JSON writes 1.0 as 1 in some tools).
   StatusOr<int64_t> GetInt(const std::string& name, std::optional<int64_t> dflt = std::nullopt) const;
   StatusOr<float> GetFloat(const std::string& name, std::optional<float> dflt = std::nullopt) const;
-  StatusOr<std::string> GetString(const std::string& name,
-                                  std::optional<std::string> dflt = std::nullopt) const;
+  StatusOr<std::string> GetString(const std::string& name, std::optional<std::string> dflt = std::nullopt) const;
   StatusOr<std::vector<int64_t>> GetInts(const std::string& name,
                                          std::optional<std::vector<int64_t>> dflt = std::nullopt) const;
   StatusOr<std::vector<float>> GetFloats(const std::string& name,

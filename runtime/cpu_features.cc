@@ -56,8 +56,10 @@ Isa EffectiveIsa(Isa max_isa) {
 
 std::string_view IsaName(Isa isa) {
   switch (isa) {
-    case Isa::kScalar: return "scalar";
-    case Isa::kAvx2: return "avx2";
+    case Isa::kScalar:
+      return "scalar";
+    case Isa::kAvx2:
+      return "avx2";
   }
   return "scalar";
 }

@@ -16,9 +16,9 @@ enum class IsaCeiling { kScalar, kAvx2, kAvx512 };
 IsaCeiling IsaCeilingFromEnvironment();
 
 struct CpuFeatures {
-  bool avx2 = false;     // AVX2 + FMA + OS support for YMM state
-  bool avx512f = false;  // AVX-512F + OS support for ZMM and mask state (kernels may use it
-                         // inside Isa::kAvx2 where it gives the same results)
+  bool avx2 = false;           // AVX2 + FMA + OS support for YMM state
+  bool avx512f = false;        // AVX-512F + OS support for ZMM and mask state (kernels may use it
+                               // inside Isa::kAvx2 where it gives the same results)
   bool avx512bw_vbmi = false;  // avx512f plus AVX512BW and AVX512_VBMI (byte/word ops, VPERMB)
   bool avx512_vnni = false;    // avx512f plus AVX512_VNNI (VPDPBUSD: u8 x s8 sums in int32),
                                // AVX512BW and AVX512DQ (which every CPU with VNNI has; the int8

@@ -38,20 +38,48 @@ std::optional<DataType> ParseDataType(std::string_view name);
 std::optional<DataType> DataTypeFromOnnx(int onnx_code);
 int OnnxCodeFromDataType(DataType t);
 
-bool IsFloatType(DataType t);     // f32, f16, bf16, f64
-bool IsIntegerType(DataType t);   // every int type (not bool)
+bool IsFloatType(DataType t);    // f32, f16, bf16, f64
+bool IsIntegerType(DataType t);  // every int type (not bool)
 bool IsSignedInteger(DataType t);
 
 // Compile-time mapping from C++ type to DataType.
-template <class T> struct DataTypeOf;
-template <> struct DataTypeOf<float> { static constexpr DataType value = DataType::kFloat32; };
-template <> struct DataTypeOf<double> { static constexpr DataType value = DataType::kFloat64; };
-template <> struct DataTypeOf<int8_t> { static constexpr DataType value = DataType::kInt8; };
-template <> struct DataTypeOf<uint8_t> { static constexpr DataType value = DataType::kUInt8; };
-template <> struct DataTypeOf<int16_t> { static constexpr DataType value = DataType::kInt16; };
-template <> struct DataTypeOf<uint16_t> { static constexpr DataType value = DataType::kUInt16; };
-template <> struct DataTypeOf<int32_t> { static constexpr DataType value = DataType::kInt32; };
-template <> struct DataTypeOf<int64_t> { static constexpr DataType value = DataType::kInt64; };
-template <> struct DataTypeOf<bool> { static constexpr DataType value = DataType::kBool; };
+template <class T>
+struct DataTypeOf;
+template <>
+struct DataTypeOf<float> {
+  static constexpr DataType value = DataType::kFloat32;
+};
+template <>
+struct DataTypeOf<double> {
+  static constexpr DataType value = DataType::kFloat64;
+};
+template <>
+struct DataTypeOf<int8_t> {
+  static constexpr DataType value = DataType::kInt8;
+};
+template <>
+struct DataTypeOf<uint8_t> {
+  static constexpr DataType value = DataType::kUInt8;
+};
+template <>
+struct DataTypeOf<int16_t> {
+  static constexpr DataType value = DataType::kInt16;
+};
+template <>
+struct DataTypeOf<uint16_t> {
+  static constexpr DataType value = DataType::kUInt16;
+};
+template <>
+struct DataTypeOf<int32_t> {
+  static constexpr DataType value = DataType::kInt32;
+};
+template <>
+struct DataTypeOf<int64_t> {
+  static constexpr DataType value = DataType::kInt64;
+};
+template <>
+struct DataTypeOf<bool> {
+  static constexpr DataType value = DataType::kBool;
+};
 
 }  // namespace qrt

@@ -25,8 +25,7 @@ std::string ShapeToString(const Shape& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i) s += ",";
-    s += shape[i].is_static() ? std::to_string(shape[i].value)
-                              : (shape[i].symbol.empty() ? "?" : shape[i].symbol);
+    s += shape[i].is_static() ? std::to_string(shape[i].value) : (shape[i].symbol.empty() ? "?" : shape[i].symbol);
   }
   return s + "]";
 }
@@ -98,9 +97,7 @@ std::vector<NodeId> Graph::Consumers(ValueId v) const {
   return out;
 }
 
-bool Graph::IsGraphOutput(ValueId v) const {
-  return std::find(outputs.begin(), outputs.end(), v) != outputs.end();
-}
+bool Graph::IsGraphOutput(ValueId v) const { return std::find(outputs.begin(), outputs.end(), v) != outputs.end(); }
 
 void Graph::EraseNode(NodeId id) {
   Node& n = nodes_[id.index];
@@ -126,8 +123,10 @@ void Graph::Compact() {
   for (ValueId v : captures) used[v.index] = 1;
   for (const Node& n : nodes_) {
     if (n.dead) continue;
-    for (ValueId v : n.inputs) if (v.valid()) used[v.index] = 1;
-    for (ValueId v : n.outputs) if (v.valid()) used[v.index] = 1;
+    for (ValueId v : n.inputs)
+      if (v.valid()) used[v.index] = 1;
+    for (ValueId v : n.outputs)
+      if (v.valid()) used[v.index] = 1;
   }
   // Nothing erased and every value in use (a pass that rewrote nothing): keep everything,
   // the name index included (rebuilding it was most of a pass over a 10^6-node graph).
@@ -148,7 +147,9 @@ void Graph::Compact() {
     node_map[i] = uint32_t(nodes.size());
     nodes.push_back(std::move(nodes_[i]));
   }
-  auto remap_value = [&](ValueId& v) { if (v.valid()) v.index = value_map[v.index]; };
+  auto remap_value = [&](ValueId& v) {
+    if (v.valid()) v.index = value_map[v.index];
+  };
   for (Node& n : nodes) {
     for (ValueId& v : n.inputs) remap_value(v);
     for (ValueId& v : n.outputs) remap_value(v);
@@ -187,8 +188,8 @@ Status Graph::Validate() const {
     for (ValueId v : n.outputs) {
       if (!v.valid()) continue;
       if (++defined[v.index] > 1) {
-        return NodeError(NodeId{i}, InvalidArgument("output '", values_[v.index].name,
-                                                    "' is already defined elsewhere"));
+        return NodeError(NodeId{i},
+                         InvalidArgument("output '", values_[v.index].name, "' is already defined elsewhere"));
       }
     }
   }

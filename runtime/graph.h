@@ -60,14 +60,14 @@ struct Value {
 
 struct Node {
   std::string name;
-  std::string domain;   // "" for the ONNX default domain
+  std::string domain;  // "" for the ONNX default domain
   std::string op_type;
-  int64_t opset = 0;    // version of `domain` the model imports
+  int64_t opset = 0;             // version of `domain` the model imports
   std::vector<ValueId> inputs;   // an invalid id is an omitted optional input
   std::vector<ValueId> outputs;  // an invalid id is an omitted optional output
   Attributes attrs;
-  const OpDef* def = nullptr;    // resolved by the loader from the registry
-  bool dead = false;             // erased; removed by Compact()
+  const OpDef* def = nullptr;  // resolved by the loader from the registry
+  bool dead = false;           // erased; removed by Compact()
 };
 
 // Implicit inputs. A node with graph attributes (Scan's body) reads the subgraphs'
@@ -86,11 +86,11 @@ size_t NumImplicitInputs(const Node& node);
 class Graph {
  public:
   std::string name;
-  std::string source;                       // file the graph came from, for error messages
-  std::map<std::string, int64_t> opsets;    // domain -> imported version
-  std::vector<ValueId> inputs;              // graph inputs, in order (no constants)
-  std::vector<ValueId> outputs;             // graph outputs, in order
-  std::vector<ValueId> captures;            // subgraphs only: values read from the enclosing graph
+  std::string source;                     // file the graph came from, for error messages
+  std::map<std::string, int64_t> opsets;  // domain -> imported version
+  std::vector<ValueId> inputs;            // graph inputs, in order (no constants)
+  std::vector<ValueId> outputs;           // graph outputs, in order
+  std::vector<ValueId> captures;          // subgraphs only: values read from the enclosing graph
 
   // Adds a value; fails if the name is taken.
   StatusOr<ValueId> AddValue(Value v);
@@ -112,9 +112,7 @@ class Graph {
   std::vector<NodeId> Consumers(ValueId v) const;
   bool IsGraphOutput(ValueId v) const;
   bool IsConstant(ValueId v) const { return v.valid() && values_[v.index].constant.has_value(); }
-  const Tensor* ConstantOf(ValueId v) const {
-    return IsConstant(v) ? &*values_[v.index].constant : nullptr;
-  }
+  const Tensor* ConstantOf(ValueId v) const { return IsConstant(v) ? &*values_[v.index].constant : nullptr; }
 
   // Marks a node erased; its outputs lose their producer.
   void EraseNode(NodeId id);

@@ -6,8 +6,16 @@
 
 namespace qrt {
 
-inline uint32_t FloatBits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
-inline float BitsToFloat(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+inline uint32_t FloatBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+inline float BitsToFloat(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
 
 inline float BFloat16ToFloat(uint16_t h) { return BitsToFloat(uint32_t(h) << 16); }
 
@@ -27,7 +35,10 @@ inline float HalfToFloat(uint16_t h) {
     if (mant == 0) return BitsToFloat(sign);
     // Subnormal half: normalize.
     int e = -1;
-    do { mant <<= 1; ++e; } while ((mant & 0x400u) == 0);
+    do {
+      mant <<= 1;
+      ++e;
+    } while ((mant & 0x400u) == 0);
     mant &= 0x3ffu;
     return BitsToFloat(sign | uint32_t(127 - 15 - e) << 23 | (mant << 13));
   }
@@ -38,10 +49,10 @@ inline uint16_t FloatToHalf(float f) {
   const uint32_t u = FloatBits(f);
   const uint16_t sign = uint16_t((u >> 16) & 0x8000u);
   const uint32_t absu = u & 0x7fffffffu;
-  if (absu > 0x7f800000u) return uint16_t(sign | 0x7e00u);       // NaN
-  if (absu >= 0x477ff000u) return uint16_t(sign | 0x7c00u);      // overflow (incl. inf) after rounding
-  if (absu < 0x38800000u) {                                      // result is subnormal or zero
-    if (absu < 0x33000000u) return sign;                         // < half of smallest subnormal
+  if (absu > 0x7f800000u) return uint16_t(sign | 0x7e00u);   // NaN
+  if (absu >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // overflow (incl. inf) after rounding
+  if (absu < 0x38800000u) {                                  // result is subnormal or zero
+    if (absu < 0x33000000u) return sign;                     // < half of smallest subnormal
     const uint32_t exp = absu >> 23;
     const uint32_t mant = (absu & 0x7fffffu) | 0x800000u;
     // value = mant * 2^(exp-150); half subnormal unit is 2^-24 => q = mant * 2^(exp-126)

@@ -28,8 +28,8 @@ StatusOr<std::shared_ptr<const Plan>> CompiledModel::PlanFor(const std::vector<T
 StatusOr<std::shared_ptr<const CompiledModel>> Compile(Graph graph, const CompileOptions& options) {
   auto model = std::shared_ptr<CompiledModel>(new CompiledModel());
   QRT_RETURN_IF_ERROR(graph.Validate());
-  QRT_RETURN_IF_ERROR(RunPasses(graph, options.passes, options.validate_after_each_pass,
-                                &model->pass_stats_, &model->explanations_));
+  QRT_RETURN_IF_ERROR(
+      RunPasses(graph, options.passes, options.validate_after_each_pass, &model->pass_stats_, &model->explanations_));
   QRT_ASSIGN_OR_RETURN(model->order_, graph.TopologicalOrder());
   model->plan_options_.isa = EffectiveIsa(options.max_isa);
   model->plan_options_.threads = options.threads < 1 ? 1 : options.threads;
@@ -50,8 +50,7 @@ StatusOr<std::shared_ptr<const CompiledModel>> Compile(Graph graph, const Compil
   }
   if (all_static) {
     const ScopedThreads threads(model->plan_options_.threads);  // oneDNN sizes primitives for it
-    StatusOr<std::shared_ptr<const Plan>> plan =
-        BuildPlan(model->graph_, model->order_, dims, model->plan_options_);
+    StatusOr<std::shared_ptr<const Plan>> plan = BuildPlan(model->graph_, model->order_, dims, model->plan_options_);
     // A plan that needs input values is made when the inputs are bound.
     if (!plan.ok() && plan.status().code() != StatusCode::kNeedsKnownValue) return plan.status();
     if (plan.ok()) model->default_plan_ = std::move(plan).value();

@@ -112,7 +112,7 @@ class PrepareContext {
 };
 
 struct OpDef {
-  std::string_view domain;   // "" = ONNX default domain, "qrt", "com.microsoft", ...
+  std::string_view domain;  // "" = ONNX default domain, "qrt", "com.microsoft", ...
   std::string_view op_type;
   int min_inputs;
   int max_inputs;

@@ -48,24 +48,21 @@ bool PlanMatches(const Plan& plan, const std::vector<Tensor>& inputs) {
 Status CheckInputMatches(const Graph& graph, size_t i, DataType dtype, const Dims& dims) {
   const Value& v = graph.value(graph.inputs[i]);
   if (v.dtype != DataType::kUndefined && v.dtype != dtype) {
-    return InvalidArgument("input '", v.name, "' must be ", DataTypeName(v.dtype), ", got ",
-                           DataTypeName(dtype));
+    return InvalidArgument("input '", v.name, "' must be ", DataTypeName(v.dtype), ", got ", DataTypeName(dtype));
   }
   if (v.shape) {
     const Shape& s = *v.shape;
     bool ok = s.size() == dims.size();
     for (size_t d = 0; ok && d < s.size(); ++d) ok = !s[d].is_static() || s[d].value == dims[d];
     if (!ok) {
-      return InvalidArgument("input '", v.name, "' must have shape ", ShapeToString(s), ", got ",
-                             DimsToString(dims));
+      return InvalidArgument("input '", v.name, "' must have shape ", ShapeToString(s), ", got ", DimsToString(dims));
     }
     // A symbol used twice must bind to the same size.
     for (size_t a = 0; a < s.size(); ++a) {
       for (size_t b = a + 1; b < s.size(); ++b) {
-        if (!s[a].is_static() && !s[a].symbol.empty() && s[a].symbol == s[b].symbol &&
-            dims[a] != dims[b]) {
-          return InvalidArgument("input '", v.name, "': dimension '", s[a].symbol, "' bound to both ",
-                                 dims[a], " and ", dims[b]);
+        if (!s[a].is_static() && !s[a].symbol.empty() && s[a].symbol == s[b].symbol && dims[a] != dims[b]) {
+          return InvalidArgument("input '", v.name, "': dimension '", s[a].symbol, "' bound to both ", dims[a], " and ",
+                                 dims[b]);
         }
       }
     }
@@ -86,8 +83,8 @@ Status CheckDeclaredOutput(const Value& v, DataType dtype, const Dims& dims) {
     bool ok = v.shape->size() == dims.size();
     for (size_t d = 0; ok && d < dims.size(); ++d) ok = !(*v.shape)[d].is_static() || (*v.shape)[d].value == dims[d];
     if (!ok) {
-      return InvalidArgument("output '", v.name, "' is declared with shape ", ShapeToString(*v.shape),
-                             " but computes ", DimsToString(dims));
+      return InvalidArgument("output '", v.name, "' is declared with shape ", ShapeToString(*v.shape), " but computes ",
+                             DimsToString(dims));
     }
   }
   return Status::Ok();
@@ -96,15 +93,13 @@ Status CheckDeclaredOutput(const Value& v, DataType dtype, const Dims& dims) {
 }  // namespace
 
 StatusOr<std::shared_ptr<const Plan>> BuildPlan(const Graph& graph, const std::vector<NodeId>& order,
-                                                const std::vector<Dims>& input_dims,
-                                                const PlanOptions& options,
+                                                const std::vector<Dims>& input_dims, const PlanOptions& options,
                                                 const std::vector<const Tensor*>& input_values) {
   auto plan = std::make_shared<Plan>();
   plan->input_dims = input_dims;
   plan->values.resize(graph.num_values());
   if (input_dims.size() != graph.inputs.size()) {
-    return InvalidArgument("the graph has ", graph.inputs.size(), " inputs, ", input_dims.size(),
-                           " shapes given");
+    return InvalidArgument("the graph has ", graph.inputs.size(), " inputs, ", input_dims.size(), " shapes given");
   }
   for (uint32_t i = 0; i < graph.num_values(); ++i) {
     const Value& v = graph.value(ValueId{i});
@@ -209,8 +204,7 @@ StatusOr<std::shared_ptr<const Plan>> BuildPlan(const Graph& graph, const std::v
   std::vector<size_t> offsets = PlanBuffers(requests, &plan->arena_bytes);
   if (options.memory_limit != 0 && plan->arena_bytes > options.memory_limit) {
     return ResourceExhausted(graph.source.empty() ? "model" : graph.source, ": running needs an arena of ",
-                             plan->arena_bytes, " bytes, over the memory limit of ", options.memory_limit,
-                             " bytes");
+                             plan->arena_bytes, " bytes, over the memory limit of ", options.memory_limit, " bytes");
   }
   for (size_t i = 0; i < requests.size(); ++i) plan->values[request_value[i]].offset = offsets[i];
   return std::shared_ptr<const Plan>(std::move(plan));

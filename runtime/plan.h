@@ -18,8 +18,8 @@ struct PlannedValue {
   DataType dtype = DataType::kUndefined;
   Dims dims;
   Storage storage = Storage::kNone;
-  const Tensor* constant = nullptr;  // kConstant: the graph's initializer or a folded tensor
-  size_t offset = 0;                 // kArena: byte offset in the arena
+  const Tensor* constant = nullptr;       // kConstant: the graph's initializer or a folded tensor
+  size_t offset = 0;                      // kArena: byte offset in the arena
   std::shared_ptr<const QuantGrid> grid;  // set by the producer's prepare (op_def.h)
 };
 
@@ -31,12 +31,12 @@ struct PlanStep {
 };
 
 struct Plan {
-  std::vector<Dims> input_dims;        // the graph-input shapes this plan serves
+  std::vector<Dims> input_dims;  // the graph-input shapes this plan serves
   // Graph inputs whose values the plan was specialised on (a shape fed as an input):
   // null where the input's value is not part of the plan.
   std::vector<std::unique_ptr<Tensor>> input_values;
-  std::vector<PlannedValue> values;    // indexed by ValueId
-  std::vector<PlanStep> steps;         // in execution order
+  std::vector<PlannedValue> values;             // indexed by ValueId
+  std::vector<PlanStep> steps;                  // in execution order
   std::vector<std::unique_ptr<Tensor>> folded;  // storage of values computed at plan time
   size_t arena_bytes = 0;
   size_t folded_nodes = 0;
@@ -45,8 +45,7 @@ struct Plan {
 // Plans `graph` (already validated, nodes resolved) for the given input dims.
 // `order` is a topological order of the live nodes.
 StatusOr<std::shared_ptr<const Plan>> BuildPlan(const Graph& graph, const std::vector<NodeId>& order,
-                                                const std::vector<Dims>& input_dims,
-                                                const PlanOptions& options,
+                                                const std::vector<Dims>& input_dims, const PlanOptions& options,
                                                 const std::vector<const Tensor*>& input_values = {});
 
 // True if `inputs` match the dims and specialised values `plan` was built for.

@@ -21,12 +21,15 @@ Status Session::Bind(std::shared_ptr<const Plan> plan) {
   for (size_t v = 0; v < plan->values.size(); ++v) {
     const PlannedValue& pv = plan->values[v];
     switch (pv.storage) {
-      case Storage::kConstant: tensors_[v] = *pv.constant; break;
+      case Storage::kConstant:
+        tensors_[v] = *pv.constant;
+        break;
       case Storage::kArena:
         tensors_[v] = Tensor::Borrow(pv.dtype, pv.dims, static_cast<char*>(p) + pv.offset);
         break;
       case Storage::kInput:
-      case Storage::kNone: break;
+      case Storage::kNone:
+        break;
     }
   }
   step_inputs_.clear();
@@ -61,8 +64,7 @@ Status Session::Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outp
   const Graph& graph = model_->graph();
   const std::string where = graph.source.empty() ? "model" : graph.source;
   if (inputs.size() != graph.inputs.size()) {
-    return InvalidArgument(where, ": the model has ", graph.inputs.size(), " inputs, ", inputs.size(),
-                           " given");
+    return InvalidArgument(where, ": the model has ", graph.inputs.size(), " inputs, ", inputs.size(), " given");
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     QRT_RETURN_IF_ERROR(CheckInputMatches(graph, i, inputs[i].dtype(), inputs[i].dims()).WithContext(where));

@@ -51,17 +51,17 @@ class Session {
   std::shared_ptr<const CompiledModel> model_;
   std::shared_ptr<const Plan> plan_;
   std::shared_ptr<void> arena_;
-  std::vector<Tensor> tensors_;                  // one view per value
+  std::vector<Tensor> tensors_;  // one view per value
   std::vector<std::vector<const Tensor*>> step_inputs_;
   std::vector<std::vector<Tensor*>> step_outputs_;
   struct OutputBuffer {
     void* data = nullptr;
     size_t bytes = 0;
   };
-  std::vector<OutputBuffer> output_buffers_;     // by graph-output index
+  std::vector<OutputBuffer> output_buffers_;  // by graph-output index
   bool profiling_ = false;
-  std::vector<StepTime> step_times_;             // by step, while profiling
-  std::vector<uint64_t> run_ns_;                 // the current run's times, added on success
+  std::vector<StepTime> step_times_;  // by step, while profiling
+  std::vector<uint64_t> run_ns_;      // the current run's times, added on success
   uint64_t profiled_runs_ = 0;
 };
 

@@ -11,13 +11,13 @@ namespace qrt {
 
 enum class StatusCode {
   kOk = 0,
-  kInvalidArgument,   // the model or input is wrong
-  kUnsupported,       // valid, but qrt does not implement it (op, dtype, attribute)
-  kNotFound,          // a named file, input or value does not exist
-  kIoError,           // reading or writing a file failed
-  kResourceExhausted, // a size limit was exceeded
-  kInternal,          // a bug in qrt
-  kNeedsKnownValue,   // an op needs an input's value when the graph is planned
+  kInvalidArgument,    // the model or input is wrong
+  kUnsupported,        // valid, but qrt does not implement it (op, dtype, attribute)
+  kNotFound,           // a named file, input or value does not exist
+  kIoError,            // reading or writing a file failed
+  kResourceExhausted,  // a size limit was exceeded
+  kInternal,           // a bug in qrt
+  kNeedsKnownValue,    // an op needs an input's value when the graph is planned
 };
 
 class [[nodiscard]] Status {
@@ -100,9 +100,9 @@ class [[nodiscard]] StatusOr {
 #define QRT_CONCAT_INNER_(a, b) a##b
 #define QRT_CONCAT_(a, b) QRT_CONCAT_INNER_(a, b)
 
-#define QRT_RETURN_IF_ERROR(expr)          \
-  do {                                     \
-    ::qrt::Status qrt_status_ = (expr);    \
+#define QRT_RETURN_IF_ERROR(expr)              \
+  do {                                         \
+    ::qrt::Status qrt_status_ = (expr);        \
     if (!qrt_status_.ok()) return qrt_status_; \
   } while (0)
 
@@ -111,8 +111,7 @@ class [[nodiscard]] StatusOr {
   if (!tmp.ok()) return tmp.status();              \
   lhs = std::move(tmp).value()
 
-#define QRT_ASSIGN_OR_RETURN(lhs, expr) \
-  QRT_ASSIGN_OR_RETURN_IMPL_(QRT_CONCAT_(qrt_statusor_, __LINE__), lhs, expr)
+#define QRT_ASSIGN_OR_RETURN(lhs, expr) QRT_ASSIGN_OR_RETURN_IMPL_(QRT_CONCAT_(qrt_statusor_, __LINE__), lhs, expr)
 
 // Programmer-error check, active in debug builds only. Never used for model validation.
 #ifdef NDEBUG
@@ -120,11 +119,11 @@ class [[nodiscard]] StatusOr {
 #else
 #include <cstdio>
 #include <cstdlib>
-#define QRT_DCHECK(cond)                                                           \
-  do {                                                                             \
-    if (!(cond)) {                                                                 \
+#define QRT_DCHECK(cond)                                                                 \
+  do {                                                                                   \
+    if (!(cond)) {                                                                       \
       std::fprintf(stderr, "%s:%d: QRT_DCHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                \
-    }                                                                              \
+      std::abort();                                                                      \
+    }                                                                                    \
   } while (0)
 #endif

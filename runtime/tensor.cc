@@ -39,8 +39,8 @@ StatusOr<int64_t> CheckedElementCount(const Dims& dims, size_t elem_size) {
       continue;
     }
     if (n > limit / d) {
-      return ResourceExhausted("tensor of shape ", DimsToString(dims), " exceeds the size limit of ",
-                               max_bytes, " bytes");
+      return ResourceExhausted("tensor of shape ", DimsToString(dims), " exceeds the size limit of ", max_bytes,
+                               " bytes");
     }
     n *= d;
   }
@@ -102,31 +102,50 @@ Tensor Tensor::Clone() const {
 
 double Tensor::GetAsDouble(int64_t i) const {
   switch (dtype_) {
-    case DataType::kFloat32: return data<float>()[i];
-    case DataType::kFloat64: return data<double>()[i];
-    case DataType::kFloat16: return HalfToFloat(data<uint16_t>()[i]);
-    case DataType::kBFloat16: return BFloat16ToFloat(data<uint16_t>()[i]);
-    case DataType::kInt8: return data<int8_t>()[i];
-    case DataType::kUInt8: return data<uint8_t>()[i];
-    case DataType::kInt16: return data<int16_t>()[i];
-    case DataType::kUInt16: return data<uint16_t>()[i];
-    case DataType::kInt32: return data<int32_t>()[i];
-    case DataType::kInt64: return double(data<int64_t>()[i]);
-    case DataType::kBool: return data<uint8_t>()[i] ? 1.0 : 0.0;
-    case DataType::kUndefined: break;
+    case DataType::kFloat32:
+      return data<float>()[i];
+    case DataType::kFloat64:
+      return data<double>()[i];
+    case DataType::kFloat16:
+      return HalfToFloat(data<uint16_t>()[i]);
+    case DataType::kBFloat16:
+      return BFloat16ToFloat(data<uint16_t>()[i]);
+    case DataType::kInt8:
+      return data<int8_t>()[i];
+    case DataType::kUInt8:
+      return data<uint8_t>()[i];
+    case DataType::kInt16:
+      return data<int16_t>()[i];
+    case DataType::kUInt16:
+      return data<uint16_t>()[i];
+    case DataType::kInt32:
+      return data<int32_t>()[i];
+    case DataType::kInt64:
+      return double(data<int64_t>()[i]);
+    case DataType::kBool:
+      return data<uint8_t>()[i] ? 1.0 : 0.0;
+    case DataType::kUndefined:
+      break;
   }
   return 0.0;
 }
 
 int64_t Tensor::GetAsInt64(int64_t i) const {
   switch (dtype_) {
-    case DataType::kInt64: return data<int64_t>()[i];
-    case DataType::kInt32: return data<int32_t>()[i];
-    case DataType::kInt16: return data<int16_t>()[i];
-    case DataType::kUInt16: return data<uint16_t>()[i];
-    case DataType::kInt8: return data<int8_t>()[i];
-    case DataType::kUInt8: return data<uint8_t>()[i];
-    case DataType::kBool: return data<uint8_t>()[i] ? 1 : 0;
+    case DataType::kInt64:
+      return data<int64_t>()[i];
+    case DataType::kInt32:
+      return data<int32_t>()[i];
+    case DataType::kInt16:
+      return data<int16_t>()[i];
+    case DataType::kUInt16:
+      return data<uint16_t>()[i];
+    case DataType::kInt8:
+      return data<int8_t>()[i];
+    case DataType::kUInt8:
+      return data<uint8_t>()[i];
+    case DataType::kBool:
+      return data<uint8_t>()[i] ? 1 : 0;
     default: {
       double d = GetAsDouble(i);
       if (!(d > -9.2e18 && d < 9.2e18)) return 0;  // NaN or out of range: no UB

@@ -56,11 +56,20 @@ class Tensor {
 
   void* raw() { return data_; }
   const void* raw() const { return data_; }
-  template <class T> T* data() { return static_cast<T*>(data_); }
-  template <class T> const T* data() const { return static_cast<const T*>(data_); }
+  template <class T>
+  T* data() {
+    return static_cast<T*>(data_);
+  }
+  template <class T>
+  const T* data() const {
+    return static_cast<const T*>(data_);
+  }
   // Points this view at other bytes of the same dtype and dims (the executor binds
   // caller buffers this way without copying or allocating).
-  void set_data(void* data) { data_ = data; owner_.reset(); }
+  void set_data(void* data) {
+    data_ = data;
+    owner_.reset();
+  }
 
   // Same bytes with other dims of the same element count.
   Tensor Reshaped(Dims dims) const;

@@ -103,7 +103,8 @@ std::string CompareTensors(const Tensor& got, const Tensor& want, double rtol, d
 
 std::string CompareBits(const Tensor& got, const Tensor& want) {
   if (got.dtype() != want.dtype()) return "dtypes differ";
-  if (got.dims() != want.dims()) return StrCat("shapes differ: ", DimsToString(got.dims()), " vs ", DimsToString(want.dims()));
+  if (got.dims() != want.dims())
+    return StrCat("shapes differ: ", DimsToString(got.dims()), " vs ", DimsToString(want.dims()));
   const size_t es = DataTypeSize(got.dtype());
   for (int64_t i = 0; i < got.numel(); ++i) {
     if (std::memcmp(static_cast<const char*>(got.raw()) + i * es, static_cast<const char*>(want.raw()) + i * es, es)) {

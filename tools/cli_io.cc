@@ -43,8 +43,8 @@ float BFloat16ToFloat(uint16_t b) {
 std::string SafeFileName(const std::string& name) {
   std::string s = name;
   for (char& c : s) {
-    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
-                    c == '_' || c == '-';
+    const bool ok =
+        (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
     if (!ok) c = '_';
   }
   return s;
@@ -53,18 +53,41 @@ std::string SafeFileName(const std::string& name) {
 std::string FormatElement(const api::TensorView& t, size_t i) {
   char buf[64];
   switch (t.dtype()) {
-    case QRT_FLOAT32: std::snprintf(buf, sizeof buf, "%.9g", double(Load<float>(t, i))); break;
-    case QRT_FLOAT64: std::snprintf(buf, sizeof buf, "%.9g", Load<double>(t, i)); break;
-    case QRT_FLOAT16: std::snprintf(buf, sizeof buf, "%.9g", double(HalfToFloat(Load<uint16_t>(t, i)))); break;
-    case QRT_BFLOAT16: std::snprintf(buf, sizeof buf, "%.9g", double(BFloat16ToFloat(Load<uint16_t>(t, i)))); break;
-    case QRT_UINT8: std::snprintf(buf, sizeof buf, "%u", unsigned(Load<uint8_t>(t, i))); break;
-    case QRT_BOOL: std::snprintf(buf, sizeof buf, "%u", unsigned(Load<uint8_t>(t, i) != 0)); break;
-    case QRT_INT8: std::snprintf(buf, sizeof buf, "%d", int(Load<int8_t>(t, i))); break;
-    case QRT_UINT16: std::snprintf(buf, sizeof buf, "%u", unsigned(Load<uint16_t>(t, i))); break;
-    case QRT_INT16: std::snprintf(buf, sizeof buf, "%d", int(Load<int16_t>(t, i))); break;
-    case QRT_INT32: std::snprintf(buf, sizeof buf, "%" PRId32, Load<int32_t>(t, i)); break;
-    case QRT_INT64: std::snprintf(buf, sizeof buf, "%" PRId64, Load<int64_t>(t, i)); break;
-    default: std::snprintf(buf, sizeof buf, "?");
+    case QRT_FLOAT32:
+      std::snprintf(buf, sizeof buf, "%.9g", double(Load<float>(t, i)));
+      break;
+    case QRT_FLOAT64:
+      std::snprintf(buf, sizeof buf, "%.9g", Load<double>(t, i));
+      break;
+    case QRT_FLOAT16:
+      std::snprintf(buf, sizeof buf, "%.9g", double(HalfToFloat(Load<uint16_t>(t, i))));
+      break;
+    case QRT_BFLOAT16:
+      std::snprintf(buf, sizeof buf, "%.9g", double(BFloat16ToFloat(Load<uint16_t>(t, i))));
+      break;
+    case QRT_UINT8:
+      std::snprintf(buf, sizeof buf, "%u", unsigned(Load<uint8_t>(t, i)));
+      break;
+    case QRT_BOOL:
+      std::snprintf(buf, sizeof buf, "%u", unsigned(Load<uint8_t>(t, i) != 0));
+      break;
+    case QRT_INT8:
+      std::snprintf(buf, sizeof buf, "%d", int(Load<int8_t>(t, i)));
+      break;
+    case QRT_UINT16:
+      std::snprintf(buf, sizeof buf, "%u", unsigned(Load<uint16_t>(t, i)));
+      break;
+    case QRT_INT16:
+      std::snprintf(buf, sizeof buf, "%d", int(Load<int16_t>(t, i)));
+      break;
+    case QRT_INT32:
+      std::snprintf(buf, sizeof buf, "%" PRId32, Load<int32_t>(t, i));
+      break;
+    case QRT_INT64:
+      std::snprintf(buf, sizeof buf, "%" PRId64, Load<int64_t>(t, i));
+      break;
+    default:
+      std::snprintf(buf, sizeof buf, "?");
   }
   return buf;
 }
@@ -123,13 +146,34 @@ api::Status FillRandomInputs(const api::Graph& graph, std::vector<api::Tensor>* 
     char* p = static_cast<char*>(t.raw());
     for (size_t i = 0; i < n; ++i, p += size) {
       switch (infos[k].dtype) {
-        case QRT_FLOAT32: { const float v = unit(rng); std::memcpy(p, &v, 4); break; }
-        case QRT_FLOAT64: { const double v = unit(rng); std::memcpy(p, &v, 8); break; }
+        case QRT_FLOAT32: {
+          const float v = unit(rng);
+          std::memcpy(p, &v, 4);
+          break;
+        }
+        case QRT_FLOAT64: {
+          const double v = unit(rng);
+          std::memcpy(p, &v, 8);
+          break;
+        }
         // Bit patterns of values in [0, 1): 0x3c00 is 1.0 in half, 0x3f80 in bfloat16.
-        case QRT_FLOAT16: { const uint16_t v = uint16_t(rng() % 0x3c00); std::memcpy(p, &v, 2); break; }
-        case QRT_BFLOAT16: { const uint16_t v = uint16_t(rng() % 0x3f80); std::memcpy(p, &v, 2); break; }
-        case QRT_BOOL: *p = char(rng() & 1); break;
-        default: { const uint64_t r = rng(); std::memcpy(p, &r, size); }
+        case QRT_FLOAT16: {
+          const uint16_t v = uint16_t(rng() % 0x3c00);
+          std::memcpy(p, &v, 2);
+          break;
+        }
+        case QRT_BFLOAT16: {
+          const uint16_t v = uint16_t(rng() % 0x3f80);
+          std::memcpy(p, &v, 2);
+          break;
+        }
+        case QRT_BOOL:
+          *p = char(rng() & 1);
+          break;
+        default: {
+          const uint64_t r = rng();
+          std::memcpy(p, &r, size);
+        }
       }
     }
     (*inputs)[k] = std::move(t);

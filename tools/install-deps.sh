@@ -7,7 +7,7 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # ocl-icd-opencl-dev: oneDNN's CMake config requires OpenCL even for CPU use.
 $SUDO apt-get install -y -qq --no-install-recommends \
-  cmake ninja-build g++ make pkg-config \
+  cmake ninja-build g++ make pkg-config clang-format \
   libdnnl-dev ocl-icd-opencl-dev \
   libonnx-dev libprotobuf-dev protobuf-compiler \
   nlohmann-json3-dev libgtest-dev libbenchmark-dev libcli11-dev \

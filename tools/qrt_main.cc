@@ -22,15 +22,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using api::Status;
 
-double MsSince(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+double MsSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 // Returns the Status of `expr` from the enclosing function if it failed.
-#define CLI_RETURN_IF_ERROR(expr)          \
-  do {                                     \
-    const ::qrt::api::Status s_ = (expr);  \
-    if (!s_.ok()) return s_;               \
+#define CLI_RETURN_IF_ERROR(expr)         \
+  do {                                    \
+    const ::qrt::api::Status s_ = (expr); \
+    if (!s_.ok()) return s_;              \
   } while (0)
 
 struct CommonOptions {
@@ -70,7 +68,8 @@ std::map<std::string, int> OpHistogram(const api::Graph& g) {
 
 std::string ShapeString(const std::vector<int64_t>& dims) {
   std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
+  for (size_t i = 0; i < dims.size(); ++i)
+    s += (i ? "," : "") + (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
   return s + "]";
 }
 
@@ -118,8 +117,10 @@ Status Run(const CommonOptions& o, const std::vector<std::string>& pairs, const 
   for (size_t k = 0; k < outs.size(); ++k) {
     api::Result<api::TensorView> t = ctx->Output(k);
     if (!t.ok()) return t.status();
-    if (output_dir.empty()) PrintTensor(outs[k].name, *t);
-    else CLI_RETURN_IF_ERROR(api::WriteNpy(output_dir + "/" + SafeFileName(outs[k].name) + ".npy", *t));
+    if (output_dir.empty())
+      PrintTensor(outs[k].name, *t);
+    else
+      CLI_RETURN_IF_ERROR(api::WriteNpy(output_dir + "/" + SafeFileName(outs[k].name) + ".npy", *t));
   }
   return Status();
 }
@@ -144,7 +145,8 @@ void PrintExplanations(const api::Model& model) {
       pass = e.pass;
       std::printf("  %s\n", e.pass);
     }
-    const std::string what = std::string(e.pattern) + (e.rewritten ? ": rewritten" : std::string(": refused, ") + e.reason);
+    const std::string what =
+        std::string(e.pattern) + (e.rewritten ? ": rewritten" : std::string(": refused, ") + e.reason);
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == what; });
     if (it == groups.end()) it = groups.insert(groups.end(), {what, {}});
     it->second.push_back(std::string(e.node) + " (" + e.op + ")");
@@ -177,8 +179,12 @@ Status Inspect(const CommonOptions& o, bool as_json, const std::string& dot, boo
     if (explain) {
       nlohmann::json ex = nlohmann::json::array();
       for (const qrt_explanation& e : l->model.explanations()) {
-        ex.push_back({{"pass", e.pass}, {"pattern", e.pattern}, {"node", e.node}, {"op", e.op},
-                      {"rewritten", e.rewritten != 0}, {"reason", e.reason}});
+        ex.push_back({{"pass", e.pass},
+                      {"pattern", e.pattern},
+                      {"node", e.node},
+                      {"op", e.op},
+                      {"rewritten", e.rewritten != 0},
+                      {"reason", e.reason}});
       }
       j["explain"] = ex;
     }
@@ -285,25 +291,35 @@ Status Bench(const CommonOptions& o, const std::vector<std::string>& pairs, cons
   }
   std::vector<double> sorted = us;
   std::sort(sorted.begin(), sorted.end());
-  const double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
-                                          : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+  const double median =
+      sorted.size() % 2 ? sorted[sorted.size() / 2] : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
   double mean = 0;
   for (double v : us) mean += v;
   mean /= double(us.size());
   const std::string isa = l->model.isa();
   if (as_json) {
-    nlohmann::json j{{"model", o.model}, {"median_us", median}, {"min_us", sorted.front()},
-                     {"max_us", sorted.back()}, {"mean_us", mean}, {"iters", iters}, {"warmup", warmup},
-                     {"load_ms", l->load_ms}, {"compile_ms", l->compile_ms}, {"threads", o.threads},
-                     {"arena_bytes", ctx->arena_bytes()}, {"peak_rss_kb", PeakRssKb()}, {"isa", isa}};
+    nlohmann::json j{{"model", o.model},
+                     {"median_us", median},
+                     {"min_us", sorted.front()},
+                     {"max_us", sorted.back()},
+                     {"mean_us", mean},
+                     {"iters", iters},
+                     {"warmup", warmup},
+                     {"load_ms", l->load_ms},
+                     {"compile_ms", l->compile_ms},
+                     {"threads", o.threads},
+                     {"arena_bytes", ctx->arena_bytes()},
+                     {"peak_rss_kb", PeakRssKb()},
+                     {"isa", isa}};
     if (profile) CLI_RETURN_IF_ERROR(Profile(*ctx, iters, true, &j));
     std::cout << j.dump() << "\n";
     return Status();
   }
-  std::printf("%s: median %.1f us, min %.1f us, mean %.1f us over %d iters (warmup %d); load %.2f ms, "
-              "compile %.2f ms; arena %llu bytes; peak RSS %ld KiB; isa %s\n",
-              o.model.c_str(), median, sorted.front(), mean, iters, warmup, l->load_ms, l->compile_ms,
-              static_cast<unsigned long long>(ctx->arena_bytes()), PeakRssKb(), isa.c_str());
+  std::printf(
+      "%s: median %.1f us, min %.1f us, mean %.1f us over %d iters (warmup %d); load %.2f ms, "
+      "compile %.2f ms; arena %llu bytes; peak RSS %ld KiB; isa %s\n",
+      o.model.c_str(), median, sorted.front(), mean, iters, warmup, l->load_ms, l->compile_ms,
+      static_cast<unsigned long long>(ctx->arena_bytes()), PeakRssKb(), isa.c_str());
   if (profile) return Profile(*ctx, iters, false, nullptr);
   return Status();
 }
@@ -370,10 +386,14 @@ int Main(int argc, char** argv) {
   if (*convert && !passes_given) o.passes = "none";
 
   api::Status s;
-  if (*run) s = Run(o, pairs, dir, output_dir);
-  else if (*inspect) s = Inspect(o, as_json, dot, explain);
-  else if (*bench) s = Bench(o, pairs, dir, warmup, iters, as_json, profile);
-  else if (*convert) s = Convert(o, out);
+  if (*run)
+    s = Run(o, pairs, dir, output_dir);
+  else if (*inspect)
+    s = Inspect(o, as_json, dot, explain);
+  else if (*bench)
+    s = Bench(o, pairs, dir, warmup, iters, as_json, profile);
+  else if (*convert)
+    s = Convert(o, out);
   if (!s.ok()) {
     std::fprintf(stderr, "qrt: error: %s\n", s.message().c_str());
     return 1;

@@ -155,7 +155,7 @@ QRT_API qrt_status qrt_graph_load_file(const char* path, qrt_graph** out);
 /* Loads a model held in memory (copied; the buffer may be freed on return). `name`
  * appears in error messages and may be NULL. External data is not allowed. */
 QRT_API qrt_status qrt_graph_load_buffer(const void* data, size_t size, qrt_format format, const char* name,
-                                 qrt_graph** out);
+                                         qrt_graph** out);
 QRT_API void qrt_graph_destroy(qrt_graph* graph);
 
 QRT_API size_t qrt_graph_input_count(const qrt_graph* graph);
@@ -199,7 +199,7 @@ QRT_API qrt_status qrt_model_compile(const qrt_graph* graph, const qrt_options* 
 /* Load and compile in one step. */
 QRT_API qrt_status qrt_model_load_file(const char* path, const qrt_options* options, qrt_model** out);
 QRT_API qrt_status qrt_model_load_buffer(const void* data, size_t size, qrt_format format, const char* name,
-                                 const qrt_options* options, qrt_model** out);
+                                         const qrt_options* options, qrt_model** out);
 QRT_API void qrt_model_destroy(qrt_model* model);
 
 /* The optimized graph, owned by the model (do not destroy it). */
@@ -238,10 +238,10 @@ QRT_API void qrt_context_destroy(qrt_context* context);
  * dtype, dims must agree with its declared static dims; size_bytes must equal the
  * data's size. */
 QRT_API qrt_status qrt_context_bind_input(qrt_context* context, size_t index, qrt_dtype dtype, int32_t rank,
-                                  const int64_t* dims, const void* data, size_t size_bytes);
+                                          const int64_t* dims, const void* data, size_t size_bytes);
 /* Like bind_input, but copies the data into the context (the buffer may be freed). */
 QRT_API qrt_status qrt_context_set_input(qrt_context* context, size_t index, qrt_dtype dtype, int32_t rank,
-                                 const int64_t* dims, const void* data, size_t size_bytes);
+                                         const int64_t* dims, const void* data, size_t size_bytes);
 /* Makes runs write graph output `index` into the caller's buffer (checked against the
  * output's size at run time). Zero-copy when the buffer is 64-byte aligned and the
  * output is computed (not a constant or an input passed through); otherwise copied
@@ -264,9 +264,9 @@ QRT_API uint64_t qrt_context_arena_bytes(const qrt_context* context);
  * them. The strings live as long as the model (a context keeps its model alive). */
 typedef struct qrt_profile_entry {
   const char* node_name;
-  const char* domain;   /* "" for the ONNX default domain */
+  const char* domain; /* "" for the ONNX default domain */
   const char* op_type;
-  uint64_t total_ns;    /* summed over `runs` */
+  uint64_t total_ns; /* summed over `runs` */
   uint64_t runs;
 } qrt_profile_entry;
 QRT_API qrt_status qrt_context_set_profiling(qrt_context* context, int enabled);

@@ -1,10 +1,9 @@
 #include "ops/onednn/onednn_conv.h"
 
 #include <cstring>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
 #include <unordered_map>
-
-#include <oneapi/dnnl/dnnl.hpp>
 
 #include "ops/kernels/common/thread_scratch.h"
 #include "ops/onednn/onednn_util.h"
@@ -32,9 +31,7 @@ memory::dims SpatialOf(const ConvGeometry& g, const int64_t* v3) {
 tag PlainTag(int rank) {  // ncw / nchw / ncdhw
   return rank == 1 ? tag::ncw : rank == 2 ? tag::nchw : tag::ncdhw;
 }
-tag ChannelsLastTag(int rank) {
-  return rank == 1 ? tag::nwc : rank == 2 ? tag::nhwc : tag::ndhwc;
-}
+tag ChannelsLastTag(int rank) { return rank == 1 ? tag::nwc : rank == 2 ? tag::nhwc : tag::ndhwc; }
 tag WeightsTag(int rank, bool grouped) {
   if (grouped) return rank == 1 ? tag::goiw : rank == 2 ? tag::goihw : tag::goidhw;
   return rank == 1 ? tag::oiw : rank == 2 ? tag::oihw : tag::oidhw;
@@ -66,8 +63,10 @@ StatusOr<std::shared_ptr<const Conv>> Conv::Create(const ConvGeometry& g, ConvKi
     for (int64_t v : SpatialOf(g, g.out)) dst_dims.push_back(v);
     const bool grouped = g.group > 1;
     memory::dims wei_dims;
-    if (grouped) wei_dims = {g.group, g.out_channels / g.group, g.in_channels / g.group};
-    else wei_dims = {g.out_channels, g.in_channels};
+    if (grouped)
+      wei_dims = {g.group, g.out_channels / g.group, g.in_channels / g.group};
+    else
+      wei_dims = {g.out_channels, g.in_channels};
     for (int64_t v : SpatialOf(g, g.kernel)) wei_dims.push_back(v);
     memory::dims dil;
     for (int64_t v : SpatialOf(g, g.dilation)) dil.push_back(v - 1);  // oneDNN counts gaps
@@ -98,8 +97,10 @@ StatusOr<std::shared_ptr<const Conv>> Conv::Create(const ConvGeometry& g, ConvKi
     impl->dst_md = pd.dst_desc();
     impl->scratch_md = pd.scratchpad_desc();
     impl->prim = dnnl::convolution_forward(pd);
-    if (impl->src_md != impl->user_src) impl->src_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(eng, impl->user_src, eng, impl->src_md));
-    if (impl->dst_md != impl->user_dst) impl->dst_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(eng, impl->dst_md, eng, impl->user_dst));
+    if (impl->src_md != impl->user_src)
+      impl->src_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(eng, impl->user_src, eng, impl->src_md));
+    if (impl->dst_md != impl->user_dst)
+      impl->dst_reorder = dnnl::reorder(dnnl::reorder::primitive_desc(eng, impl->dst_md, eng, impl->user_dst));
 
     dnnl::stream& s = ThreadStream();
     memory user_w(memory::desc(wei_dims, wei_dt, WeightsTag(r, grouped)), eng, const_cast<void*>(weights));
@@ -132,7 +133,8 @@ Status Conv::Run(const void* x, void* y) const {
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, p.weights}, {DNNL_ARG_DST, dst}};
     if (p.bias) args.emplace(DNNL_ARG_BIAS, p.bias);
     if (p.scratch_md.get_size() != 0) {
-      args.emplace(DNNL_ARG_SCRATCHPAD, memory(p.scratch_md, eng, ThreadScratch(ScratchSlot::kOnednnPad, p.scratch_md.get_size())));
+      args.emplace(DNNL_ARG_SCRATCHPAD,
+                   memory(p.scratch_md, eng, ThreadScratch(ScratchSlot::kOnednnPad, p.scratch_md.get_size())));
     }
     p.prim.execute(s, args);
     if (p.dst_reorder) p.dst_reorder->execute(s, dst, user_dst);

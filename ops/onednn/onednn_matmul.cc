@@ -1,8 +1,7 @@
 #include "ops/onednn/onednn_matmul.h"
 
-#include <unordered_map>
-
 #include <oneapi/dnnl/dnnl.hpp>
+#include <unordered_map>
 
 #include "ops/kernels/common/thread_scratch.h"
 #include "ops/onednn/onednn_util.h"
@@ -73,7 +72,8 @@ Status MatMul::Run(const float* a, const float* b, float* c) const {
                                          {DNNL_ARG_WEIGHTS, memory(p.b_md, eng, const_cast<float*>(b))},
                                          {DNNL_ARG_DST, memory(p.c_md, eng, c)}};
     if (p.scratch_md.get_size() != 0) {
-      args.emplace(DNNL_ARG_SCRATCHPAD, memory(p.scratch_md, eng, ThreadScratch(ScratchSlot::kOnednnPad, p.scratch_md.get_size())));
+      args.emplace(DNNL_ARG_SCRATCHPAD,
+                   memory(p.scratch_md, eng, ThreadScratch(ScratchSlot::kOnednnPad, p.scratch_md.get_size())));
     }
     p.prim.execute(s, args);
     s.wait();

@@ -11,9 +11,14 @@ namespace {
 // (the C call: a refusal is a status, not an exception).
 dnnl::engine MakeEngine() {
   switch (IsaCeilingFromEnvironment()) {
-    case IsaCeiling::kScalar: dnnl_set_max_cpu_isa(dnnl_cpu_isa_sse41); break;
-    case IsaCeiling::kAvx2: dnnl_set_max_cpu_isa(dnnl_cpu_isa_avx2); break;
-    case IsaCeiling::kAvx512: break;
+    case IsaCeiling::kScalar:
+      dnnl_set_max_cpu_isa(dnnl_cpu_isa_sse41);
+      break;
+    case IsaCeiling::kAvx2:
+      dnnl_set_max_cpu_isa(dnnl_cpu_isa_avx2);
+      break;
+    case IsaCeiling::kAvx512:
+      break;
   }
   return dnnl::engine(dnnl::engine::kind::cpu, 0);
 }

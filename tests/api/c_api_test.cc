@@ -289,7 +289,8 @@ TEST_F(CApiContext, OutputBuffersZeroCopyWhenAlignedElseCopied) {
 
 TEST_F(CApiContext, SetInputCopiesTheCallersData) {
   const qrt_tensor_view in = qrt_tensor_get_view(c.input);
-  std::vector<uint8_t> scratch(static_cast<const uint8_t*>(in.data), static_cast<const uint8_t*>(in.data) + in.size_bytes);
+  std::vector<uint8_t> scratch(static_cast<const uint8_t*>(in.data),
+                               static_cast<const uint8_t*>(in.data) + in.size_bytes);
   ASSERT_EQ(qrt_context_set_input(ctx, 0, in.dtype, in.rank, in.dims, scratch.data(), scratch.size()), QRT_OK);
   std::fill(scratch.begin(), scratch.end(), 0);  // the context has its own copy
   ASSERT_EQ(qrt_context_run(ctx), QRT_OK) << qrt_last_error();

@@ -69,7 +69,8 @@ TEST_P(DeepCnnAccuracy, NoWorseThanOnnxRuntimeOptimized) {
       std::printf("[deep-cnn] %-26s qrt --passes %-7s mean %.4f  max %.2f steps (%lld elements > 1 step)\n",
                   name.c_str(), passes, e.mean, e.max, static_cast<long long>(e.over_one));
       if (std::string(passes) == "default,fuse-qdq-conv") continue;  // printed only
-      EXPECT_LE(e.mean, ort_err.mean + kFloatRoundingSteps) << name << " --passes " << passes << ": mean error in steps";
+      EXPECT_LE(e.mean, ort_err.mean + kFloatRoundingSteps)
+          << name << " --passes " << passes << ": mean error in steps";
       EXPECT_LE(e.max, ort_err.max + kFloatRoundingSteps) << name << " --passes " << passes << ": max error in steps";
     }
     std::fflush(stdout);

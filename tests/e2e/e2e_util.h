@@ -38,8 +38,8 @@ inline OutputStep FindOutputStep(const Graph& g, size_t k) {
     const NodeId p = g.value(v).producer;
     if (!p.valid()) return none;
     const Node& n = g.node(p);
-    if (n.op_type == "Identity" || n.op_type == "Transpose" || n.op_type == "Reshape" ||
-        n.op_type == "Squeeze" || n.op_type == "Unsqueeze" || n.op_type == "Flatten") {
+    if (n.op_type == "Identity" || n.op_type == "Transpose" || n.op_type == "Reshape" || n.op_type == "Squeeze" ||
+        n.op_type == "Unsqueeze" || n.op_type == "Flatten") {
       reshaped = reshaped || n.op_type != "Identity";
       v = n.inputs[0];
       continue;

@@ -16,8 +16,8 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "loaders/model_io.h"
 #include "loaders/npy.h"
@@ -179,11 +179,12 @@ TEST_P(Pictures, MobileNetV2TopClassAgreesWithOnnxRuntime) {
     ASSERT_TRUE(session.Run({x}, &out).ok());
     ASSERT_EQ(out.size(), 2u);
     const int top1 = int(ArgMax(out[1])), literal = int(ArgMax(out[0]));
-    std::printf("[pictures] mobilenetv2 --passes %-7s %-10s top1 %3d (ORT all %3d, disabled %3d; logit %.3f)  "
-                "literal top1 %3d (ORT all %3d, disabled %3d)\n",
-                GetParam(), photo.c_str(), top1, exp["ort_all"]["top1"].get<int>(),
-                exp["ort_disabled"]["top1"].get<int>(), out[1].GetAsDouble(top1), literal,
-                exp["ort_all"]["literal_top1"].get<int>(), exp["ort_disabled"]["literal_top1"].get<int>());
+    std::printf(
+        "[pictures] mobilenetv2 --passes %-7s %-10s top1 %3d (ORT all %3d, disabled %3d; logit %.3f)  "
+        "literal top1 %3d (ORT all %3d, disabled %3d)\n",
+        GetParam(), photo.c_str(), top1, exp["ort_all"]["top1"].get<int>(), exp["ort_disabled"]["top1"].get<int>(),
+        out[1].GetAsDouble(top1), literal, exp["ort_all"]["literal_top1"].get<int>(),
+        exp["ort_disabled"]["literal_top1"].get<int>());
     ExpectAgrees(top1, exp["ort_all"]["top1"].get<int>(), exp["ort_disabled"]["top1"].get<int>(), photo + " top1");
     ExpectAgrees(literal, exp["ort_all"]["literal_top1"].get<int>(), exp["ort_disabled"]["literal_top1"].get<int>(),
                  photo + " literal top1");
@@ -227,11 +228,12 @@ TEST_P(Pictures, YoloV8nDetectedClassesAgreeWithOnnxRuntime) {
     for (const Box& b : Detect(boxes, literal_scores, false, conf, iou)) literal.insert(b.cls);
     auto as_set = [](const json& j) { return j.get<std::set<int>>(); };
     const std::set<int> ort_all = as_set(exp["ort_all"]["classes"]), ort_dis = as_set(exp["ort_disabled"]["classes"]);
-    std::printf("[pictures] yolov8n --passes %-7s %-10s classes %-8s (ORT all %s, disabled %s; %zu boxes)  literal %s "
-                "(ORT %s)\n",
-                GetParam(), photo.c_str(), SetToString(classes).c_str(), SetToString(ort_all).c_str(),
-                SetToString(ort_dis).c_str(), dets.size(), SetToString(literal).c_str(),
-                SetToString(as_set(exp["ort_all"]["literal_classes"])).c_str());
+    std::printf(
+        "[pictures] yolov8n --passes %-7s %-10s classes %-8s (ORT all %s, disabled %s; %zu boxes)  literal %s "
+        "(ORT %s)\n",
+        GetParam(), photo.c_str(), SetToString(classes).c_str(), SetToString(ort_all).c_str(),
+        SetToString(ort_dis).c_str(), dets.size(), SetToString(literal).c_str(),
+        SetToString(as_set(exp["ort_all"]["literal_classes"])).c_str());
     ExpectAgrees(classes, ort_all, ort_dis, photo + " classes");
     ExpectAgrees(literal, as_set(exp["ort_all"]["literal_classes"]), as_set(exp["ort_disabled"]["literal_classes"]),
                  photo + " literal classes");

@@ -19,9 +19,7 @@
 namespace qrt {
 namespace {
 
-std::string GoldenPath(const std::string& file) {
-  return std::string(QRT_SOURCE_DIR) + "/tests/data/io/npy/" + file;
-}
+std::string GoldenPath(const std::string& file) { return std::string(QRT_SOURCE_DIR) + "/tests/data/io/npy/" + file; }
 
 std::string ReadBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -126,8 +124,7 @@ TEST(NpyTest, FortranOrderIsRejected) {
   StatusOr<Tensor> t = ReadNpy(GoldenPath("fortran_f32.npy"));
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.status().code(), StatusCode::kUnsupported);
-  EXPECT_NE(t.status().message().find("Fortran order is not supported"), std::string::npos)
-      << t.status().message();
+  EXPECT_NE(t.status().message().find("Fortran order is not supported"), std::string::npos) << t.status().message();
   EXPECT_NE(t.status().message().find("fortran_f32.npy"), std::string::npos);
 }
 
@@ -173,8 +170,7 @@ TEST(NpyTest, MissingFileAndDirectory) {
   StatusOr<Tensor> t = ReadNpy(GoldenPath("no_such_file.npy"));
   EXPECT_EQ(t.status().code(), StatusCode::kNotFound);
   EXPECT_NE(t.status().message().find("no_such_file.npy"), std::string::npos);
-  EXPECT_EQ(ReadNpy(std::string(QRT_SOURCE_DIR) + "/tests/data/io/npy").status().code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(ReadNpy(std::string(QRT_SOURCE_DIR) + "/tests/data/io/npy").status().code(), StatusCode::kInvalidArgument);
 }
 
 // ---- malformed in-memory files ------------------------------------------------
@@ -278,23 +274,22 @@ TEST(NpyTest, MalformedHeadersAreInvalidArgument) {
 }
 
 TEST(NpyTest, UnknownDescrIsUnsupported) {
-  for (const char* descr : {"<u4", "<u8", "<c8", "|O", "<V2", "<U5", "|f4", "=f4", "<f16", "f4", "<", "",
-                            "<M8[ns]", "<b1x"}) {
-    StatusOr<Tensor> t = Parse(MakeNpy(
-        std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (1,)}", F32Payload(1)));
+  for (const char* descr :
+       {"<u4", "<u8", "<c8", "|O", "<V2", "<U5", "|f4", "=f4", "<f16", "f4", "<", "", "<M8[ns]", "<b1x"}) {
+    StatusOr<Tensor> t =
+        Parse(MakeNpy(std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (1,)}", F32Payload(1)));
     EXPECT_EQ(t.status().code(), StatusCode::kUnsupported) << descr << " -> " << t.status().message();
     EXPECT_NE(t.status().message().find(std::string("'") + descr + "'"), std::string::npos) << t.status().message();
   }
-  StatusOr<Tensor> structured = Parse(
-      MakeNpy("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,)}", F32Payload(1)));
+  StatusOr<Tensor> structured =
+      Parse(MakeNpy("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,)}", F32Payload(1)));
   EXPECT_EQ(structured.status().code(), StatusCode::kUnsupported) << structured.status().message();
 }
 
 TEST(NpyTest, SingleByteDescrsAcceptAnyByteOrder) {
   for (const char* descr : {"|u1", "<u1", ">u1", "=u1", "|b1", "|?"}) {
-    StatusOr<Tensor> t = Parse(
-        MakeNpy(std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (2,)}",
-                                 std::string("\x01\x00", 2)));
+    StatusOr<Tensor> t = Parse(MakeNpy(std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (2,)}",
+                                       std::string("\x01\x00", 2)));
     ASSERT_TRUE(t.ok()) << descr << ": " << t.status().message();
     EXPECT_EQ(t->data<uint8_t>()[0], 1);
   }
@@ -310,8 +305,8 @@ TEST(NpyTest, DataSizeMismatch) {
 }
 
 TEST(NpyTest, HugeShapeFailsBeforeAllocating) {
-  StatusOr<Tensor> t = Parse(MakeNpy(
-      "{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 1099511627776)}", F32Payload(1)));
+  StatusOr<Tensor> t = Parse(
+      MakeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 1099511627776)}", F32Payload(1)));
   EXPECT_EQ(t.status().code(), StatusCode::kResourceExhausted) << t.status().message();
   std::string rank17 = "{'descr': '<f4', 'fortran_order': False, 'shape': (";
   for (int i = 0; i < 17; ++i) rank17 += "1,";

@@ -30,9 +30,7 @@ std::string ReadBytes(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-void WriteBytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
+void WriteBytes(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
 
 // A fresh scratch directory for one test, removed with its contents afterwards.
 class ScratchDir {
@@ -207,8 +205,8 @@ TEST(TensorProtoTest, HugeShapesFailBeforeAllocating) {
 
 TEST(TensorProtoTest, UnsupportedDataTypesAreNamed) {
   const std::pair<int, const char*> kCases[] = {
-      {8, "STRING"},   {12, "UINT32"},        {13, "UINT64"},     {14, "COMPLEX64"},
-      {15, "COMPLEX128"}, {17, "FLOAT8E4M3FN"}, {19, "FLOAT8E5M2"}, {22, "INT4"}, {99, "99"},
+      {8, "STRING"},        {12, "UINT32"},     {13, "UINT64"}, {14, "COMPLEX64"}, {15, "COMPLEX128"},
+      {17, "FLOAT8E4M3FN"}, {19, "FLOAT8E5M2"}, {22, "INT4"},   {99, "99"},
   };
   for (const auto& [code, name] : kCases) {
     onnx::TensorProto p = Proto(code, {1});
@@ -258,7 +256,10 @@ TEST(TensorProtoTest, TypedFieldCountMismatch) {
 }
 
 TEST(TensorProtoTest, TypedFieldMustMatchDtype) {
-  struct Case { int type; void (*fill)(onnx::TensorProto*); };
+  struct Case {
+    int type;
+    void (*fill)(onnx::TensorProto*);
+  };
   const Case kCases[] = {
       {onnx::TensorProto::FLOAT, [](onnx::TensorProto* p) { p->add_int64_data(1); }},
       {onnx::TensorProto::FLOAT, [](onnx::TensorProto* p) { p->add_double_data(1); }},
@@ -278,11 +279,9 @@ TEST(TensorProtoTest, TypedFieldMustMatchDtype) {
 
 TEST(TensorProtoTest, Int32DataOutOfRangeForNarrowType) {
   const std::pair<int, int32_t> kCases[] = {
-      {onnx::TensorProto::INT8, 128},     {onnx::TensorProto::INT8, -129},
-      {onnx::TensorProto::UINT8, -1},     {onnx::TensorProto::UINT8, 256},
-      {onnx::TensorProto::INT16, 32768},  {onnx::TensorProto::UINT16, 65536},
-      {onnx::TensorProto::BOOL, 2},       {onnx::TensorProto::FLOAT16, 65536},
-      {onnx::TensorProto::BFLOAT16, -32769},
+      {onnx::TensorProto::INT8, 128},  {onnx::TensorProto::INT8, -129},     {onnx::TensorProto::UINT8, -1},
+      {onnx::TensorProto::UINT8, 256}, {onnx::TensorProto::INT16, 32768},   {onnx::TensorProto::UINT16, 65536},
+      {onnx::TensorProto::BOOL, 2},    {onnx::TensorProto::FLOAT16, 65536}, {onnx::TensorProto::BFLOAT16, -32769},
   };
   for (const auto& [type, value] : kCases) {
     onnx::TensorProto p = Proto(type, {1});
@@ -389,8 +388,8 @@ TEST_F(ExternalDataTest, LengthMustMatchShape) {
 
 TEST_F(ExternalDataTest, EscapingAndAbsolutePathsAreRejected) {
   WriteBytes(dir_ + "/../qrt_escape.bin", std::string(64, '\0'));
-  for (const char* loc : {"../qrt_escape.bin", "sub/../../qrt_escape.bin", "sub/..", "..", "sub\\..\\..\\x.bin",
-                          "./../qrt_escape.bin"}) {
+  for (const char* loc :
+       {"../qrt_escape.bin", "sub/../../qrt_escape.bin", "sub/..", "..", "sub\\..\\..\\x.bin", "./../qrt_escape.bin"}) {
     ExpectError(StatusCode::kInvalidArgument, "'..'", {1}, {{"location", loc}});
   }
   for (const char* loc : {"/etc/passwd", "\\etc\\passwd", "C:\\weights.bin"}) {
@@ -552,9 +551,9 @@ int CheckNodeTest(const std::string& test_dir, bool require_all_supported) {
 
 TEST(OnnxTestDataTest, SelectedNodeTests) {
   if (!FileExists(kTestDataDir)) GTEST_SKIP() << kTestDataDir << " is absent (libonnx-testdata)";
-  const char* const kTests[] = {"test_add",         "test_quantizelinear",          "test_dequantizelinear",
+  const char* const kTests[] = {"test_add",           "test_quantizelinear",        "test_dequantizelinear",
                                 "test_matmulinteger", "test_cast_FLOAT_to_FLOAT16", "test_cast_FLOAT_to_DOUBLE",
-                                "test_equal",       "test_qlinearmatmul_2D",        "test_convinteger_with_padding"};
+                                "test_equal",         "test_qlinearmatmul_2D",      "test_convinteger_with_padding"};
   for (const char* name : kTests) {
     const std::string dir = std::string(kTestDataDir) + "/" + name;
     if (!FileExists(dir)) {

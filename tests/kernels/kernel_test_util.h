@@ -71,18 +71,18 @@ inline float FromBits(uint32_t u) {
 
 }  // namespace qrt::testing
 
-#define QRT_ASSERT_OK(expr)                                      \
-  do {                                                           \
-    const ::qrt::Status qrt_s_ = (expr);                         \
-    ASSERT_TRUE(qrt_s_.ok()) << qrt_s_.message();                \
+#define QRT_ASSERT_OK(expr)                       \
+  do {                                            \
+    const ::qrt::Status qrt_s_ = (expr);          \
+    ASSERT_TRUE(qrt_s_.ok()) << qrt_s_.message(); \
   } while (0)
 
 // Asserts that a Status/StatusOr is an error whose message contains `needle`.
-#define QRT_EXPECT_ERROR(expr, needle)                                                \
-  do {                                                                                \
-    const ::qrt::Status qrt_s_ = ::qrt::testing::ToStatus(expr);                      \
-    EXPECT_FALSE(qrt_s_.ok()) << "expected an error containing: " << (needle);        \
-    EXPECT_NE(qrt_s_.message().find(needle), std::string::npos) << qrt_s_.message();  \
+#define QRT_EXPECT_ERROR(expr, needle)                                               \
+  do {                                                                               \
+    const ::qrt::Status qrt_s_ = ::qrt::testing::ToStatus(expr);                     \
+    EXPECT_FALSE(qrt_s_.ok()) << "expected an error containing: " << (needle);       \
+    EXPECT_NE(qrt_s_.message().find(needle), std::string::npos) << qrt_s_.message(); \
   } while (0)
 
 namespace qrt::testing {

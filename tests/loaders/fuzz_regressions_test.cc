@@ -36,10 +36,10 @@ StatusOr<Graph> LoadOnnxBytes(const std::string& bytes) {
 // names are bytes, but JSON text is UTF-8: nlohmann's dump() threw type_error 316 out of
 // GraphToJson, through `qrt convert`, to std::terminate.
 TEST(FuzzRegression, NonUtf8NameIsAnErrorWhenWritingJson) {
-  const std::string model = Hex(
-      "0807120c6261636b656e642d746573743a490a0f0a017812017922075369676d6f69641214746573"
-      "745f7369676d6f69645fe578616d706c655a0f0a0178120a0a08080112040a020803620f0a017912"
-      "0a0a08080112040a02080342040a00100d");
+  const std::string model =
+      Hex("0807120c6261636b656e642d746573743a490a0f0a017812017922075369676d6f69641214746573"
+          "745f7369676d6f69645fe578616d706c655a0f0a0178120a0a08080112040a020803620f0a017912"
+          "0a0a08080112040a02080342040a00100d");
   StatusOr<Graph> g = LoadOnnxBytes(model);
   ASSERT_TRUE(g.ok()) << g.status().message();
   StatusOr<std::string> json = GraphToJson(*g, nullptr);
@@ -55,15 +55,15 @@ TEST(FuzzRegression, NonUtf8NameIsAnErrorWhenWritingJson) {
 // (UBSan: "-nan is outside the range of representable values of type 'long'").
 // A non-finite roi is now refused when the plan is made for it, naming the node.
 TEST(FuzzRegression, ResizeNanRoiIsRefusedNotConvertedToAnIndex) {
-  const std::string model = Hex(
-      "0807120c6261636b656e642d746573743a8c020a87010a01580a03726f690a000a0573697a657312"
-      "01592206526573697a652a370a1e636f6f7264696e6174655f7472616e73666f726d6174696f6e5f"
-      "6d6f6465221274665f63726f705f616e645f726573697a65a001032a1d0a136578747261706f6c61"
-      "74696f6e5f76616c75651500002041a001012a110a046d6f646522066c696e656172a00103121e74"
-      "6573745f726573697a655f74665f63726f705f61ee645f706573697a655a1b0a015812160a140801"
-      "12100a0208010a0208010a0208040a0208045a110a03726f69120a0a08080112040a0208085a130a"
-      "0573697a6573120a0a08080712040a020804621b0a015912160a14080112100a0208010a0208010a"
-      "0208030a02080342040a00100d");
+  const std::string model =
+      Hex("0807120c6261636b656e642d746573743a8c020a87010a01580a03726f690a000a0573697a657312"
+          "01592206526573697a652a370a1e636f6f7264696e6174655f7472616e73666f726d6174696f6e5f"
+          "6d6f6465221274665f63726f705f616e645f726573697a65a001032a1d0a136578747261706f6c61"
+          "74696f6e5f76616c75651500002041a001012a110a046d6f646522066c696e656172a00103121e74"
+          "6573745f726573697a655f74665f63726f705f61ee645f706573697a655a1b0a015812160a140801"
+          "12100a0208010a0208010a0208040a0208045a110a03726f69120a0a08080112040a0208085a130a"
+          "0573697a6573120a0a08080712040a020804621b0a015912160a14080112100a0208010a0208010a"
+          "0208030a02080342040a00100d");
   for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
     StatusOr<Graph> g = LoadOnnxBytes(model);
     ASSERT_TRUE(g.ok()) << g.status().message();
@@ -79,8 +79,7 @@ TEST(FuzzRegression, ResizeNanRoiIsRefusedNotConvertedToAnIndex) {
     EXPECT_PRED2(Contains, out.status().message(), "Resize");
     EXPECT_PRED2(Contains, out.status().message(), "roi[2] = nan is not finite");
     // A finite roi still runs.
-    const std::vector<Tensor> good = {feeds[0], Tensor::FromVector<float>({0, 0, 0.25f, 0, 1, 1, 1, 1}, {8}),
-                                      feeds[2]};
+    const std::vector<Tensor> good = {feeds[0], Tensor::FromVector<float>({0, 0, 0.25f, 0, 1, 1, 1, 1}, {8}), feeds[2]};
     out = testing::RunGraph(std::move(g).value(), good, "default", isa);
     ASSERT_TRUE(out.ok()) << out.status().message();
     EXPECT_EQ((*out)[0].dims(), (Dims{1, 1, 3, 3}));
@@ -92,7 +91,8 @@ TEST(FuzzRegression, ResizeNanRoiIsRefusedNotConvertedToAnIndex) {
 // heap-buffer-overflow in ExpectDType. Now a clear error; and any index past a node's
 // inputs reads as an omitted input, for every op.
 TEST(FuzzRegression, ReshapeWithoutItsShapeInput) {
-  const std::string json = R"({"format": "qrt.graph", "initializers": [], "inputs": [{"dtype": "float32", "name": "x", "shape": [1, 3, 32, 32]}], "name": "test_maxpool_2d_same_upper", "nodes": [{"attrs": {"auto_pad": "SAME_UPPER", "kernel_shape": [1, 2]}, "domain": "", "inputs": ["x"], "name": "MaxPool_0", "op": "Reshape", "outputs": ["y"]}], "opsets": {"": 12}, "outputs": [{"dtype": "float32", "name": "y"}], "version": 1})";
+  const std::string json =
+      R"({"format": "qrt.graph", "initializers": [], "inputs": [{"dtype": "float32", "name": "x", "shape": [1, 3, 32, 32]}], "name": "test_maxpool_2d_same_upper", "nodes": [{"attrs": {"auto_pad": "SAME_UPPER", "kernel_shape": [1, 2]}, "domain": "", "inputs": ["x"], "name": "MaxPool_0", "op": "Reshape", "outputs": ["y"]}], "opsets": {"": 12}, "outputs": [{"dtype": "float32", "name": "y"}], "version": 1})";
   StatusOr<Graph> g = LoadJsonText(json, "fuzz.json", "");
   ASSERT_TRUE(g.ok()) << g.status().message();
   StatusOr<std::shared_ptr<const CompiledModel>> m = Compile(std::move(g).value(), CompileOptions());
@@ -124,7 +124,8 @@ TEST(FuzzRegression, InputsPastTheNodeReadAsOmitted) {
 TEST(FuzzRegression, JsonNumberOverflowIsAnError) {
   for (const char* number : {"6.8815212E4975586", "-1e999", "1e400"}) {
     const std::string json = std::string(R"({"format": "qrt.graph", "version": 1, "nodes": [
-        {"op": "LeakyRelu", "inputs": ["x"], "outputs": ["y"], "attrs": {"alpha": )") + number + "}}]}";
+        {"op": "LeakyRelu", "inputs": ["x"], "outputs": ["y"], "attrs": {"alpha": )") +
+                             number + "}}]}";
     StatusOr<Graph> g = LoadJsonText(json, "fuzz.json", "");
     ASSERT_FALSE(g.ok()) << number;
     EXPECT_EQ(g.status().code(), StatusCode::kInvalidArgument);
@@ -139,8 +140,10 @@ TEST(FuzzRegression, JsonNumberOverflowIsAnError) {
 TEST(FuzzRegression, NarrowIntegerMulWraps) {
   const auto run = [](const char* dtype, const std::string& values) {
     const std::string json = std::string(R"({"format": "qrt.graph", "version": 1, "opsets": {"": 14},
-        "inputs": [{"name": "x", "dtype": ")") + dtype + R"(", "shape": [3]}], "outputs": [{"name": "y"}],
-        "initializers": [{"name": "c", "dtype": ")" + dtype + R"(", "shape": [3], "data": )" + values + R"(}],
+        "inputs": [{"name": "x", "dtype": ")") +
+                             dtype + R"(", "shape": [3]}], "outputs": [{"name": "y"}],
+        "initializers": [{"name": "c", "dtype": ")" +
+                             dtype + R"(", "shape": [3], "data": )" + values + R"(}],
         "nodes": [{"op": "Mul", "inputs": ["x", "c"], "outputs": ["y"]}]})";
     StatusOr<Graph> g = LoadJsonText(json, "fuzz.json", "");
     EXPECT_TRUE(g.ok()) << g.status().message();
@@ -154,8 +157,8 @@ TEST(FuzzRegression, NarrowIntegerMulWraps) {
     std::vector<Tensor> out;
     ASSERT_TRUE(s.Run({Tensor::FromVector<uint16_t>({49325, 65535, 40000}, {3})}, &out).ok());
     EXPECT_EQ(out[0].data<uint16_t>()[0], uint16_t((49325u * 49325u) & 0xFFFF));
-    EXPECT_EQ(out[0].data<uint16_t>()[1], uint16_t(1));       // (2^16 - 1)^2 = 1 mod 2^16
-    EXPECT_EQ(out[0].data<uint16_t>()[2], uint16_t(14464));   // 80000 mod 65536
+    EXPECT_EQ(out[0].data<uint16_t>()[1], uint16_t(1));      // (2^16 - 1)^2 = 1 mod 2^16
+    EXPECT_EQ(out[0].data<uint16_t>()[2], uint16_t(14464));  // 80000 mod 65536
   }
   {
     StatusOr<Graph> g = run("int16", "[-32768, 32767, 300]");
@@ -178,7 +181,8 @@ TEST(FuzzRegression, ResizeScalesDtypeAndWorkAreBounded) {
   const auto compile = [](const char* scales_dtype, const std::string& scales) {
     const std::string json = std::string(R"({"format": "qrt.graph", "version": 1, "opsets": {"": 13},
         "inputs": [{"name": "x", "dtype": "float32", "shape": [1, 1, 91, 4]}], "outputs": [{"name": "y"}],
-        "initializers": [{"name": "scales", "dtype": ")") + scales_dtype + R"(", "shape": [4], "data": )" + scales + R"(}],
+        "initializers": [{"name": "scales", "dtype": ")") +
+                             scales_dtype + R"(", "shape": [4], "data": )" + scales + R"(}],
         "nodes": [{"name": "up", "op": "Resize", "inputs": ["x", "", "scales"], "outputs": ["y"], "attrs": {"mode": "cubic"}}]})";
     StatusOr<Graph> g = LoadJsonText(json, "fuzz.json", "");
     EXPECT_TRUE(g.ok()) << g.status().message();

@@ -20,7 +20,6 @@
 namespace qrt {
 namespace {
 
-
 constexpr const char* kSource = "model.json";
 
 using testing::Contains;
@@ -30,8 +29,8 @@ using testing::TempDir;
 // A qrt.graph document from its four arrays (each a JSON array text).
 std::string Doc(const std::string& inputs, const std::string& initializers, const std::string& nodes,
                 const std::string& outputs) {
-  return R"({"format": "qrt.graph", "version": 1, "inputs": )" + inputs + R"(, "initializers": )" +
-         initializers + R"(, "nodes": )" + nodes + R"(, "outputs": )" + outputs + "}";
+  return R"({"format": "qrt.graph", "version": 1, "inputs": )" + inputs + R"(, "initializers": )" + initializers +
+         R"(, "nodes": )" + nodes + R"(, "outputs": )" + outputs + "}";
 }
 
 StatusOr<Graph> Load(const std::string& text, const std::string& base_dir = ".") {
@@ -60,18 +59,18 @@ void ExpectLoadError(const std::string& text, StatusCode code, const std::vector
 // ---- Computation ---------------------------------------------------------------------
 
 // x:u8[N,4] -> DQ(0.5, 10) -> Mul(2.0) -> Q(0.25, 3) -> y:u8, with a symbolic batch.
-const std::string kDqMulQ = Doc(
-    R"([{"name": "x", "dtype": "uint8", "shape": ["N", 4]}])",
-    R"([{"name": "x_scale", "dtype": "float32", "shape": [], "data": [0.5]},
+const std::string kDqMulQ =
+    Doc(R"([{"name": "x", "dtype": "uint8", "shape": ["N", 4]}])",
+        R"([{"name": "x_scale", "dtype": "float32", "shape": [], "data": [0.5]},
         {"name": "x_zp", "dtype": "uint8", "shape": [], "data": [10]},
         {"name": "two", "dtype": "float32", "shape": [], "data": [2.0]},
         {"name": "y_scale", "dtype": "float32", "shape": [], "data": [0.25]},
         {"name": "y_zp", "dtype": "uint8", "shape": [], "data": [3]}])",
-    R"([{"name": "dq", "op": "DequantizeLinear", "inputs": ["x", "x_scale", "x_zp"], "outputs": ["xf"]},
+        R"([{"name": "dq", "op": "DequantizeLinear", "inputs": ["x", "x_scale", "x_zp"], "outputs": ["xf"]},
         {"name": "mul", "op": "Mul", "domain": "", "inputs": ["xf", "two"], "outputs": ["m"]},
         {"name": "q", "op": "QuantizeLinear", "domain": "ai.onnx", "inputs": ["m", "y_scale", "y_zp"],
          "outputs": ["y"]}])",
-    R"([{"name": "y"}])");
+        R"([{"name": "y"}])");
 
 TEST(JsonLoader, DqMulQWithSymbolicBatch) {
   StatusOr<Graph> g = Load(kDqMulQ);
@@ -114,8 +113,7 @@ TEST(JsonLoader, FloatDataAcceptsNanAndInfinities) {
   const std::string text = Doc(R"([{"name": "x", "dtype": "float32", "shape": [5]}])",
                                R"([{"name": "c", "dtype": "float32", "shape": [5],
                                     "data": ["nan", "inf", "-inf", 1.5, -2]}])",
-                               R"([{"op": "Add", "inputs": ["x", "c"], "outputs": ["y"]}])",
-                               R"([{"name": "y"}])");
+                               R"([{"op": "Add", "inputs": ["x", "c"], "outputs": ["y"]}])", R"([{"name": "y"}])");
   StatusOr<Graph> g = Load(text);
   ASSERT_TRUE(g.ok()) << g.status().message();
   const Tensor* c = g->ConstantOf(g->FindValue("c"));
@@ -158,13 +156,12 @@ TEST(JsonLoader, NanAndInfinityInFloat64AndFloat16Data) {
 
 TEST(JsonLoader, IntAndBoolData) {
   // Bool data may be true/false or 0/1. Cast(to=INT32=6) shows the stored values.
-  const std::string text = Doc(
-      "[]",
-      R"([{"name": "b", "dtype": "bool", "shape": [4], "data": [true, false, 1, 0]},
+  const std::string text = Doc("[]",
+                               R"([{"name": "b", "dtype": "bool", "shape": [4], "data": [true, false, 1, 0]},
           {"name": "i", "dtype": "int64", "shape": [2, 2], "data": [-9007199254740993, 0, 7, 9223372036854775807]},
           {"name": "u", "dtype": "uint16", "shape": [2], "data": [0, 65535]}])",
-      R"([{"op": "Cast", "inputs": ["b"], "outputs": ["bi"], "attrs": {"to": 6}}])",
-      R"([{"name": "bi"}, {"name": "i"}, {"name": "u"}])");
+                               R"([{"op": "Cast", "inputs": ["b"], "outputs": ["bi"], "attrs": {"to": 6}}])",
+                               R"([{"name": "bi"}, {"name": "i"}, {"name": "u"}])");
   StatusOr<Graph> g = Load(text);
   ASSERT_TRUE(g.ok()) << g.status().message();
   const Tensor* i = g->ConstantOf(g->FindValue("i"));
@@ -181,18 +178,18 @@ TEST(JsonLoader, IntAndBoolData) {
 }
 
 TEST(JsonLoader, IntegerDataOutOfRangeIsAnError) {
-  ExpectLoadError(Doc("[]", R"([{"name": "w", "dtype": "uint8", "shape": [2], "data": [1, 256]}])", "[]",
-                      R"([{"name": "w"}])"),
-                  StatusCode::kInvalidArgument, {kSource, "'w'", "256", "uint8"});
-  ExpectLoadError(Doc("[]", R"([{"name": "w", "dtype": "int8", "shape": [1], "data": [0.5]}])", "[]",
-                      R"([{"name": "w"}])"),
-                  StatusCode::kInvalidArgument, {kSource, "'w'", "not an integer"});
-  ExpectLoadError(Doc("[]", R"([{"name": "w", "dtype": "int32", "shape": [1], "data": ["nan"]}])", "[]",
-                      R"([{"name": "w"}])"),
-                  StatusCode::kInvalidArgument, {kSource, "'w'"});
-  ExpectLoadError(Doc("[]", R"([{"name": "w", "dtype": "float32", "shape": [1], "data": ["NaN!"]}])", "[]",
-                      R"([{"name": "w"}])"),
-                  StatusCode::kInvalidArgument, {kSource, "'w'", "NaN!"});
+  ExpectLoadError(
+      Doc("[]", R"([{"name": "w", "dtype": "uint8", "shape": [2], "data": [1, 256]}])", "[]", R"([{"name": "w"}])"),
+      StatusCode::kInvalidArgument, {kSource, "'w'", "256", "uint8"});
+  ExpectLoadError(
+      Doc("[]", R"([{"name": "w", "dtype": "int8", "shape": [1], "data": [0.5]}])", "[]", R"([{"name": "w"}])"),
+      StatusCode::kInvalidArgument, {kSource, "'w'", "not an integer"});
+  ExpectLoadError(
+      Doc("[]", R"([{"name": "w", "dtype": "int32", "shape": [1], "data": ["nan"]}])", "[]", R"([{"name": "w"}])"),
+      StatusCode::kInvalidArgument, {kSource, "'w'"});
+  ExpectLoadError(
+      Doc("[]", R"([{"name": "w", "dtype": "float32", "shape": [1], "data": ["NaN!"]}])", "[]", R"([{"name": "w"}])"),
+      StatusCode::kInvalidArgument, {kSource, "'w'", "NaN!"});
 }
 
 TEST(JsonLoader, DataBase64IsRawLittleEndianBytes) {
@@ -220,11 +217,10 @@ TEST(JsonLoader, FileDataIsReadRelativeToTheJsonFile) {
   const float w[4] = {1.5f, -2.0f, 0.25f, 1e-3f};
   ASSERT_EQ(mkdir((dir.path() + "/weights").c_str(), 0755), 0);
   dir.Write("weights/w.bin", std::string(reinterpret_cast<const char*>(w), sizeof(w)));
-  const std::string path = dir.Write(
-      "model.json",
-      Doc(R"([{"name": "x", "dtype": "float32", "shape": [4]}])",
-          R"([{"name": "w", "dtype": "float32", "shape": [4], "file": "weights/w.bin"}])",
-          R"([{"op": "Mul", "inputs": ["x", "w"], "outputs": ["y"]}])", R"([{"name": "y"}])"));
+  const std::string path =
+      dir.Write("model.json", Doc(R"([{"name": "x", "dtype": "float32", "shape": [4]}])",
+                                  R"([{"name": "w", "dtype": "float32", "shape": [4], "file": "weights/w.bin"}])",
+                                  R"([{"op": "Mul", "inputs": ["x", "w"], "outputs": ["y"]}])", R"([{"name": "y"}])"));
   StatusOr<Graph> g = LoadJsonFile(path);
   ASSERT_TRUE(g.ok()) << g.status().message();
   EXPECT_EQ(g->source, path);
@@ -237,16 +233,14 @@ TEST(JsonLoader, FileDataErrors) {
   TempDir dir;
   dir.Write("short.bin", std::string(12, '\0'));
   auto load = [&](const std::string& file) {
-    const std::string path =
-        dir.Write("model.json", Doc("[]",
-                                    R"([{"name": "big", "dtype": "float32", "shape": [4], "file": ")" + file +
-                                        R"("}])",
-                                    "[]", R"([{"name": "big"}])"));
+    const std::string path = dir.Write(
+        "model.json", Doc("[]", R"([{"name": "big", "dtype": "float32", "shape": [4], "file": ")" + file + R"("}])",
+                          "[]", R"([{"name": "big"}])"));
     return LoadJsonFile(path);
   };
   const std::string model = dir.path() + "/model.json";
-  for (const std::string& escaping : {std::string("../x.bin"), std::string("/etc/passwd"),
-                                      std::string("a/../../x.bin")}) {
+  for (const std::string& escaping :
+       {std::string("../x.bin"), std::string("/etc/passwd"), std::string("a/../../x.bin")}) {
     StatusOr<Graph> g = load(escaping);
     ASSERT_FALSE(g.ok()) << escaping;
     EXPECT_EQ(g.status().code(), StatusCode::kInvalidArgument) << g.status().message();
@@ -297,9 +291,9 @@ TEST(JsonLoader, OmittedDomainPrefersOnnxThenQrt) {
 }
 
 TEST(JsonLoader, ExplicitDomainIsNotSearchedElsewhere) {
-  const std::string text = Doc(R"([{"name": "x", "dtype": "float32", "shape": [1]}])", "[]",
-                               R"([{"name": "r", "op": "Relu", "domain": "qrt", "inputs": ["x"], "outputs": ["y"]}])",
-                               R"([{"name": "y"}])");
+  const std::string text =
+      Doc(R"([{"name": "x", "dtype": "float32", "shape": [1]}])", "[]",
+          R"([{"name": "r", "op": "Relu", "domain": "qrt", "inputs": ["x"], "outputs": ["y"]}])", R"([{"name": "y"}])");
   ExpectLoadError(text, StatusCode::kUnsupported, {kSource, "'r'", "Relu", "qrt"});
 }
 
@@ -319,14 +313,13 @@ TEST(JsonLoader, OmittedOptionalInputs) {
 }
 
 TEST(JsonLoader, AttributeTyping) {
-  const std::string text = Doc(
-      R"([{"name": "x", "dtype": "float32", "shape": [1]}])", "[]",
-      R"([{"name": "id", "op": "Identity", "inputs": ["x"], "outputs": ["y"], "attrs": {
+  const std::string text = Doc(R"([{"name": "x", "dtype": "float32", "shape": [1]}])", "[]",
+                               R"([{"name": "id", "op": "Identity", "inputs": ["x"], "outputs": ["y"], "attrs": {
             "i": 3, "neg": -7, "f_frac": 1.5, "f_exp": 1e-3, "f_whole": 2.0, "s": "hello",
             "t": true, "fl": false, "ints": [1, -2, 3], "floats": [1.0, 2, 3.5], "strs": ["a", "b"],
             "bools": [true, false], "empty": [], "f_nan": "nan", "f_ninf": "-inf",
             "floats_special": [1.5, "inf", "nan", "-inf"], "floats_bool": [true, 0.5]}}])",
-      R"([{"name": "y"}])");
+                               R"([{"name": "y"}])");
   StatusOr<Graph> g = Load(text);
   ASSERT_TRUE(g.ok()) << g.status().message();
   const Attributes& a = g->node(NodeId{0}).attrs;
@@ -386,16 +379,15 @@ TEST(JsonLoader, BadAttributeValues) {
 
 TEST(JsonLoader, ConstantNodeWithTensorAttribute) {
   // y = Reshape(x + c, shape) with c and shape from Constant nodes.
-  const std::string text = Doc(
-      R"([{"name": "x", "dtype": "float32", "shape": [4]}])", "[]",
-      R"([{"name": "c", "op": "Constant", "outputs": ["c"],
+  const std::string text = Doc(R"([{"name": "x", "dtype": "float32", "shape": [4]}])", "[]",
+                               R"([{"name": "c", "op": "Constant", "outputs": ["c"],
            "attrs": {"value": {"tensor": {"dtype": "float32", "shape": [4], "data": [1.5, -2, "inf", 0]}}}},
           {"name": "shp", "op": "Constant", "outputs": ["shape"], "attrs": {"value_ints": [2, -1]}},
           {"name": "k", "op": "Constant", "outputs": ["k"], "attrs": {"value_float": 0.5}},
           {"name": "add", "op": "Add", "inputs": ["x", "c"], "outputs": ["s"]},
           {"name": "mul", "op": "Mul", "inputs": ["s", "k"], "outputs": ["m"]},
           {"name": "r", "op": "Reshape", "inputs": ["m", "shape"], "outputs": ["y"]}])",
-      R"([{"name": "y"}])");
+                               R"([{"name": "y"}])");
   StatusOr<Graph> g = Load(text);
   ASSERT_TRUE(g.ok()) << g.status().message();
   const Tensor* c = g->ConstantOf(g->FindValue("c"));
@@ -458,11 +450,11 @@ TEST(JsonLoader, DeclaredOutputTypeMustMatchTheComputedOne) {
 }
 
 TEST(JsonLoader, TensorFlowDtypeAliases) {
-  const std::string text = Doc(R"([{"name": "x", "dtype": "quint8", "shape": [2]}])",
-                               R"([{"name": "s", "dtype": "float32", "shape": [], "data": [2]},
+  const std::string text =
+      Doc(R"([{"name": "x", "dtype": "quint8", "shape": [2]}])",
+          R"([{"name": "s", "dtype": "float32", "shape": [], "data": [2]},
                                    {"name": "zp", "dtype": "quint8", "shape": [], "data": [1]}])",
-                               R"([{"op": "DequantizeLinear", "inputs": ["x", "s", "zp"], "outputs": ["y"]}])",
-                               R"([{"name": "y"}])");
+          R"([{"op": "DequantizeLinear", "inputs": ["x", "s", "zp"], "outputs": ["y"]}])", R"([{"name": "y"}])");
   StatusOr<Graph> g = Load(text);
   ASSERT_TRUE(g.ok()) << g.status().message();
   EXPECT_EQ(g->value(g->inputs[0]).dtype, DataType::kUInt8);
@@ -504,10 +496,10 @@ TEST(JsonLoaderErrors, WrongFormatOrVersion) {
 }
 
 TEST(JsonLoaderErrors, UnknownOpNamesOpAndNode) {
-  ExpectLoadError(Doc(R"([{"name": "x", "dtype": "float32", "shape": [1]}])", "[]",
-                      R"([{"name": "conv_7", "op": "FancyConv", "inputs": ["x"], "outputs": ["y"]}])",
-                      R"([{"name": "y"}])"),
-                  StatusCode::kUnsupported, {kSource, "'conv_7'", "FancyConv"});
+  ExpectLoadError(
+      Doc(R"([{"name": "x", "dtype": "float32", "shape": [1]}])", "[]",
+          R"([{"name": "conv_7", "op": "FancyConv", "inputs": ["x"], "outputs": ["y"]}])", R"([{"name": "y"}])"),
+      StatusCode::kUnsupported, {kSource, "'conv_7'", "FancyConv"});
   ExpectLoadError(Doc(R"([{"name": "x", "dtype": "float32", "shape": [1]}])", "[]",
                       R"([{"name": "n", "op": "Relu", "domain": "com.example", "inputs": ["x"], "outputs": ["y"]}])",
                       R"([{"name": "y"}])"),
@@ -517,48 +509,49 @@ TEST(JsonLoaderErrors, UnknownOpNamesOpAndNode) {
 TEST(JsonLoaderErrors, UnknownDtype) {
   ExpectLoadError(Doc(R"([{"name": "x", "dtype": "float7", "shape": [1]}])", "[]", "[]", R"([{"name": "x"}])"),
                   StatusCode::kUnsupported, {kSource, "inputs[0]", "float7"});
-  ExpectLoadError(Doc("[]", R"([{"name": "w", "dtype": "complex64", "shape": [1], "data": [1]}])", "[]",
-                      R"([{"name": "w"}])"),
-                  StatusCode::kUnsupported, {kSource, "'w'", "complex64"});
+  ExpectLoadError(
+      Doc("[]", R"([{"name": "w", "dtype": "complex64", "shape": [1], "data": [1]}])", "[]", R"([{"name": "w"}])"),
+      StatusCode::kUnsupported, {kSource, "'w'", "complex64"});
   ExpectLoadError(Doc(R"([{"name": "x", "dtype": 1, "shape": [1]}])", "[]", "[]", R"([{"name": "x"}])"),
                   StatusCode::kInvalidArgument, {kSource, "inputs[0]", "dtype"});
 }
 
 TEST(JsonLoaderErrors, DataLengthMismatch) {
-  ExpectLoadError(Doc("[]", R"([{"name": "w", "dtype": "float32", "shape": [2, 3], "data": [1, 2, 3, 4, 5]}])",
-                      "[]", R"([{"name": "w"}])"),
+  ExpectLoadError(Doc("[]", R"([{"name": "w", "dtype": "float32", "shape": [2, 3], "data": [1, 2, 3, 4, 5]}])", "[]",
+                      R"([{"name": "w"}])"),
                   StatusCode::kInvalidArgument, {kSource, "'w'", "5 elements", "6"});
   ExpectLoadError(Doc("[]", R"([{"name": "w", "dtype": "int16", "shape": [2], "data_base64": "AAAA"}])", "[]",
                       R"([{"name": "w"}])"),
                   StatusCode::kInvalidArgument, {kSource, "'w'", "3 bytes", "4"});
   ExpectLoadError(Doc("[]", R"([{"name": "w", "dtype": "float32", "shape": [1]}])", "[]", R"([{"name": "w"}])"),
                   StatusCode::kInvalidArgument, {kSource, "'w'", "data"});
-  ExpectLoadError(Doc("[]", R"([{"name": "w", "dtype": "float32", "shape": [1], "data": [1], "data_base64": "AACAPw=="}])",
-                      "[]", R"([{"name": "w"}])"),
-                  StatusCode::kInvalidArgument, {kSource, "'w'", "exactly one"});
-  ExpectLoadError(Doc("[]", R"([{"name": "w", "dtype": "float32", "shape": ["N"], "data": [1]}])", "[]",
-                      R"([{"name": "w"}])"),
-                  StatusCode::kInvalidArgument, {kSource, "'w'", "static"});
+  ExpectLoadError(
+      Doc("[]", R"([{"name": "w", "dtype": "float32", "shape": [1], "data": [1], "data_base64": "AACAPw=="}])", "[]",
+          R"([{"name": "w"}])"),
+      StatusCode::kInvalidArgument, {kSource, "'w'", "exactly one"});
+  ExpectLoadError(
+      Doc("[]", R"([{"name": "w", "dtype": "float32", "shape": ["N"], "data": [1]}])", "[]", R"([{"name": "w"}])"),
+      StatusCode::kInvalidArgument, {kSource, "'w'", "static"});
 }
 
 TEST(JsonLoaderErrors, Base64Garbage) {
   for (const char* bad : {"!!!!", "AAA", "AA=A", "AA AA"}) {
-    ExpectLoadError(Doc("[]", R"([{"name": "w", "dtype": "int8", "shape": [3], "data_base64": ")" +
-                                  std::string(bad) + R"("}])",
-                        "[]", R"([{"name": "w"}])"),
-                    StatusCode::kInvalidArgument, {kSource, "'w'"});
+    ExpectLoadError(
+        Doc("[]", R"([{"name": "w", "dtype": "int8", "shape": [3], "data_base64": ")" + std::string(bad) + R"("}])",
+            "[]", R"([{"name": "w"}])"),
+        StatusCode::kInvalidArgument, {kSource, "'w'"});
   }
 }
 
 TEST(JsonLoaderErrors, UndefinedInputName) {
-  ExpectLoadError(Doc(R"([{"name": "x", "dtype": "float32", "shape": [1]}])", "[]",
-                      R"([{"name": "add", "op": "Add", "inputs": ["x", "ghost"], "outputs": ["y"]}])",
-                      R"([{"name": "y"}])"),
-                  StatusCode::kInvalidArgument, {kSource, "'add'", "Add", "'ghost'"});
-  ExpectLoadError(Doc(R"([{"name": "x", "dtype": "float32", "shape": [1]}])", "[]",
-                      R"([{"name": "r", "op": "Relu", "inputs": ["x"], "outputs": ["y"]}])",
-                      R"([{"name": "nothing"}])"),
-                  StatusCode::kInvalidArgument, {kSource, "'nothing'"});
+  ExpectLoadError(
+      Doc(R"([{"name": "x", "dtype": "float32", "shape": [1]}])", "[]",
+          R"([{"name": "add", "op": "Add", "inputs": ["x", "ghost"], "outputs": ["y"]}])", R"([{"name": "y"}])"),
+      StatusCode::kInvalidArgument, {kSource, "'add'", "Add", "'ghost'"});
+  ExpectLoadError(
+      Doc(R"([{"name": "x", "dtype": "float32", "shape": [1]}])", "[]",
+          R"([{"name": "r", "op": "Relu", "inputs": ["x"], "outputs": ["y"]}])", R"([{"name": "nothing"}])"),
+      StatusCode::kInvalidArgument, {kSource, "'nothing'"});
 }
 
 TEST(JsonLoaderErrors, DuplicateValueDefinitions) {
@@ -574,8 +567,7 @@ TEST(JsonLoaderErrors, DuplicateValueDefinitions) {
                   StatusCode::kInvalidArgument, {kSource, "'r1'", "'x'"});
   // An input and an initializer of one name.
   ExpectLoadError(Doc(R"([{"name": "w", "dtype": "float32", "shape": [1]}])",
-                      R"([{"name": "w", "dtype": "float32", "shape": [1], "data": [1]}])", "[]",
-                      R"([{"name": "w"}])"),
+                      R"([{"name": "w", "dtype": "float32", "shape": [1], "data": [1]}])", "[]", R"([{"name": "w"}])"),
                   StatusCode::kInvalidArgument, {kSource, "'w'"});
   // Two initializers of one name.
   ExpectLoadError(Doc("[]", R"([{"name": "w", "dtype": "float32", "shape": [1], "data": [1]},
@@ -583,9 +575,10 @@ TEST(JsonLoaderErrors, DuplicateValueDefinitions) {
                       "[]", R"([{"name": "w"}])"),
                   StatusCode::kInvalidArgument, {kSource, "'w'", "more than once"});
   // Two graph inputs of one name.
-  ExpectLoadError(Doc(R"([{"name": "x", "dtype": "float32", "shape": [1]}, {"name": "x", "dtype": "int8", "shape": [1]}])",
-                      "[]", "[]", R"([{"name": "x"}])"),
-                  StatusCode::kInvalidArgument, {kSource, "'x'", "more than once"});
+  ExpectLoadError(
+      Doc(R"([{"name": "x", "dtype": "float32", "shape": [1]}, {"name": "x", "dtype": "int8", "shape": [1]}])", "[]",
+          "[]", R"([{"name": "x"}])"),
+      StatusCode::kInvalidArgument, {kSource, "'x'", "more than once"});
 }
 
 TEST(JsonLoaderErrors, Cycle) {
@@ -595,10 +588,10 @@ TEST(JsonLoaderErrors, Cycle) {
                       R"([{"name": "b_out"}])"),
                   StatusCode::kInvalidArgument, {kSource, "cycle", "node '"});
   // A node reading its own output.
-  ExpectLoadError(Doc(R"([{"name": "x", "dtype": "float32", "shape": [1]}])", "[]",
-                      R"([{"name": "self", "op": "Add", "inputs": ["x", "s"], "outputs": ["s"]}])",
-                      R"([{"name": "s"}])"),
-                  StatusCode::kInvalidArgument, {kSource, "'self'", "cycle"});
+  ExpectLoadError(
+      Doc(R"([{"name": "x", "dtype": "float32", "shape": [1]}])", "[]",
+          R"([{"name": "self", "op": "Add", "inputs": ["x", "s"], "outputs": ["s"]}])", R"([{"name": "s"}])"),
+      StatusCode::kInvalidArgument, {kSource, "'self'", "cycle"});
 }
 
 TEST(JsonLoaderErrors, NodesOutOfOrderAreNotACycle) {
@@ -647,8 +640,7 @@ TEST(JsonLoaderErrors, WrongAttributeTypeWithSymbolicShapeFailsAtRun) {
 
 TEST(JsonLoaderErrors, WrongInputCount) {
   ExpectLoadError(Doc(R"([{"name": "x", "dtype": "float32", "shape": [1]}])", "[]",
-                      R"([{"name": "r", "op": "Relu", "inputs": ["x", "x"], "outputs": ["y"]}])",
-                      R"([{"name": "y"}])"),
+                      R"([{"name": "r", "op": "Relu", "inputs": ["x", "x"], "outputs": ["y"]}])", R"([{"name": "y"}])"),
                   StatusCode::kInvalidArgument, {kSource, "'r'", "Relu", "2 inputs"});
   ExpectLoadError(Doc(R"([{"name": "x", "dtype": "float32", "shape": [1]}])", "[]",
                       R"([{"name": "a", "op": "Add", "inputs": ["x"], "outputs": ["y"]}])", R"([{"name": "y"}])"),

@@ -73,9 +73,7 @@ StatusOr<Graph> LoadOnnx(const onnx::ModelProto& m, const std::string& dir = "."
 
 StatusOr<Graph> LoadJson(const std::string& text) { return LoadJsonText(text, kJson, "."); }
 
-std::string JsonModel(const std::string& body) {
-  return R"({"format": "qrt.graph", "version": 1, )" + body + "}";
-}
+std::string JsonModel(const std::string& body) { return R"({"format": "qrt.graph", "version": 1, )" + body + "}"; }
 
 // Restores the process-wide tensor limit however the test ends.
 class ScopedTensorLimit {
@@ -149,7 +147,8 @@ TEST(TensorSizeLimit, PlannedOutputOverTheByteLimit) {
 TEST(TensorSizeLimit, NpyHeaderOverTheByteLimit) {
   std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776, 1099511627776), }";
   header += std::string(63 - (10 + header.size()) % 64, ' ') + "\n";
-  std::string npy = std::string("\x93NUMPY\x01\x00", 8) + char(header.size() & 0xff) + char(header.size() >> 8) + header;
+  std::string npy =
+      std::string("\x93NUMPY\x01\x00", 8) + char(header.size() & 0xff) + char(header.size() >> 8) + header;
   ExpectError(ParseNpy(npy.data(), npy.size(), "big.npy").status(), StatusCode::kResourceExhausted,
               {"big.npy", "size limit"});
 }
@@ -444,7 +443,8 @@ TEST(SubgraphDepthLimit, Json) {
   std::string graph = R"({"nodes": []})";
   for (int i = 0; i <= kMaxSubgraphDepth; ++i) {
     graph = R"({"nodes": [{"name": "scan)" + std::to_string(i) + R"(", "op": "Scan", "inputs": ["s", "x"],
-        "outputs": ["s2", "y"], "attrs": {"body": {"graph": )" + graph + "}}}]}";
+        "outputs": ["s2", "y"], "attrs": {"body": {"graph": )" +
+            graph + "}}}]}";
   }
   // The outermost level is the model itself.
   const std::string json = JsonModel(graph.substr(1, graph.size() - 2));

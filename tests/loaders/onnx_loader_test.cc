@@ -29,7 +29,7 @@ using testing::TempDir;
 
 // A dimension of a graph input: a size, or a dim_param name.
 struct D {
-  D(int64_t v) : value(v) {}  // NOLINT: implicit for brace lists
+  D(int64_t v) : value(v) {}      // NOLINT: implicit for brace lists
   D(const char* p) : param(p) {}  // NOLINT
   int64_t value = 0;
   const char* param = nullptr;
@@ -54,8 +54,10 @@ onnx::ValueInfoProto* AddInput(onnx::ModelProto& m, const std::string& name, int
   auto* shape = tt->mutable_shape();
   for (const D& d : dims) {
     auto* dim = shape->add_dim();
-    if (d.param) dim->set_dim_param(d.param);
-    else dim->set_dim_value(d.value);
+    if (d.param)
+      dim->set_dim_param(d.param);
+    else
+      dim->set_dim_value(d.value);
   }
   return vi;
 }
@@ -231,8 +233,8 @@ TEST(OnnxLoader, ExternalDataNextToTheModel) {
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{1.5f, 2.5f, -1.5f}));
 
-  for (const std::string& bad : {std::string("missing.bin"), std::string("../weights.bin"),
-                                 dir.path() + "/weights.bin"}) {
+  for (const std::string& bad :
+       {std::string("missing.bin"), std::string("../weights.bin"), dir.path() + "/weights.bin"}) {
     const std::string p = dir.Write("bad.onnx", Serialize(model_with(bad)));
     StatusOr<Graph> b = LoadOnnxFile(p);
     ASSERT_FALSE(b.ok()) << bad;
@@ -306,9 +308,9 @@ TEST(OnnxLoader, OmittedOptionalInputs) {
   AddInput(m, "x", TensorProto::FLOAT, {4});
   AddInit(m, "s", TensorProto::FLOAT, {})->set_raw_data(Bytes<float>({2}));
   AddInit(m, "hi", TensorProto::FLOAT, {})->set_raw_data(Bytes<float>({3}));
-  AddNode(m, "QuantizeLinear", {"x", "s"}, {"q_short"});       // zero point left off
-  AddNode(m, "QuantizeLinear", {"x", "s", ""}, {"q_empty"});   // zero point given as ""
-  AddNode(m, "Clip", {"x", "", "hi"}, {"clipped"});            // min omitted in the middle
+  AddNode(m, "QuantizeLinear", {"x", "s"}, {"q_short"});      // zero point left off
+  AddNode(m, "QuantizeLinear", {"x", "s", ""}, {"q_empty"});  // zero point given as ""
+  AddNode(m, "Clip", {"x", "", "hi"}, {"clipped"});           // min omitted in the middle
   for (const char* o : {"q_short", "q_empty", "clipped"}) AddOutput(m, o);
   // x / 2 = {-1, 0.5, 1.5, 500}: rint -> {-1, 0, 2, 500}; uint8 saturates to {0, 0, 2, 255}.
   auto out = RunProto(m, {Tensor::FromVector<float>({-2, 1, 3, 1000}, {4})});
@@ -401,8 +403,7 @@ TEST(OnnxLoaderErrors, GarbageBytes) {
     EXPECT_PRED2(Contains, g.status().message(), kSource);
   }
   const std::string text = "this is not an onnx model at all";
-  ExpectError(LoadOnnxBuffer(text.data(), text.size(), kSource, ".").status(), StatusCode::kInvalidArgument,
-              {kSource});
+  ExpectError(LoadOnnxBuffer(text.data(), text.size(), kSource, ".").status(), StatusCode::kInvalidArgument, {kSource});
   ExpectError(LoadOnnxBuffer("", 0, kSource, ".").status(), StatusCode::kInvalidArgument, {kSource, "graph"});
 }
 

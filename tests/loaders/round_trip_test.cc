@@ -87,15 +87,15 @@ TEST_P(NodeTestRoundTrip, OutputsAreBitIdentical) {
   ExpectRoundTripsBitExact(*g, *inputs);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    OnnxNodeTests, NodeTestRoundTrip,
-    ::testing::Values("test_add_bcast", "test_mul_uint8", "test_sub_bcast", "test_div", "test_quantizelinear",
-                      "test_quantizelinear_axis", "test_dequantizelinear", "test_dequantizelinear_axis",
-                      "test_reshape_negative_dim", "test_reshape_zero_and_negative_dim",
-                      "test_reshape_allowzero_reordered", "test_cast_FLOAT_to_FLOAT16", "test_cast_FLOAT16_to_FLOAT",
-                      "test_sigmoid", "test_relu", "test_identity", "test_leakyrelu", "test_leakyrelu_default",
-                      "test_div_uint8"),
-    [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
+INSTANTIATE_TEST_SUITE_P(OnnxNodeTests, NodeTestRoundTrip,
+                         ::testing::Values("test_add_bcast", "test_mul_uint8", "test_sub_bcast", "test_div",
+                                           "test_quantizelinear", "test_quantizelinear_axis", "test_dequantizelinear",
+                                           "test_dequantizelinear_axis", "test_reshape_negative_dim",
+                                           "test_reshape_zero_and_negative_dim", "test_reshape_allowzero_reordered",
+                                           "test_cast_FLOAT_to_FLOAT16", "test_cast_FLOAT16_to_FLOAT", "test_sigmoid",
+                                           "test_relu", "test_identity", "test_leakyrelu", "test_leakyrelu_default",
+                                           "test_div_uint8"),
+                         [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 
 TEST(RoundTrip, QdqMulAddModel) {
   const std::string dir = testing::SourceDir() + "/models/qdq_mul_add";

@@ -44,11 +44,13 @@ std::string Json(const Net& n, const std::string& path = "", bool float_x = fals
       "[" + std::to_string(n.batch) + "," + k + "," + std::to_string(n.h) + "," + std::to_string(n.w) + "]";
   std::string inits =
       R"({"name":"sx","dtype":"float32","shape":[],"data":[0.0213]},{"name":"zx","dtype":"uint8","shape":[],"data":[131]},)"
-      R"({"name":"wq","dtype":"int8","shape":[)" + m + "," + k + R"(,1,1],"data":)" + Ints(n.m * n.k, 1, -128, 127) +
+      R"({"name":"wq","dtype":"int8","shape":[)" +
+      m + "," + k + R"(,1,1],"data":)" + Ints(n.m * n.k, 1, -128, 127) +
       R"(},{"name":"sw","dtype":"float32","shape":[)" + m + R"(],"data":)" + Floats(n.m, 2, 0.002f, 0.02f) +
       R"(},{"name":"b","dtype":"float32","shape":[)" + m + R"(],"data":)" + Floats(n.m, 3, -1.f, 1.f) +
       R"(},{"name":"sy","dtype":"float32","shape":[],"data":[0.093]},{"name":"zy","dtype":"int8","shape":[],"data":[-5]})";
-  std::string nodes = R"({"name":"dqw","op":"DequantizeLinear","inputs":["wq","sw"],"outputs":["w"],"attrs":{"axis":0}},)";
+  std::string nodes =
+      R"({"name":"dqw","op":"DequantizeLinear","inputs":["wq","sw"],"outputs":["w"],"attrs":{"axis":0}},)";
   if (!float_x) nodes += R"({"name":"dqx","op":"DequantizeLinear","inputs":["xq","sx","zx"],"outputs":["x"]},)";
   if (path.empty()) {
     nodes += R"({"name":"conv","op":"Conv","inputs":["x","w","b"],"outputs":["c"]},)"
@@ -56,7 +58,8 @@ std::string Json(const Net& n, const std::string& path = "", bool float_x = fals
              R"({"name":"dq","op":"DequantizeLinear","inputs":["q","sy","zy"],"outputs":["y"]})";
   } else {
     nodes += R"({"name":"conv","op":"ConvQuantizeDequantize","domain":"qrt","inputs":["x","w","b","sy","zy"],)"
-             R"("outputs":["y"],"attrs":{"qrt_path":")" + path + R"("}})";
+             R"("outputs":["y"],"attrs":{"qrt_path":")" +
+             path + R"("}})";
   }
   std::string outputs = R"([{"name":"y"}])";
   if (n.chained) {
@@ -70,11 +73,13 @@ std::string Json(const Net& n, const std::string& path = "", bool float_x = fals
                R"({"name":"dq2","op":"DequantizeLinear","inputs":["q2","sy2"],"outputs":["y2"]})";
     } else {  // the second reads the first fused node's grid
       nodes += R"({"name":"conv2","op":"ConvQuantizeDequantize","domain":"qrt","inputs":["y","w2","","sy2"],)"
-               R"("outputs":["y2"],"attrs":{"qrt_path":")" + path + R"("}})";
+               R"("outputs":["y2"],"attrs":{"qrt_path":")" +
+               path + R"("}})";
     }
     outputs = R"([{"name":"y2"}])";
   }
-  const std::string input = float_x ? R"({"name":"x","dtype":"float32","shape":)" : R"({"name":"xq","dtype":"uint8","shape":)";
+  const std::string input =
+      float_x ? R"({"name":"x","dtype":"float32","shape":)" : R"({"name":"xq","dtype":"uint8","shape":)";
   return R"({"format":"qrt.graph","version":1,"inputs":[)" + input + dims + R"(}],"outputs":)" + outputs +
          R"(,"initializers":[)" + inits + R"(],"nodes":[)" + nodes + "]}";
 }
@@ -130,8 +135,9 @@ TEST(ConvInt8Grid, GridsFromFusedConvolutionsAndFakeQuantizers) {
   const std::string to_conv = R"("inputs":["x","w","b","sy","zy"])";
   json.replace(json.find(to_conv), to_conv.size(), R"("inputs":["xg","w","b","sy","zy"])");
   const std::string first_node = R"("nodes":[)";
-  json.replace(json.find(first_node), first_node.size(),
-               R"("nodes":[{"name":"fq","op":"QuantizeDequantize","domain":"qrt","inputs":["x","sx","zx"],"outputs":["xg"]},)");
+  json.replace(
+      json.find(first_node), first_node.size(),
+      R"("nodes":[{"name":"fq","op":"QuantizeDequantize","domain":"qrt","inputs":["x","sx","zx"],"outputs":["xg"]},)");
   Tensor x = Tensor::Allocate(DataType::kFloat32, {n.batch, n.k, n.h, n.w}).value();
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> u(-3.f, 3.f);

@@ -65,11 +65,11 @@ TEST(ConvGolden, QLinearConvRoundingAndSaturation) {
   Tensor x = Tensor::FromVector<uint8_t>({5, 7, 255, 0}, {1, 1, 2, 2});
   Tensor w = Tensor::FromVector<int8_t>({1}, {1, 1, 1, 1});
   auto run = [&](uint8_t y_zp) {
-    return testing::linalg::RunNode("QLinearConv",
-                            {Runtime(x), Const(Scalar<float>(0.5f)), Const(Scalar<uint8_t>(0)), Const(w),
-                             Const(Scalar<float>(1.f)), Const(Scalar<int8_t>(0)), Const(Scalar<float>(0.25f)),
-                             Const(Scalar<uint8_t>(y_zp))},
-                            {}, Isa::kScalar);
+    return testing::linalg::RunNode(
+        "QLinearConv",
+        {Runtime(x), Const(Scalar<float>(0.5f)), Const(Scalar<uint8_t>(0)), Const(w), Const(Scalar<float>(1.f)),
+         Const(Scalar<int8_t>(0)), Const(Scalar<float>(0.25f)), Const(Scalar<uint8_t>(y_zp))},
+        {}, Isa::kScalar);
   };
   // multiplier 0.5/0.25 = 2: 5 -> 10, 7 -> 14, 255 -> 510 saturates.
   auto y = run(0);
@@ -78,11 +78,11 @@ TEST(ConvGolden, QLinearConvRoundingAndSaturation) {
   EXPECT_EQ(y->data<uint8_t>()[2], 255);
   // multiplier 0.5/1 = 0.5: 5 -> 2.5 -> 2 (even), then the zero point (ORT's order).
   auto half = [&](uint8_t zp) {
-    return testing::linalg::RunNode("QLinearConv",
-                            {Runtime(x), Const(Scalar<float>(0.5f)), Const(Scalar<uint8_t>(0)), Const(w),
-                             Const(Scalar<float>(1.f)), Const(Scalar<int8_t>(0)), Const(Scalar<float>(1.f)),
-                             Const(Scalar<uint8_t>(zp))},
-                            {}, Isa::kScalar);
+    return testing::linalg::RunNode(
+        "QLinearConv",
+        {Runtime(x), Const(Scalar<float>(0.5f)), Const(Scalar<uint8_t>(0)), Const(w), Const(Scalar<float>(1.f)),
+         Const(Scalar<int8_t>(0)), Const(Scalar<float>(1.f)), Const(Scalar<uint8_t>(zp))},
+        {}, Isa::kScalar);
   };
   auto h0 = half(0), h1 = half(1);
   ASSERT_TRUE(h0.ok() && h1.ok());
@@ -99,7 +99,7 @@ struct ConvCase {
   int64_t n, c, m, group;
   Dims in, kernel;
   std::vector<int64_t> strides, dilations, pads;  // empty: attribute absent
-  const char* auto_pad;                            // nullptr: absent
+  const char* auto_pad;                           // nullptr: absent
 };
 
 const ConvCase kCases[] = {
@@ -235,14 +235,16 @@ TEST_P(ConvPaths, QLinearConvBitExact) {
           Tensor ws = RandomTensor(DataType::kFloat32, pd, 0.001, 0.02, rng);
           Tensor wz = Tensor::Allocate(wt, pd).value();
           for (int64_t i = 0; i < np; ++i) {
-            if (wu) wz.data<uint8_t>()[i] = uint8_t(w_zp_base + (seven_bit ? 0 : int(i % 3)));
-            else wz.data<int8_t>()[i] = 0;
+            if (wu)
+              wz.data<uint8_t>()[i] = uint8_t(w_zp_base + (seven_bit ? 0 : int(i % 3)));
+            else
+              wz.data<int8_t>()[i] = 0;
           }
           Tensor bias = RandomTensor(DataType::kInt32, {c.m}, -5000, 5000, rng);
           Tensor xz = xu ? Scalar<uint8_t>(117) : Tensor(Scalar<int8_t>(-3));
           Tensor yz = Scalar<uint8_t>(128);
-          std::vector<NodeInput> in = {Runtime(x), Const(Scalar<float>(0.05f)), Const(xz), Const(w), Const(ws),
-                                       Const(wz), Const(Scalar<float>(0.2f)), Const(yz), Const(bias)};
+          std::vector<NodeInput> in = {Runtime(x), Const(Scalar<float>(0.05f)), Const(xz), Const(w),   Const(ws),
+                                       Const(wz),  Const(Scalar<float>(0.2f)),  Const(yz), Const(bias)};
           const std::string label = std::string(c.name) + " x " + std::string(DataTypeName(xt)) + " w " +
                                     std::string(DataTypeName(wt)) + (per_channel ? " per-channel" : " per-tensor") +
                                     (seven_bit ? " 7-bit" : " full-range");
@@ -346,9 +348,9 @@ TEST(ConvHostile, HugePaddingNeedsNoHugeBuffer) {
     ASSERT_TRUE(y.ok()) << y.status().message();
     ASSERT_EQ(y->dims(), (Dims{1, 1, 3, 16}));
     for (int j = 0; j < 16; ++j) {
-      EXPECT_EQ(y->data<float>()[j], 0.5f);                                 // row -2^24: padding
-      EXPECT_EQ(y->data<float>()[16 + j], xv[size_t(j)] * 2.f + 0.5f);      // row 0
-      EXPECT_EQ(y->data<float>()[32 + j], 0.5f);                            // row 2^24: padding
+      EXPECT_EQ(y->data<float>()[j], 0.5f);                             // row -2^24: padding
+      EXPECT_EQ(y->data<float>()[16 + j], xv[size_t(j)] * 2.f + 0.5f);  // row 0
+      EXPECT_EQ(y->data<float>()[32 + j], 0.5f);                        // row 2^24: padding
     }
   }
 }
@@ -457,11 +459,11 @@ TEST(ConvTiming, DISABLED_Conv3x3_32to64_56x56) {
   auto q = [&](const Tensor& w, const char* path) {
     Attributes a = pads;
     if (path) a.Set("qrt_path", std::string(path));
-    return testing::linalg::BuildNode("QLinearConv",
-                              {Runtime(xq), Const(Scalar<float>(0.02f)), Const(Scalar<uint8_t>(120)), Const(w),
-                               Const(Scalar<float>(0.01f)), Const(Scalar<int8_t>(0)), Const(Scalar<float>(0.3f)),
-                               Const(Scalar<uint8_t>(128))},
-                              a);
+    return testing::linalg::BuildNode(
+        "QLinearConv",
+        {Runtime(xq), Const(Scalar<float>(0.02f)), Const(Scalar<uint8_t>(120)), Const(w), Const(Scalar<float>(0.01f)),
+         Const(Scalar<int8_t>(0)), Const(Scalar<float>(0.3f)), Const(Scalar<uint8_t>(128))},
+        a);
   };
   std::printf("Conv f32 reference        %8.3f ms\n", BestMs(*f32, Isa::kScalar));
   std::printf("Conv f32 oneDNN           %8.3f ms\n", BestMs(*f32, Isa::kAvx2));

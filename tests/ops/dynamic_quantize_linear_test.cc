@@ -26,8 +26,8 @@ TEST(DynamicQuantizeLinear, RoundsHalfToEven) {
 TEST(DynamicQuantizeLinear, NegativeRange) {
   // min -1, max 2.5: scale = 3.5/255, zero point = rint(1/scale) = rint(72.857) = 73;
   // y = rint(x/scale) + 73 saturated: -73+73 = 0, 73, 73+73 = 146, 182+73 -> 255.
-  auto out = RunSingleNode("DynamicQuantizeLinear", 11, {Data(Tensor::FromVector<float>({-1, 0, 1, 2.5f}, {4}))},
-                           {}, 3);
+  auto out =
+      RunSingleNode("DynamicQuantizeLinear", 11, {Data(Tensor::FromVector<float>({-1, 0, 1, 2.5f}, {4}))}, {}, 3);
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ((*out)[1].data<float>()[0], 3.5f / 255.f);
   EXPECT_EQ((*out)[2].data<uint8_t>()[0], 73);

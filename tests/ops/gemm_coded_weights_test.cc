@@ -62,8 +62,10 @@ std::string Json(const Case& c, const std::string& path = "coded") {
 }
 
 TEST(GemmCodedWeights, GiveTheReferenceBits) {
-  const Case cases[] = {{1000, 1280, true, true, true, 0},  {53, 1283, false, false, true, 255},
-                        {67, 1029, true, false, false, -128}, {64, 1024, false, true, false, 0},
+  const Case cases[] = {{1000, 1280, true, true, true, 0},
+                        {53, 1283, false, false, true, 255},
+                        {67, 1029, true, false, false, -128},
+                        {64, 1024, false, true, false, 0},
                         {130, 517, true, false, true, 127}};
   for (const Case& c : cases) {
     Tensor a = Tensor::Allocate(DataType::kFloat32, {1, c.k}).value();

@@ -80,12 +80,17 @@ inline Tensor RandomTensor(DataType dt, const Dims& dims, double lo, double hi, 
       case DataType::kFloat32:
         t.data<float>()[i] = std::uniform_real_distribution<float>(float(lo), float(hi))(rng);
         break;
-      case DataType::kUInt8: t.data<uint8_t>()[i] = uint8_t(std::uniform_int_distribution<int>(int(lo), int(hi))(rng)); break;
-      case DataType::kInt8: t.data<int8_t>()[i] = int8_t(std::uniform_int_distribution<int>(int(lo), int(hi))(rng)); break;
+      case DataType::kUInt8:
+        t.data<uint8_t>()[i] = uint8_t(std::uniform_int_distribution<int>(int(lo), int(hi))(rng));
+        break;
+      case DataType::kInt8:
+        t.data<int8_t>()[i] = int8_t(std::uniform_int_distribution<int>(int(lo), int(hi))(rng));
+        break;
       case DataType::kInt32:
         t.data<int32_t>()[i] = std::uniform_int_distribution<int32_t>(int32_t(lo), int32_t(hi))(rng);
         break;
-      default: break;
+      default:
+        break;
     }
   }
   return t;

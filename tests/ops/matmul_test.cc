@@ -32,11 +32,11 @@ TEST(MatMulGolden, QLinearMatMulRoundsBeforeAddingTheZeroPoint) {
   // reference adds first: rint(3.5) = 4).
   Tensor a = Tensor::FromVector<uint8_t>({5}, {1, 1});
   Tensor b = Tensor::FromVector<int8_t>({1}, {1, 1});
-  auto y = testing::linalg::RunNode("QLinearMatMul",
-                            {Runtime(a), Const(Scalar<float>(0.5f)), Const(Scalar<uint8_t>(0)), Const(b),
-                             Const(Scalar<float>(1.f)), Const(Scalar<int8_t>(0)), Const(Scalar<float>(1.f)),
-                             Const(Scalar<uint8_t>(1))},
-                            {}, Isa::kScalar);
+  auto y = testing::linalg::RunNode(
+      "QLinearMatMul",
+      {Runtime(a), Const(Scalar<float>(0.5f)), Const(Scalar<uint8_t>(0)), Const(b), Const(Scalar<float>(1.f)),
+       Const(Scalar<int8_t>(0)), Const(Scalar<float>(1.f)), Const(Scalar<uint8_t>(1))},
+      {}, Isa::kScalar);
   ASSERT_TRUE(y.ok()) << y.status().message();
   EXPECT_EQ(y->data<uint8_t>()[0], 3);
 }
@@ -98,8 +98,14 @@ TEST_P(MatMulPaths, IntegerBitExact) {
         EXPECT_EQ(testing::CompareBits(*got, *want), "") << label;
 
         Tensor bs = RandomTensor(DataType::kFloat32, pd, 0.001, 0.02, rng);
-        std::vector<NodeInput> qi = {Runtime(a), Const(Scalar<float>(0.03f)), Const(az), bin, Const(bs), Const(bz),
-                                     Const(Scalar<float>(0.5f)), Const(Scalar<int8_t>(3))};
+        std::vector<NodeInput> qi = {Runtime(a),
+                                     Const(Scalar<float>(0.03f)),
+                                     Const(az),
+                                     bin,
+                                     Const(bs),
+                                     Const(bz),
+                                     Const(Scalar<float>(0.5f)),
+                                     Const(Scalar<int8_t>(3))};
         auto qwant = testing::linalg::RunNode("QLinearMatMul", qi, {}, Isa::kScalar);
         auto qgot = testing::linalg::RunNode("QLinearMatMul", qi, {}, Isa::kAvx2);
         ASSERT_TRUE(qwant.ok()) << label << ": " << qwant.status().message();

@@ -15,11 +15,12 @@ TEST(Normalization, BatchNormInference) {
   // Channel 0: (x - 1) / sqrt(3 + 1) * 2 + 0.5; channel 1: (x - 0) / sqrt(0 + 1) * 1 - 1.
   Attributes a;
   a.Set("epsilon", 1.f);
-  auto out = RunSingleNode("BatchNormalization", 15,
-                           {Data(Tensor::FromVector<float>({1, 3, 5, -2}, {1, 2, 2})),
-                            Known(Tensor::FromVector<float>({2, 1}, {2})), Known(Tensor::FromVector<float>({0.5f, -1}, {2})),
-                            Known(Tensor::FromVector<float>({1, 0}, {2})), Known(Tensor::FromVector<float>({3, 0}, {2}))},
-                           a);
+  auto out =
+      RunSingleNode("BatchNormalization", 15,
+                    {Data(Tensor::FromVector<float>({1, 3, 5, -2}, {1, 2, 2})),
+                     Known(Tensor::FromVector<float>({2, 1}, {2})), Known(Tensor::FromVector<float>({0.5f, -1}, {2})),
+                     Known(Tensor::FromVector<float>({1, 0}, {2})), Known(Tensor::FromVector<float>({3, 0}, {2}))},
+                    a);
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{0.5f, 2.5f, 4, -3}));
 }

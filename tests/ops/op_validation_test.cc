@@ -26,9 +26,12 @@ constexpr const char* kSource = "bad.json";
 std::string OneNode(const std::string& x_shape, const std::string& node, const std::string& inits = "",
                     int opset = 13) {
   return R"({"format": "qrt.graph", "version": 1, "opsets": {"": )" + std::to_string(opset) + R"(},
-    "inputs": [{"name": "x", "dtype": "float32", "shape": )" + x_shape + R"(}],
-    "initializers": [)" + inits + R"(],
-    "nodes": [)" + node + R"(],
+    "inputs": [{"name": "x", "dtype": "float32", "shape": )" +
+         x_shape + R"(}],
+    "initializers": [)" +
+         inits + R"(],
+    "nodes": [)" +
+         node + R"(],
     "outputs": [{"name": "y"}]})";
 }
 
@@ -89,9 +92,12 @@ TEST(OpValidation, ConcatShapesDiffer) {
 TEST(OpValidation, ProductsOfInputsAtTheSizeLimit) {
   const auto two_inputs = [](const std::string& a, const std::string& b, const std::string& node) {
     return R"({"format": "qrt.graph", "version": 1,
-      "inputs": [{"name": "a", "dtype": "float32", "shape": )" + a + R"(},
-                 {"name": "b", "dtype": "float32", "shape": )" + b + R"(}],
-      "nodes": [)" + node + R"(], "outputs": [{"name": "y"}]})";
+      "inputs": [{"name": "a", "dtype": "float32", "shape": )" +
+           a + R"(},
+                 {"name": "b", "dtype": "float32", "shape": )" +
+           b + R"(}],
+      "nodes": [)" +
+           node + R"(], "outputs": [{"name": "y"}]})";
   };
   ExpectPlanError(two_inputs("[4294967296, 1]", "[1, 4294967296]",
                              R"({"name": "n", "op": "MatMul", "inputs": ["a", "b"], "outputs": ["y"]})"),
@@ -113,8 +119,9 @@ TEST(OpValidation, ProductsOfInputsAtTheSizeLimit) {
 TEST(OpValidation, AxisOutOfRange) {
   for (const char* op : {"Softmax", "Concat", "Gather"}) {
     const std::string inputs = std::string(op) == "Gather" ? R"(["x", "i"])" : R"(["x"])";
-    ExpectPlanError(OneNode("[2, 3]", R"({"name": "n", "op": ")" + std::string(op) + R"(", "inputs": )" + inputs +
-                                          R"(, "outputs": ["y"], "attrs": {"axis": 2}})",
+    ExpectPlanError(OneNode("[2, 3]",
+                            R"({"name": "n", "op": ")" + std::string(op) + R"(", "inputs": )" + inputs +
+                                R"(, "outputs": ["y"], "attrs": {"axis": 2}})",
                             Init("i", "int64", "[1]", "[0]")),
                     {"axis 2", "out of range"});
   }
@@ -157,14 +164,15 @@ TEST(OpValidation, ResizeScalesMustBePositiveAndFinite) {
 TEST(OpValidation, QuantizeLinearNonFiniteScalesSaturate) {
   for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
     for (const char* scale : {"0", R"("inf")", R"("nan")", R"("-inf")", "1e-45"}) {
-      StatusOr<Graph> g = LoadJsonText(OneNode("[4]", R"({"name": "n", "op": "QuantizeLinear",
+      StatusOr<Graph> g =
+          LoadJsonText(OneNode("[4]", R"({"name": "n", "op": "QuantizeLinear",
                                                    "inputs": ["x", "s", "z"], "outputs": ["y"]})",
-                                               Init("s", "float32", "[]", scale) + ", " + Init("z", "uint8", "[]", "10")),
-                                       kSource, ".");
+                               Init("s", "float32", "[]", scale) + ", " + Init("z", "uint8", "[]", "10")),
+                       kSource, ".");
       ASSERT_TRUE(g.ok()) << g.status().message();
       const float nan = std::numeric_limits<float>::quiet_NaN();
-      auto out = testing::RunGraph(std::move(g).value(), {Tensor::FromVector<float>({-3.f, 0.f, 5.f, nan}, {4})},
-                                   "none", isa);
+      auto out =
+          testing::RunGraph(std::move(g).value(), {Tensor::FromVector<float>({-3.f, 0.f, 5.f, nan}, {4})}, "none", isa);
       ASSERT_TRUE(out.ok()) << scale << ": " << out.status().message();
       for (int i = 0; i < 4; ++i) EXPECT_LE((*out)[0].data<uint8_t>()[i], 255);
     }
@@ -257,10 +265,12 @@ TEST(OpValidation, GatherDataIndexOutOfRangeFailsTheRun) {
 TEST(OpValidation, SliceStepZeroAndBadAxes) {
   const std::string slice = R"({"name": "n", "op": "Slice", "inputs": ["x", "s", "e", "a", "t"], "outputs": ["y"]})";
   const std::string se = Init("s", "int64", "[1]", "[0]") + ", " + Init("e", "int64", "[1]", "[2]") + ", ";
-  ExpectPlanError(OneNode("[3]", slice, se + Init("a", "int64", "[1]", "[0]") + ", " + Init("t", "int64", "[1]", "[0]")),
-                  {"step", "is 0"});
-  ExpectPlanError(OneNode("[3]", slice, se + Init("a", "int64", "[1]", "[1]") + ", " + Init("t", "int64", "[1]", "[1]")),
-                  {"axis 1", "out of range"});
+  ExpectPlanError(
+      OneNode("[3]", slice, se + Init("a", "int64", "[1]", "[0]") + ", " + Init("t", "int64", "[1]", "[0]")),
+      {"step", "is 0"});
+  ExpectPlanError(
+      OneNode("[3]", slice, se + Init("a", "int64", "[1]", "[1]") + ", " + Init("t", "int64", "[1]", "[1]")),
+      {"axis 1", "out of range"});
 }
 
 // Starts and ends outside the axis are clamped, as ONNX says, even at the int64 extremes.

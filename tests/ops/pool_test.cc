@@ -24,10 +24,10 @@ Attributes Pool(std::vector<int64_t> kernel, std::vector<int64_t> strides, std::
 }
 
 TEST(Pool, MaxPoolUint8AndInt8IgnorePadding) {
-  auto u8 = RunSingleNode("MaxPool", 12,
-                          {Data(Tensor::FromVector<uint8_t>({1, 9, 2, 3, 4, 5, 6, 7, 8, 0, 255, 1, 2, 3, 4, 5},
-                                                            {1, 1, 4, 4}))},
-                          Pool({2, 2}, {2, 2}, {0, 0, 0, 0}));
+  auto u8 = RunSingleNode(
+      "MaxPool", 12,
+      {Data(Tensor::FromVector<uint8_t>({1, 9, 2, 3, 4, 5, 6, 7, 8, 0, 255, 1, 2, 3, 4, 5}, {1, 1, 4, 4}))},
+      Pool({2, 2}, {2, 2}, {0, 0, 0, 0}));
   ASSERT_TRUE(u8.ok()) << u8.status().message();
   EXPECT_EQ(Values<uint8_t>((*u8)[0]), (std::vector<uint8_t>{9, 7, 8, 255}));
   // All negative int8: the padding must not contribute a 0.
@@ -94,8 +94,9 @@ TEST(Pool, GeometryErrors) {
   EXPECT_FALSE(RunSingleNode("MaxPool", 12, {Data(x)}, Pool({2}, {1}, {0, 0})).ok());
   EXPECT_FALSE(RunSingleNode("MaxPool", 12, {Data(x)}, Pool({3, 3}, {1, 1}, {0, 0, 0, 0})).ok());
   EXPECT_FALSE(RunSingleNode("MaxPool", 12, {Data(x)}, Pool({2, 2}, {0, 1}, {0, 0, 0, 0})).ok());
-  EXPECT_FALSE(RunSingleNode("AveragePool", 11, {Data(Tensor::FromVector<uint8_t>({1}, {1, 1, 1}))},
-                             Pool({1}, {1}, {0, 0})).ok());
+  EXPECT_FALSE(
+      RunSingleNode("AveragePool", 11, {Data(Tensor::FromVector<uint8_t>({1}, {1, 1, 1}))}, Pool({1}, {1}, {0, 0}))
+          .ok());
 }
 
 // The float32 MaxPool fast path (padded plane, MaxRows kernels; picked under the SIMD ISA)
@@ -106,8 +107,12 @@ TEST(Pool, MaxPoolFastPathEqualsTheTapLists) {
   std::mt19937 rng(7);
   auto input = [&](const Dims& dims) {
     Tensor t = Tensor::Allocate(DataType::kFloat32, dims).value();
-    const float traps[] = {0.f, -0.f, std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(),
-                           std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()};
+    const float traps[] = {0.f,
+                           -0.f,
+                           std::numeric_limits<float>::quiet_NaN(),
+                           -std::numeric_limits<float>::quiet_NaN(),
+                           std::numeric_limits<float>::infinity(),
+                           -std::numeric_limits<float>::infinity()};
     for (int64_t i = 0; i < t.numel(); ++i) {
       t.data<float>()[i] = rng() % 5 == 0 ? traps[rng() % 6] : float(int(rng() % 7) - 3);
     }
@@ -162,7 +167,7 @@ TEST(Pool, LpPoolWorkedByHand) {
     ASSERT_TRUE(y.ok()) << y.status().message();
     const std::vector<float> got = Values<float>((*y)[0]);
     ASSERT_EQ(got.size(), 2u);
-    const std::vector<float> want = p == 1 ? std::vector<float>{7, 12}
+    const std::vector<float> want = p == 1   ? std::vector<float>{7, 12}
                                     : p == 2 ? std::vector<float>{5, 12}
                                              : std::vector<float>{std::pow(91.f, 1.f / 3), std::pow(1728.f, 1.f / 3)};
     EXPECT_EQ(got, want) << "p = " << p;

@@ -38,11 +38,13 @@ TEST(QuantizeLinearThreads, SplitRunsAreBitIdentical) {
       const Attributes attrs = AxisAttr(c.axis);
       auto q1 = RunSingleNode("QuantizeLinear", 13, {Data(x), Known(scale), Known(zp)}, attrs, 1, isa, 1).value();
       for (int threads : {2, 3}) {
-        auto qn = RunSingleNode("QuantizeLinear", 13, {Data(x), Known(scale), Known(zp)}, attrs, 1, isa, threads).value();
+        auto qn =
+            RunSingleNode("QuantizeLinear", 13, {Data(x), Known(scale), Known(zp)}, attrs, 1, isa, threads).value();
         ASSERT_EQ(std::memcmp(q1[0].raw(), qn[0].raw(), size_t(x.numel())), 0) << "threads " << threads;
-        auto d1 = RunSingleNode("DequantizeLinear", 13, {Data(q1[0]), Known(scale), Known(zp)}, attrs, 1, isa, 1).value();
-        auto dn =
-            RunSingleNode("DequantizeLinear", 13, {Data(q1[0]), Known(scale), Known(zp)}, attrs, 1, isa, threads).value();
+        auto d1 =
+            RunSingleNode("DequantizeLinear", 13, {Data(q1[0]), Known(scale), Known(zp)}, attrs, 1, isa, 1).value();
+        auto dn = RunSingleNode("DequantizeLinear", 13, {Data(q1[0]), Known(scale), Known(zp)}, attrs, 1, isa, threads)
+                      .value();
         ASSERT_EQ(std::memcmp(d1[0].raw(), dn[0].raw(), size_t(x.numel()) * 4), 0) << "threads " << threads;
       }
     }

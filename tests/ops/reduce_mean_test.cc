@@ -11,11 +11,11 @@
 namespace qrt {
 namespace {
 
+using testing::AxisAttr;
 using testing::Data;
 using testing::Known;
 using testing::Omitted;
 using testing::RunSingleNode;
-using testing::AxisAttr;
 using testing::Values;
 
 TEST(ReduceMean, ReduceMeanAxesAttributeAndInput) {
@@ -90,7 +90,8 @@ TEST(ReduceMean, ReduceMeanFloat32SumsInInputOrderInDouble) {
           }
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < want.size(); ++i) {
-      ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(float)), 0) << "output " << i << ": " << got[i] << " vs " << want[i];
+      ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(float)), 0)
+          << "output " << i << ": " << got[i] << " vs " << want[i];
     }
   }
 }

@@ -1,8 +1,8 @@
 // Resize's coordinate formulas, nearest rounding and cubic weights against values worked out
 // by hand, at non-integer scales (1.5, 0.5, 3 x 2) and sizes that do not divide.
-#include <gtest/gtest.h>
-
 #include "ops/resize_coordinates.h"
+
+#include <gtest/gtest.h>
 
 namespace qrt {
 namespace {
@@ -22,8 +22,8 @@ float At(ResizeCoord c, const ResizeAxis<float>& a, int64_t o) { return ResizeSo
 TEST(ResizeCoordinates, HalfPixel) {
   const auto up = Axis(1.5f, 9, 13);
   EXPECT_FLOAT_EQ(At(ResizeCoord::kHalfPixel, up, 0), -1.f / 6);  // 0.5 / 1.5 - 0.5
-  EXPECT_EQ(At(ResizeCoord::kHalfPixel, up, 1), 0.5f);           // 1.5 / 1.5 - 0.5
-  EXPECT_FLOAT_EQ(At(ResizeCoord::kHalfPixel, up, 2), 7.f / 6);  // 2.5 / 1.5 - 0.5
+  EXPECT_EQ(At(ResizeCoord::kHalfPixel, up, 1), 0.5f);            // 1.5 / 1.5 - 0.5
+  EXPECT_FLOAT_EQ(At(ResizeCoord::kHalfPixel, up, 2), 7.f / 6);   // 2.5 / 1.5 - 0.5
   const auto down = Axis(0.5f, 9, 4);
   EXPECT_EQ(At(ResizeCoord::kHalfPixel, down, 0), 0.5f);  // 0.5 / 0.5 - 0.5
   EXPECT_EQ(At(ResizeCoord::kHalfPixel, down, 3), 6.5f);  // 3.5 / 0.5 - 0.5
@@ -35,7 +35,7 @@ TEST(ResizeCoordinates, PytorchHalfPixelIsZeroForALengthOfOne) {
 }
 
 TEST(ResizeCoordinates, AlignCornersUsesTheOutputLength) {
-  const auto up = Axis(1.5f, 9, 13);  // floor(13.5) = 13
+  const auto up = Axis(1.5f, 9, 13);                      // floor(13.5) = 13
   EXPECT_EQ(At(ResizeCoord::kAlignCorners, up, 3), 2.f);  // 3 * 8 / 12
   EXPECT_EQ(At(ResizeCoord::kAlignCorners, up, 12), 8.f);
   EXPECT_FLOAT_EQ(At(ResizeCoord::kAlignCorners, up, 1), 2.f / 3);
@@ -56,15 +56,15 @@ TEST(ResizeCoordinates, AsymmetricAtThreeAndTwo) {
 TEST(ResizeCoordinates, HalfPixelSymmetricCentresTheCroppedLength) {
   // 9 at 1.5: 13.5 wanted, 13 made; offset = 4.5 * (1 - 13 / 13.5) = 1/6.
   const auto a = Axis(1.5f, 9, 13);
-  EXPECT_NEAR(At(ResizeCoord::kHalfPixelSymmetric, a, 0), 0.0, 1e-6);  // 1/6 + 0.5/1.5 - 0.5
-  EXPECT_NEAR(At(ResizeCoord::kHalfPixelSymmetric, a, 6), 4.0, 1e-6);  // 1/6 + 6.5/1.5 - 0.5
+  EXPECT_NEAR(At(ResizeCoord::kHalfPixelSymmetric, a, 0), 0.0, 1e-6);           // 1/6 + 0.5/1.5 - 0.5
+  EXPECT_NEAR(At(ResizeCoord::kHalfPixelSymmetric, a, 6), 4.0, 1e-6);           // 1/6 + 6.5/1.5 - 0.5
   EXPECT_EQ(At(ResizeCoord::kHalfPixelSymmetric, Axis(2.f, 4, 8), 0), -0.25f);  // no offset
 }
 
 TEST(ResizeCoordinates, TfCropAndResize) {
   const auto a = Axis(10.f / 9, 9, 10, 0.1f, 0.9f);
-  EXPECT_FLOAT_EQ(At(ResizeCoord::kTfCropAndResize, a, 0), 0.8f);  // 0.1 * 8
-  EXPECT_FLOAT_EQ(At(ResizeCoord::kTfCropAndResize, a, 9), 7.2f);  // 0.8 + 9 * 0.8 * 8 / 9
+  EXPECT_FLOAT_EQ(At(ResizeCoord::kTfCropAndResize, a, 0), 0.8f);                              // 0.1 * 8
+  EXPECT_FLOAT_EQ(At(ResizeCoord::kTfCropAndResize, a, 9), 7.2f);                              // 0.8 + 9 * 0.8 * 8 / 9
   EXPECT_FLOAT_EQ(At(ResizeCoord::kTfCropAndResize, Axis(0.1f, 9, 1, 0.25f, 0.75f), 0), 4.f);  // 0.5 * 1 * 8
 }
 

@@ -29,8 +29,7 @@ TEST(Resize, NearestUint8Upsample2xAsymmetricFloor) {
                            ResizeAttrs("nearest", "asymmetric", "floor"));
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ((*out)[0].dims(), (Dims{1, 1, 4, 4}));
-  EXPECT_EQ(Values<uint8_t>((*out)[0]),
-            (std::vector<uint8_t>{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}));
+  EXPECT_EQ(Values<uint8_t>((*out)[0]), (std::vector<uint8_t>{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}));
 }
 
 TEST(Resize, NearestInt8SizesHalfPixelRoundingModes) {
@@ -53,14 +52,13 @@ TEST(Resize, NearestInt8SizesHalfPixelRoundingModes) {
 
 TEST(Resize, LinearAlignCornersAndHalfPixel) {
   const Tensor x = Tensor::FromVector<float>({0, 10}, {1, 2});
-  auto corners = RunSingleNode("Resize", 13,
-                               {Data(x), Omitted(), Omitted(), Known(Tensor::FromVector<int64_t>({1, 3}, {2}))},
-                               ResizeAttrs("linear", "align_corners"));
+  auto corners =
+      RunSingleNode("Resize", 13, {Data(x), Omitted(), Omitted(), Known(Tensor::FromVector<int64_t>({1, 3}, {2}))},
+                    ResizeAttrs("linear", "align_corners"));
   ASSERT_TRUE(corners.ok()) << corners.status().message();
   EXPECT_EQ(Values<float>((*corners)[0]), (std::vector<float>{0, 5, 10}));
   // half_pixel 2 -> 4: x = -0.25 (edge), 0.25, 0.75, 1.25 (edge).
-  auto half = RunSingleNode("Resize", 13,
-                            {Data(x), Omitted(), Known(Tensor::FromVector<float>({1, 2}, {2}))},
+  auto half = RunSingleNode("Resize", 13, {Data(x), Omitted(), Known(Tensor::FromVector<float>({1, 2}, {2}))},
                             ResizeAttrs("linear", "half_pixel"));
   ASSERT_TRUE(half.ok()) << half.status().message();
   EXPECT_EQ(Values<float>((*half)[0]), (std::vector<float>{0, 2.5f, 7.5f, 10}));
@@ -78,10 +76,10 @@ TEST(Resize, CubicKeepsConstantsAndLinesOnEveryAxis) {
   ASSERT_TRUE(flat.ok()) << flat.status().message();
   EXPECT_EQ((*flat)[0].dims(), (Dims{1, 1, 4, 6}));
   for (float v : Values<float>((*flat)[0])) EXPECT_NEAR(v, 3.f, 1e-6f);
-  auto ramp = RunSingleNode("Resize", 13,
-                            {Data(Tensor::FromVector<float>({0, 1, 2, 3, 4, 5}, {6})), Omitted(),
-                             Known(Tensor::FromVector<float>({2}, {1}))},
-                            ResizeAttrs("cubic", "asymmetric"));
+  auto ramp = RunSingleNode(
+      "Resize", 13,
+      {Data(Tensor::FromVector<float>({0, 1, 2, 3, 4, 5}, {6})), Omitted(), Known(Tensor::FromVector<float>({2}, {1}))},
+      ResizeAttrs("cubic", "asymmetric"));
   ASSERT_TRUE(ramp.ok()) << ramp.status().message();
   const std::vector<float> r = Values<float>((*ramp)[0]);
   for (int o = 2; o <= 7; ++o) EXPECT_NEAR(r[size_t(o)], o / 2.f, 1e-6f) << o;
@@ -91,11 +89,11 @@ TEST(Resize, TfCropAndResizeExtrapolatesOutsideTheInput) {
   Attributes a = ResizeAttrs("nearest", "tf_crop_and_resize");
   a.Set("extrapolation_value", 200.f);
   // roi [0.5, 1.5] of a 3-element axis, 3 outputs: x = 1, 2, 3 (outside).
-  auto out = RunSingleNode("Resize", 13,
-                           {Data(Tensor::FromVector<uint8_t>({7, 8, 9}, {3})),
-                            Known(Tensor::FromVector<float>({0.5f, 1.5f}, {2})), Omitted(),
-                            Known(Tensor::FromVector<int64_t>({3}, {1}))},
-                           a);
+  auto out = RunSingleNode(
+      "Resize", 13,
+      {Data(Tensor::FromVector<uint8_t>({7, 8, 9}, {3})), Known(Tensor::FromVector<float>({0.5f, 1.5f}, {2})),
+       Omitted(), Known(Tensor::FromVector<int64_t>({3}, {1}))},
+      a);
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ(Values<uint8_t>((*out)[0]), (std::vector<uint8_t>{8, 9, 200}));
 }
@@ -105,16 +103,14 @@ TEST(Resize, Opset10NearestCeilsWhenShrinking) {
   a.Set("mode", std::string("nearest"));
   // scale 0.75 on 4: x = 0, 4/3, 8/3, and a shrinking axis rounds up (ONNX Runtime's
   // Resize-10 rule) -> 0, 2, 3.
-  auto out = RunSingleNode("Resize", 10,
-                           {Data(Tensor::FromVector<uint8_t>({5, 6, 7, 8}, {4})),
-                            Known(Tensor::FromVector<float>({0.75f}, {1}))},
-                           a);
+  auto out = RunSingleNode(
+      "Resize", 10,
+      {Data(Tensor::FromVector<uint8_t>({5, 6, 7, 8}, {4})), Known(Tensor::FromVector<float>({0.75f}, {1}))}, a);
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ(Values<uint8_t>((*out)[0]), (std::vector<uint8_t>{5, 7, 8}));
   // Growing, it truncates: scale 1.5 on 2 -> x = 0, 2/3, 4/3 -> 0, 0, 1.
-  auto up = RunSingleNode("Resize", 10,
-                          {Data(Tensor::FromVector<uint8_t>({5, 6}, {2})), Known(Tensor::FromVector<float>({1.5f}, {1}))},
-                          a);
+  auto up = RunSingleNode(
+      "Resize", 10, {Data(Tensor::FromVector<uint8_t>({5, 6}, {2})), Known(Tensor::FromVector<float>({1.5f}, {1}))}, a);
   ASSERT_TRUE(up.ok()) << up.status().message();
   EXPECT_EQ(Values<uint8_t>((*up)[0]), (std::vector<uint8_t>{5, 5, 6}));
 }
@@ -124,10 +120,10 @@ TEST(Resize, LinearAlignCornersUsesTheOutputLength) {
   // (o = 3 -> 2, o = 6 -> 4). With length_resized = 13.5 (in * scale) x(3) would be 1.92.
   std::vector<float> ramp(9);
   for (int i = 0; i < 9; ++i) ramp[size_t(i)] = float(10 * i);
-  auto out = RunSingleNode("Resize", 13,
-                           {Data(Tensor::FromVector<float>(ramp, {1, 9})), Omitted(),
-                            Known(Tensor::FromVector<float>({1, 1.5f}, {2}))},
-                           ResizeAttrs("linear", "align_corners"));
+  auto out = RunSingleNode(
+      "Resize", 13,
+      {Data(Tensor::FromVector<float>(ramp, {1, 9})), Omitted(), Known(Tensor::FromVector<float>({1, 1.5f}, {2}))},
+      ResizeAttrs("linear", "align_corners"));
   ASSERT_TRUE(out.ok()) << out.status().message();
   const std::vector<float> y = Values<float>((*out)[0]);
   ASSERT_EQ(y.size(), 13u);
@@ -146,8 +142,8 @@ TEST(Resize, LinearAntialiasWeightsWorkedByHand) {
   a.Set("antialias", int64_t(1));
   auto out = RunSingleNode("Resize", 18, {Data(x), Omitted(), Known(Tensor::FromVector<float>({0.5f}, {1}))}, a);
   ASSERT_TRUE(out.ok()) << out.status().message();
-  EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{0.5f * 0 + 0.375f * 8 + 0.125f * 16,
-                                                          0.125f * 8 + 0.375f * 16 + 0.5f * 24}));
+  EXPECT_EQ(Values<float>((*out)[0]),
+            (std::vector<float>{0.5f * 0 + 0.375f * 8 + 0.125f * 16, 0.125f * 8 + 0.375f * 16 + 0.5f * 24}));
   // exclude_outside drops the outside tap instead: (0.75, 0.75, 0.25) / 1.75 at output 0.
   a.Set("exclude_outside", int64_t(1));
   auto ex = RunSingleNode("Resize", 18, {Data(x), Omitted(), Known(Tensor::FromVector<float>({0.5f}, {1}))}, a);
@@ -166,10 +162,10 @@ TEST(Resize, RejectsBadInputs) {
                                  ResizeAttrs("linear", "half_pixel"));
   ASSERT_FALSE(linear_u8.ok());
   EXPECT_EQ(linear_u8.status().code(), StatusCode::kUnsupported);
-  auto both = RunSingleNode("Resize", 13,
-                            {Data(x), Omitted(), Known(Tensor::FromVector<float>({2}, {1})),
-                             Known(Tensor::FromVector<int64_t>({4}, {1}))},
-                            ResizeAttrs("nearest", "half_pixel"));
+  auto both = RunSingleNode(
+      "Resize", 13,
+      {Data(x), Omitted(), Known(Tensor::FromVector<float>({2}, {1})), Known(Tensor::FromVector<int64_t>({4}, {1}))},
+      ResizeAttrs("nearest", "half_pixel"));
   EXPECT_FALSE(both.ok());
   auto count = RunSingleNode("Resize", 13, {Data(x), Omitted(), Known(Tensor::FromVector<float>({2, 2}, {2}))},
                              ResizeAttrs("nearest", "half_pixel"));

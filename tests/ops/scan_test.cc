@@ -24,15 +24,19 @@ std::string ScanJson(const std::string& xs_shape, const std::string& scan_attrs,
                      int opset = 11) {
   return R"({"format": "qrt.graph", "version": 1, "opsets": {"": )" + std::to_string(opset) + R"(},
     "inputs": [{"name": "init", "dtype": "float32", "shape": [2]},
-               {"name": "xs", "dtype": "float32", "shape": )" + xs_shape + R"(}
-               )" + (w_source == "input" ? R"(, {"name": "w", "dtype": "float32", "shape": [2]})" : "") + R"(],
+               {"name": "xs", "dtype": "float32", "shape": )" +
+         xs_shape + R"(}
+               )" +
+         (w_source == "input" ? R"(, {"name": "w", "dtype": "float32", "shape": [2]})" : "") + R"(],
     "initializers": [)" +
          (w_source == "initializer" ? R"({"name": "w", "dtype": "float32", "shape": [2], "data": [10, 100]})" : "") +
          (w_source == "identity" ? R"({"name": "w0", "dtype": "float32", "shape": [2], "data": [10, 100]})" : "") +
          R"(],
-    "nodes": [)" + (w_source == "identity" ? R"({"op": "Identity", "inputs": ["w0"], "outputs": ["w"]},)" : "") + R"(
+    "nodes": [)" +
+         (w_source == "identity" ? R"({"op": "Identity", "inputs": ["w0"], "outputs": ["w"]},)" : "") + R"(
       {"name": "scan", "op": "Scan", "inputs": ["init", "xs"], "outputs": ["final", "ys"],
-       "attrs": {"num_scan_inputs": 1 )" + scan_attrs + R"(, "body": {"graph": {
+       "attrs": {"num_scan_inputs": 1 )" +
+         scan_attrs + R"(, "body": {"graph": {
          "inputs": [{"name": "s", "dtype": "float32", "shape": [2]}, {"name": "x", "dtype": "float32"}],
          "outputs": [{"name": "s_next"}, {"name": "y"}],
          "nodes": [{"op": "Add", "inputs": ["s", "x"], "outputs": ["s_next"]},
@@ -290,8 +294,7 @@ TEST(ScanTest, RejectsBodyWithWrongOutputCount) {
 }
 
 TEST(ScanTest, RejectsScan8AsUnsupported) {
-  Status s = PlanError(ScanJson("[3, 2]", "", "initializer", 8),
-                       {F32(kInit, {2}), F32({1, 1, 2, 2, 3, 3}, {3, 2})});
+  Status s = PlanError(ScanJson("[3, 2]", "", "initializer", 8), {F32(kInit, {2}), F32({1, 1, 2, 2, 3, 3}, {3, 2})});
   EXPECT_EQ(s.code(), StatusCode::kUnsupported) << s.message();
   EXPECT_TRUE(Contains(s.message(), "Scan-8")) << s.message();
 }

@@ -39,8 +39,12 @@ inline StatusOr<std::vector<Tensor>> RunSingleNode(const std::string& op_type, i
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string name = "x" + std::to_string(i);
     switch (args[i].kind) {
-      case NodeArg::kOmitted: node.inputs.push_back(""); continue;
-      case NodeArg::kKnown: QRT_RETURN_IF_ERROR(b.AddInitializer(name, args[i].value.Clone())); break;
+      case NodeArg::kOmitted:
+        node.inputs.push_back("");
+        continue;
+      case NodeArg::kKnown:
+        QRT_RETURN_IF_ERROR(b.AddInitializer(name, args[i].value.Clone()));
+        break;
       case NodeArg::kData:
         QRT_RETURN_IF_ERROR(b.AddInput(name, args[i].value.dtype(), std::nullopt));
         feeds.push_back(args[i].value.Clone());

@@ -28,11 +28,11 @@ TEST(Slice, SliceUint8NegativeStepFromTheEnd) {
 
 TEST(Slice, SliceClampsAndTakesNegativeAxes) {
   // x: [2, 4] int8; axis -1 from 1 to "infinity" with step 2; axis 0 from -100 (-> 0) to 1.
-  auto out = RunSingleNode("Slice", 13,
-                           {Data(Tensor::FromVector<int8_t>({0, 1, 2, 3, 4, 5, 6, 7}, {2, 4})),
-                            Known(I64({1, -100})), Known(I64({std::numeric_limits<int64_t>::max(), 1})),
-                            Known(I64({-1, 0})), Known(I64({2, 1}))},
-                           {});
+  auto out =
+      RunSingleNode("Slice", 13,
+                    {Data(Tensor::FromVector<int8_t>({0, 1, 2, 3, 4, 5, 6, 7}, {2, 4})), Known(I64({1, -100})),
+                     Known(I64({std::numeric_limits<int64_t>::max(), 1})), Known(I64({-1, 0})), Known(I64({2, 1}))},
+                    {});
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ((*out)[0].dims(), (Dims{1, 2}));
   EXPECT_EQ(Values<int8_t>((*out)[0]), (std::vector<int8_t>{1, 3}));

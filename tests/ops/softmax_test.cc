@@ -11,11 +11,11 @@
 namespace qrt {
 namespace {
 
+using testing::AxisAttr;
 using testing::Data;
 using testing::Known;
 using testing::Omitted;
 using testing::RunSingleNode;
-using testing::AxisAttr;
 using testing::Values;
 
 TEST(Softmax, SoftmaxBeforeOpset13CoercesTo2D) {

@@ -88,8 +88,8 @@ std::string Json(const ConvSpec& s) {
   }
   std::string inputs = R"({"name":"x","dtype":")" + t + R"(","shape":)" + DimsJson(s.x) + "}";
   if (s.slope_input) inputs += R"(,{"name":"slope","dtype":"float32","shape":)" + s.slope_shape + "}";
-  return R"({"format":"qrt.graph","version":1,"opsets":{"":13},"inputs":[)" + inputs + R"(],"outputs":[)" +
-         outputs + R"(],"initializers":[)" + inits + R"(],"nodes":[)" + nodes + "]}";
+  return R"({"format":"qrt.graph","version":1,"opsets":{"":13},"inputs":[)" + inputs + R"(],"outputs":[)" + outputs +
+         R"(],"initializers":[)" + inits + R"(],"nodes":[)" + nodes + "]}";
 }
 
 Graph Load(const ConvSpec& s) {
@@ -143,9 +143,13 @@ TEST(FuseConvFakeQuant, FusesAndStaysExactOnEveryConvolutionPath) {
       {"3x3 stride 2 planes", {1, 4, 12, 13}, {9, 4, 3, 3}, R"({"pads":[1,1,1,1],"strides":[2,2]})"},
       {"depthwise, wide rows", {1, 6, 20, 20}, {6, 1, 3, 3}, R"({"pads":[1,1,1,1],"group":6})"},
       {"depthwise, narrow rows (flat)", {1, 6, 7, 7}, {6, 1, 3, 3}, R"({"pads":[1,1,1,1],"group":6})"},
-      {"depthwise, planes over 32 KB (window of rows)", {1, 2, 100, 96}, {2, 1, 3, 3},
+      {"depthwise, planes over 32 KB (window of rows)",
+       {1, 2, 100, 96},
+       {2, 1, 3, 3},
        R"({"pads":[1,1,1,1],"group":2})"},
-      {"depthwise stride 2, window of rows", {1, 2, 99, 100}, {2, 1, 3, 3},
+      {"depthwise stride 2, window of rows",
+       {1, 2, 99, 100},
+       {2, 1, 3, 3},
        R"({"pads":[1,0,2,1],"strides":[2,2],"group":2})"},
       {"depthwise, tiny groups (gathered)", {2, 8, 2, 2}, {8, 1, 3, 3}, R"({"pads":[1,1,1,1],"group":8})"},
       {"grouped 3-D (im2col)", {1, 4, 3, 4, 5}, {6, 2, 2, 2, 2}, R"({"group":2})"},
@@ -295,7 +299,7 @@ struct QuantizeSpec {
   Dims w = {13, 40, 1, 1};
   std::string attrs = "{}";
   std::string scale = "[0.05]", zp_type = "uint8", zp = "[128]", scale_shape = "[]";
-  bool grid_input = false;     // X as DequantizeLinear(uint8 input), W as DequantizeLinear(int8)
+  bool grid_input = false;  // X as DequantizeLinear(uint8 input), W as DequantizeLinear(int8)
   bool conv_read_elsewhere = false;
 };
 
@@ -309,13 +313,15 @@ std::string QuantizeJson(const QuantizeSpec& s) {
     for (int64_t i = 0; i < wn; ++i) wq += (i ? "," : "") + std::to_string(int(rng() % 256) - 128);
     inits += R"({"name":"wq","dtype":"int8","shape":)" + DimsJson(s.w) + R"(,"data":)" + wq + "]},";
     inits += R"({"name":"ws","dtype":"float32","shape":[],"data":[0.0042]},)";
-    inits += R"({"name":"xs","dtype":"float32","shape":[],"data":[0.031]},{"name":"xz","dtype":"uint8","shape":[],"data":[119]},)";
+    inits +=
+        R"({"name":"xs","dtype":"float32","shape":[],"data":[0.031]},{"name":"xz","dtype":"uint8","shape":[],"data":[119]},)";
     nodes += R"({"name":"dqx","op":"DequantizeLinear","inputs":["xq","xs","xz"],"outputs":["x"]},)";
     nodes += R"({"name":"dqw","op":"DequantizeLinear","inputs":["wq","ws"],"outputs":["w"]},)";
   } else {
     inits += R"({"name":"w","dtype":"float32","shape":)" + DimsJson(s.w) + R"(,"data":)" + Values(wn, 1) + "},";
   }
-  inits += R"({"name":"b","dtype":"float32","shape":[)" + std::to_string(s.w[0]) + R"(],"data":)" + Values(s.w[0], 2) + "},";
+  inits +=
+      R"({"name":"b","dtype":"float32","shape":[)" + std::to_string(s.w[0]) + R"(],"data":)" + Values(s.w[0], 2) + "},";
   inits += R"({"name":"s","dtype":"float32","shape":)" + s.scale_shape + R"(,"data":)" + s.scale + "},";
   inits += R"({"name":"z","dtype":")" + s.zp_type + R"(","shape":)" + s.scale_shape + R"(,"data":)" + s.zp + "}";
   nodes += R"({"name":"conv","op":"Conv","inputs":["x","w","b"],"outputs":["c"],"attrs":)" + s.attrs + "},";
@@ -323,7 +329,8 @@ std::string QuantizeJson(const QuantizeSpec& s) {
   nodes += R"({"name":"q","op":"QuantizeLinear","inputs":["c","s","z"],"outputs":["q"]},)";
   nodes += R"({"name":"dq","op":"DequantizeLinear","inputs":["q","s","z"],"outputs":["f"]},)";
   nodes += R"({"name":"neg","op":"Neg","inputs":["f"],"outputs":["n"]})";
-  const std::string input = s.grid_input ? R"({"name":"xq","dtype":"uint8","shape":)" : R"({"name":"x","dtype":"float32","shape":)";
+  const std::string input =
+      s.grid_input ? R"({"name":"xq","dtype":"uint8","shape":)" : R"({"name":"x","dtype":"float32","shape":)";
   std::string outputs = R"([{"name":"q"},{"name":"n"})";
   if (s.conv_read_elsewhere) outputs += R"(,{"name":"r"})";
   return R"({"format":"qrt.graph","version":1,"inputs":[)" + input + DimsJson(s.x) + R"(}],"outputs":)" + outputs +
@@ -356,7 +363,8 @@ TEST(FuseConvFakeQuant, PointwiseConvolutionBeforeAQuantizeLinearTakesItsFakeQua
       const std::vector<std::string> passes = {"default", "fuse-q-dq,fuse-conv-fake-quant"};
       for (int threads : {1, 2}) {
         EXPECT_EQ(testing::CompareFusedToUnfused([&] { return LoadQuantize(s); }, {x}, passes, threads), "")
-            << "grid " << grid << " zp " << zp << "\n" << QuantizeJson(s);
+            << "grid " << grid << " zp " << zp << "\n"
+            << QuantizeJson(s);
       }
     }
   }
@@ -403,9 +411,11 @@ TEST(FuseConvFakeQuant, TheFusedOpRejectsBadSteps) {
         R"({"name":"w","dtype":"float32","shape":[4,2,1,1],"data":[1,2,3,4,5,6,7,8]},)"
         R"({"name":"s","dtype":"float32","shape":[],"data":[0.1]},)"
         R"({"name":"z","dtype":"uint8","shape":[],"data":[3]},)"
-        R"({"name":"slope","dtype":"float32","shape":)" + slope_shape + R"(,"data":[0.5,0.5,0.5,0.5]}],)"
-        R"("nodes":[{"name":"c","op":"ConvQuantizeDequantize","domain":"qrt","inputs":)" + inputs +
-        R"(,"outputs":["y"]}]})";
+        R"({"name":"slope","dtype":"float32","shape":)" +
+        slope_shape +
+        R"(,"data":[0.5,0.5,0.5,0.5]}],)"
+        R"("nodes":[{"name":"c","op":"ConvQuantizeDequantize","domain":"qrt","inputs":)" +
+        inputs + R"(,"outputs":["y"]}]})";
     StatusOr<Graph> g = LoadJsonText(json, "op.json", ".");
     if (!g.ok()) return StatusOr<std::vector<Tensor>>(g.status());  // too few inputs: a load error
     return testing::RunGraph(std::move(g).value(), {Tensor::Allocate(DataType::kFloat32, {1, 2, 3, 3}).value()},
@@ -416,11 +426,11 @@ TEST(FuseConvFakeQuant, TheFusedOpRejectsBadSteps) {
   ok = plan(R"(["x","w","","","","slope","s","z"])", "[4,1,1]");
   EXPECT_TRUE(ok.ok()) << ok.status().message();
   const std::pair<const char*, const char*> bad[] = {
-      {R"(["x","w","","","z"])", "[4,1,1]"},               // a zero point without its scale
-      {R"(["x","w","","","","","",""])", "[4,1,1]"},       // no step (an empty tail is dropped: too few inputs)
-      {R"(["x","w","","","","slope","s"])", "[4]"},        // [4] broadcasts along W, not channels
-      {R"(["x","w","","slope","z"])", "[4,1,1]"},          // a scale of four values
-      {R"(["x","w","","s","w"])", "[4,1,1]"},              // a float zero point
+      {R"(["x","w","","","z"])", "[4,1,1]"},          // a zero point without its scale
+      {R"(["x","w","","","","","",""])", "[4,1,1]"},  // no step (an empty tail is dropped: too few inputs)
+      {R"(["x","w","","","","slope","s"])", "[4]"},   // [4] broadcasts along W, not channels
+      {R"(["x","w","","slope","z"])", "[4,1,1]"},     // a scale of four values
+      {R"(["x","w","","s","w"])", "[4,1,1]"},         // a float zero point
   };
   for (const auto& [inputs, slope] : bad) {
     auto r = plan(inputs, slope);

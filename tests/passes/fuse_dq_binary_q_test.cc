@@ -18,31 +18,32 @@ namespace qrt {
 namespace {
 
 struct ChainSpec {
-  std::string op = "Mul";          // Mul or Add
+  std::string op = "Mul";  // Mul or Add
   std::string a_type = "uint8", b_type = "uint8", y_type = "uint8";
   std::string a_shape = "[2,3,4,5]", b_shape = "[2,3,4,5]";
   std::string a_scale = "[0.05]", a_scale_shape = "[]", a_zp = "[128]";
   std::string b_scale = "[0.02]", b_scale_shape = "[]", b_zp = "[120]";
   std::string y_scale = "[0.03]", y_zp = "[100]";
-  bool b_constant = false;         // B is an initializer
-  std::string b_data = "";         // JSON data for a constant B
-  bool same_dq = false;            // x * x from one DQ
-  bool mul_is_output = false;      // the Mul/Add output is also a graph output
-  bool extra_mul_user = false;     // a second node reads the Mul/Add output
-  bool b_axis = false;             // per-axis scale on B (axis 1)
+  bool b_constant = false;      // B is an initializer
+  std::string b_data = "";      // JSON data for a constant B
+  bool same_dq = false;         // x * x from one DQ
+  bool mul_is_output = false;   // the Mul/Add output is also a graph output
+  bool extra_mul_user = false;  // a second node reads the Mul/Add output
+  bool b_axis = false;          // per-axis scale on B (axis 1)
   int opset = 13;
-  bool a_scale_input = false;      // A's scale is a graph input, not a constant
+  bool a_scale_input = false;  // A's scale is a graph input, not a constant
 };
 
 std::string Json(const ChainSpec& s) {
-  std::string inits = (s.a_scale_input ? std::string()
-                                       : R"({"name":"sa","dtype":"float32","shape":)" + s.a_scale_shape +
-                                             R"(,"data":)" + s.a_scale + "},") +
-                      R"({"name":"za","dtype":")" + s.a_type + R"(","shape":)" + s.a_scale_shape + R"(,"data":)" + s.a_zp + "}," +
-                      R"({"name":"sb","dtype":"float32","shape":)" + s.b_scale_shape + R"(,"data":)" + s.b_scale + "}," +
-                      R"({"name":"zb","dtype":")" + s.b_type + R"(","shape":)" + s.b_scale_shape + R"(,"data":)" + s.b_zp + "}," +
-                      R"({"name":"sy","dtype":"float32","shape":[],"data":)" + s.y_scale + "}," +
-                      R"({"name":"zy","dtype":")" + s.y_type + R"(","shape":[],"data":)" + s.y_zp + "}";
+  std::string inits =
+      (s.a_scale_input
+           ? std::string()
+           : R"({"name":"sa","dtype":"float32","shape":)" + s.a_scale_shape + R"(,"data":)" + s.a_scale + "},") +
+      R"({"name":"za","dtype":")" + s.a_type + R"(","shape":)" + s.a_scale_shape + R"(,"data":)" + s.a_zp + "}," +
+      R"({"name":"sb","dtype":"float32","shape":)" + s.b_scale_shape + R"(,"data":)" + s.b_scale + "}," +
+      R"({"name":"zb","dtype":")" + s.b_type + R"(","shape":)" + s.b_scale_shape + R"(,"data":)" + s.b_zp + "}," +
+      R"({"name":"sy","dtype":"float32","shape":[],"data":)" + s.y_scale + "}," + R"({"name":"zy","dtype":")" +
+      s.y_type + R"(","shape":[],"data":)" + s.y_zp + "}";
   std::string inputs = R"({"name":"a","dtype":")" + s.a_type + R"(","shape":)" + s.a_shape + "}";
   if (s.b_constant) {
     inits += R"(,{"name":"b","dtype":")" + s.b_type + R"(","shape":)" + s.b_shape + R"(,"data":)" + s.b_data + "}";
@@ -52,8 +53,10 @@ std::string Json(const ChainSpec& s) {
   if (s.a_scale_input) inputs += R"(,{"name":"sa","dtype":"float32","shape":[]})";
   std::string b_axis = s.b_axis ? R"(,"attrs":{"axis":1})" : "";
   std::string nodes = R"({"name":"dq_a","op":"DequantizeLinear","inputs":["a","sa","za"],"outputs":["af"]},)";
-  if (!s.same_dq) nodes += R"({"name":"dq_b","op":"DequantizeLinear","inputs":["b","sb","zb"],"outputs":["bf"])" + b_axis + "},";
-  nodes += R"({"name":"bin","op":")" + s.op + R"(","inputs":["af",")" + std::string(s.same_dq ? "af" : "bf") + R"("],"outputs":["m"]},)";
+  if (!s.same_dq)
+    nodes += R"({"name":"dq_b","op":"DequantizeLinear","inputs":["b","sb","zb"],"outputs":["bf"])" + b_axis + "},";
+  nodes += R"({"name":"bin","op":")" + s.op + R"(","inputs":["af",")" + std::string(s.same_dq ? "af" : "bf") +
+           R"("],"outputs":["m"]},)";
   nodes += R"({"name":"q","op":"QuantizeLinear","inputs":["m","sy","zy"],"outputs":["y"]})";
   std::string outputs = R"({"name":"y"})";
   if (s.mul_is_output) outputs += R"(,{"name":"m"})";
@@ -61,8 +64,8 @@ std::string Json(const ChainSpec& s) {
     nodes += R"(,{"name":"other","op":"Relu","inputs":["m"],"outputs":["r"]})";
     outputs += R"(,{"name":"r"})";
   }
-  return R"({"format":"qrt.graph","version":1,"opsets":{"":)" + std::to_string(s.opset) + R"(},"inputs":[)" + inputs + R"(],"outputs":[)" + outputs +
-         R"(],"initializers":[)" + inits + R"(],"nodes":[)" + nodes + "]}";
+  return R"({"format":"qrt.graph","version":1,"opsets":{"":)" + std::to_string(s.opset) + R"(},"inputs":[)" + inputs +
+         R"(],"outputs":[)" + outputs + R"(],"initializers":[)" + inits + R"(],"nodes":[)" + nodes + "]}";
 }
 
 Graph Load(const ChainSpec& s) {
@@ -110,7 +113,8 @@ Dims ParseDims(const std::string& s) {
   Dims d;
   std::string num;
   for (char c : s) {
-    if (c >= '0' && c <= '9') num += c;
+    if (c >= '0' && c <= '9')
+      num += c;
     else if (!num.empty()) {
       d.push_back(std::stoll(num));
       num.clear();
@@ -145,8 +149,8 @@ TEST(FuseDqBinaryQ, FusesMulAndAddAndStaysExact) {
 }
 
 TEST(FuseDqBinaryQ, Int8AndMixedTypes) {
-  const char* types[][3] = {{"int8", "int8", "int8"}, {"uint8", "int8", "uint8"}, {"int8", "uint8", "int8"},
-                            {"uint8", "uint8", "int8"}};
+  const char* types[][3] = {
+      {"int8", "int8", "int8"}, {"uint8", "int8", "uint8"}, {"int8", "uint8", "int8"}, {"uint8", "uint8", "int8"}};
   for (auto& t : types) {
     for (const char* op : {"Mul", "Add"}) {
       ChainSpec s;

@@ -23,14 +23,14 @@ struct PairSpec {
   std::string q_scale = "[0.05]", q_scale_shape = "[]";
   std::string dq_scale = "[0.05]";
   std::string zp_type = "uint8", q_zp = "[128]", dq_zp = "[128]";
-  bool zero_points = true;      // both Q and DQ take a zero point
-  bool q_is_output = false;     // q is also a graph output
-  bool second_dq = false;       // a second DQ reads q
-  bool other_reader = false;    // a non-DQ node (Identity) reads q
-  bool dq_is_output = false;    // xf is a graph output
-  bool scale_input = false;     // Q's scale is a graph input, not a constant
-  bool output_dtype = false;    // Q (no zero point) states output_dtype int8 (opset 21)
-  std::string dq_shape;         // DQ's scale/zero point shape when not Q's
+  bool zero_points = true;    // both Q and DQ take a zero point
+  bool q_is_output = false;   // q is also a graph output
+  bool second_dq = false;     // a second DQ reads q
+  bool other_reader = false;  // a non-DQ node (Identity) reads q
+  bool dq_is_output = false;  // xf is a graph output
+  bool scale_input = false;   // Q's scale is a graph input, not a constant
+  bool output_dtype = false;  // Q (no zero point) states output_dtype int8 (opset 21)
+  std::string dq_shape;       // DQ's scale/zero point shape when not Q's
   Dims x_dims = {2, 3, 4, 5};
   int opset = 13;
 };
@@ -55,8 +55,8 @@ std::string Json(const PairSpec& s) {
   if (s.scale_input) inputs += R"(,{"name":"qs","dtype":"float32","shape":[]})";
   const std::string qz = s.zero_points ? R"(,"qz")" : "", dqz = s.zero_points ? R"(,"dqz")" : "";
   const std::string q_attrs = s.output_dtype ? R"(,"attrs":{"output_dtype":3})" : "";
-  std::string nodes = R"({"name":"q","op":"QuantizeLinear","inputs":["x","qs")" + qz + R"(],"outputs":["q"])" +
-                      q_attrs + "},";
+  std::string nodes =
+      R"({"name":"q","op":"QuantizeLinear","inputs":["x","qs")" + qz + R"(],"outputs":["q"])" + q_attrs + "},";
   nodes += R"({"name":"dq","op":"DequantizeLinear","inputs":["q","dqs")" + dqz + R"(],"outputs":["xf"]},)";
   nodes += R"({"name":"relu","op":"Relu","inputs":["xf"],"outputs":["y"]})";
   std::string outputs = R"({"name":"y"})";
@@ -70,8 +70,8 @@ std::string Json(const PairSpec& s) {
     nodes += R"(,{"name":"other","op":"Identity","inputs":["q"],"outputs":["q2"]})";
     outputs += R"(,{"name":"q2"})";
   }
-  return R"({"format":"qrt.graph","version":1,"opsets":{"":)" + std::to_string(s.opset) + R"(},"inputs":[)" +
-         inputs + R"(],"outputs":[)" + outputs + R"(],"initializers":[)" + inits + R"(],"nodes":[)" + nodes + "]}";
+  return R"({"format":"qrt.graph","version":1,"opsets":{"":)" + std::to_string(s.opset) + R"(},"inputs":[)" + inputs +
+         R"(],"outputs":[)" + outputs + R"(],"initializers":[)" + inits + R"(],"nodes":[)" + nodes + "]}";
 }
 
 Graph Load(const PairSpec& s) {
@@ -95,8 +95,19 @@ Tensor Inputs(const std::string& type, const Dims& dims, float scale, std::mt199
     return t;
   }
   const float inf = std::numeric_limits<float>::infinity();
-  const float traps[] = {0.5f * scale, 1.5f * scale, -2.5f * scale, 127.5f * scale, -128.5f * scale, 0.f, -0.f,
-                         1e-30f, -1e30f, inf, -inf, std::numeric_limits<float>::quiet_NaN(), 1e9f};
+  const float traps[] = {0.5f * scale,
+                         1.5f * scale,
+                         -2.5f * scale,
+                         127.5f * scale,
+                         -128.5f * scale,
+                         0.f,
+                         -0.f,
+                         1e-30f,
+                         -1e30f,
+                         inf,
+                         -inf,
+                         std::numeric_limits<float>::quiet_NaN(),
+                         1e9f};
   const float span = 200.f * std::min(std::fabs(scale), 1e30f);  // a valid range for any scale
   std::uniform_real_distribution<float> u(-span, span);
   float* p = t.data<float>();

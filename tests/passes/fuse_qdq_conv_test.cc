@@ -27,7 +27,7 @@ namespace {
 struct ConvSpec {
   int c = 8, m = 16, k = 3, group = 1, stride = 1, pad = 1, hw = 9;
   std::string x_type = "uint8", w_type = "int8", y_type = "uint8";
-  std::string act;                 // "", "Relu", "Clip"
+  std::string act;  // "", "Relu", "Clip"
   bool per_channel = true;
   bool bias = true;
   bool bias_scale_mismatch = false;
@@ -66,7 +66,8 @@ std::string Json(const ConvSpec& s) {
   std::ostringstream j;
   j << std::setprecision(9);
   j << R"({"format":"qrt.graph","version":1,"opsets":{"":13},)"
-    << R"("inputs":[{"name":"x","dtype":")" << s.x_type << R"(","shape":[1,)" << s.c << "," << s.hw << "," << s.hw << "]}],"
+    << R"("inputs":[{"name":"x","dtype":")" << s.x_type << R"(","shape":[1,)" << s.c << "," << s.hw << "," << s.hw
+    << "]}],"
     << R"("outputs":[{"name":"y"})" << (s.conv_is_output ? R"(,{"name":"c"})" : "") << "],"
     << R"("initializers":[)"
     << R"({"name":"sx","dtype":"float32","shape":[],"data":[)" << sx << "]},"
@@ -85,8 +86,8 @@ std::string Json(const ConvSpec& s) {
     << R"({"op":"DequantizeLinear","inputs":["w","sw","zw"],"outputs":["wf"],"attrs":{"axis":)" << s.w_axis << "}},"
     << R"({"op":"DequantizeLinear","inputs":["b","sb"],"outputs":["bf"],"attrs":{"axis":0}},)"
     << R"({"name":"conv","op":"Conv","inputs":["xf","wf")" << (s.bias ? R"(,"bf")" : "") << R"(],"outputs":["c"],)"
-    << R"("attrs":{"group":)" << s.group << R"(,"strides":[)" << s.stride << "," << s.stride << R"(],"pads":[)"
-    << s.pad << "," << s.pad << "," << s.pad << "," << s.pad << "]}},";
+    << R"("attrs":{"group":)" << s.group << R"(,"strides":[)" << s.stride << "," << s.stride << R"(],"pads":[)" << s.pad
+    << "," << s.pad << "," << s.pad << "," << s.pad << "]}},";
   std::string q_in = "c";
   if (s.act == "Relu") {
     j << R"({"op":"Relu","inputs":["c"],"outputs":["a"]},)";
@@ -175,7 +176,8 @@ TEST(FuseQdqConv, FusesAndStaysWithinOneStep) {
       s.seed = seed;
       const std::string json = Json(s);
       std::map<std::string, int> ops;
-      EXPECT_EQ(Fusions(json, &ops), 1) << s.x_type << " " << s.w_type << " act=" << s.act << " pc=" << s.per_channel << " c=" << s.c << " g=" << s.group;
+      EXPECT_EQ(Fusions(json, &ops), 1) << s.x_type << " " << s.w_type << " act=" << s.act << " pc=" << s.per_channel
+                                        << " c=" << s.c << " g=" << s.group;
       EXPECT_EQ(ops["QLinearConv"], 1);
       EXPECT_EQ(ops.count("Conv") + ops.count("DequantizeLinear") + ops.count("Relu") + ops.count("Clip"), 0u);
       for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
@@ -256,8 +258,8 @@ TEST(FuseQdqConv, RealModelsLayerByLayer) {
         n = next;
       }
       auto a = EvaluateNodes(g, chain_nodes, {{g.FindValue(chains[c].first), x}}, {gy}, Isa::kAvx2);
-      auto b = EvaluateNodes(fused, {fused.value(fy).producer}, {{fused.FindValue(chains[c].first), x}}, {fy},
-                             Isa::kAvx2);
+      auto b =
+          EvaluateNodes(fused, {fused.value(fy).producer}, {{fused.FindValue(chains[c].first), x}}, {fy}, Isa::kAvx2);
       ASSERT_TRUE(a.ok()) << a.status().message();
       ASSERT_TRUE(b.ok()) << b.status().message();
       for (int64_t i = 0; i < (*a)[0].numel(); ++i) {

@@ -132,8 +132,8 @@ TEST(FuseQdqMatMul, FusesAndStaysWithinOneStep) {
       }
     }
   }
-  std::printf("[fuse-qdq-matmul] random: %lld of %lld outputs differ, max %d step\n",
-              static_cast<long long>(differing), static_cast<long long>(total), worst);
+  std::printf("[fuse-qdq-matmul] random: %lld of %lld outputs differ, max %d step\n", static_cast<long long>(differing),
+              static_cast<long long>(total), worst);
   EXPECT_LE(worst, 1);
   EXPECT_LT(differing, total / 10);  // the float graph is inexact only near ties
 }

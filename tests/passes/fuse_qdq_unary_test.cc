@@ -20,13 +20,14 @@ std::string UnaryChain(const std::string& op, const std::string& x_type, const s
   const bool xs = x_type == "int8", ys = y_type == "int8";
   std::string inits = std::string(R"({"name":"sx","dtype":"float32","shape":[],"data":[0.0625]},)") +
                       R"({"name":"zx","dtype":")" + x_type + R"(","shape":[],"data":[)" + (xs ? "-5" : "120") + "]}," +
-                      R"({"name":"sy","dtype":"float32","shape":[],"data":[0.03]},)" +
-                      R"({"name":"zy","dtype":")" + y_type + R"(","shape":[],"data":[)" + (ys ? "3" : "7") + "]}," +
+                      R"({"name":"sy","dtype":"float32","shape":[],"data":[0.03]},)" + R"({"name":"zy","dtype":")" +
+                      y_type + R"(","shape":[],"data":[)" + (ys ? "3" : "7") + "]}," +
                       R"({"name":"lo","dtype":"float32","shape":[],"data":[-1.5]},)" +
                       R"({"name":"hi","dtype":"float32","shape":[],"data":[2.25]})";
   std::string f_inputs = op == "Clip" ? R"(["xf","lo","hi"])" : R"(["xf"])";
   std::string nodes = R"({"name":"dq","op":"DequantizeLinear","inputs":["x","sx","zx"],"outputs":["xf"]},)"
-                      R"({"name":"f","op":")" + op + R"(","inputs":)" + f_inputs + R"(,"outputs":["ff"])" +
+                      R"({"name":"f","op":")" +
+                      op + R"(","inputs":)" + f_inputs + R"(,"outputs":["ff"])" +
                       (attrs.empty() ? "" : R"(,"attrs":)" + attrs) + "}," +
                       R"({"name":"q","op":"QuantizeLinear","inputs":["ff","sy","zy"],"outputs":["y"]})";
   std::string out = "y";
@@ -37,8 +38,8 @@ std::string UnaryChain(const std::string& op, const std::string& x_type, const s
     out = "z";
   }
   return R"({"format":"qrt.graph","version":1,"opsets":{"":13},"inputs":[{"name":"x","dtype":")" + x_type +
-         R"(","shape":[2,256]}],"outputs":[{"name":")" + out + R"("}],"initializers":[)" + inits +
-         R"(],"nodes":[)" + nodes + "]}";
+         R"(","shape":[2,256]}],"outputs":[{"name":")" + out + R"("}],"initializers":[)" + inits + R"(],"nodes":[)" +
+         nodes + "]}";
 }
 
 std::map<std::string, int> Rewrites(const std::string& json) {
@@ -53,8 +54,9 @@ std::map<std::string, int> Rewrites(const std::string& json) {
 }
 
 void ExpectExact(const std::string& json) {
-  Tensor x = Tensor::Allocate(*ParseDataType(json.find(R"("x","dtype":"int8")") != std::string::npos ? "int8" : "uint8"),
-                              {2, 256}).value();
+  Tensor x = Tensor::Allocate(
+                 *ParseDataType(json.find(R"("x","dtype":"int8")") != std::string::npos ? "int8" : "uint8"), {2, 256})
+                 .value();
   for (int k = 0; k < 512; ++k) static_cast<uint8_t*>(x.raw())[k] = uint8_t(k * 37 + 11);  // every byte, twice
   auto reference = testing::RunGraph(LoadJsonText(json, "chain.json", ".").value(), {x}, "none", Isa::kScalar);
   ASSERT_TRUE(reference.ok()) << reference.status().message();
@@ -66,9 +68,16 @@ void ExpectExact(const std::string& json) {
 }
 
 TEST(FuseQdqUnary, EveryUnaryOpAndTypeIsExact) {
-  const std::pair<const char*, const char*> ops[] = {
-      {"Sigmoid", ""}, {"Tanh", ""}, {"Relu", ""}, {"Clip", ""}, {"LeakyRelu", R"({"alpha":0.1})"},
-      {"HardSigmoid", R"({"alpha":0.3,"beta":0.4})"}, {"Exp", ""}, {"Neg", ""}, {"Abs", ""}, {"Sqrt", ""}};
+  const std::pair<const char*, const char*> ops[] = {{"Sigmoid", ""},
+                                                     {"Tanh", ""},
+                                                     {"Relu", ""},
+                                                     {"Clip", ""},
+                                                     {"LeakyRelu", R"({"alpha":0.1})"},
+                                                     {"HardSigmoid", R"({"alpha":0.3,"beta":0.4})"},
+                                                     {"Exp", ""},
+                                                     {"Neg", ""},
+                                                     {"Abs", ""},
+                                                     {"Sqrt", ""}};
   for (const auto& [op, attrs] : ops) {
     for (const char* xt : {"uint8", "int8"}) {
       for (const char* yt : {"uint8", "int8"}) {

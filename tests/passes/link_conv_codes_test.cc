@@ -9,8 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
-#include <tuple>
 #include <random>
+#include <tuple>
 
 #include "loaders/json_loader.h"
 #include "tests/test_util.h"
@@ -76,8 +76,8 @@ std::string Json(const LinkSpec& s) {
     x = "fx";
   }
   const std::string pw_attrs = s.pw_not_pointwise ? R"({"pads":[1,1,1,1]})" : "{}";
-  nodes += R"({"name":"pw","op":"Conv","inputs":[")" + x + R"(","w1","b1"],"outputs":["c1"],"attrs":)" + pw_attrs +
-           "},";
+  nodes +=
+      R"({"name":"pw","op":"Conv","inputs":[")" + x + R"(","w1","b1"],"outputs":["c1"],"attrs":)" + pw_attrs + "},";
   std::string c1 = "c1";
   if (s.prelu) {
     nodes += R"({"name":"prelu","op":"PRelu","inputs":["c1","slope"],"outputs":["p1"]},)";
@@ -86,7 +86,8 @@ std::string Json(const LinkSpec& s) {
   nodes += R"({"name":"q1","op":"QuantizeLinear","inputs":[")" + c1 + R"(","s1","z1"],"outputs":["q1"]},)";
   nodes += R"({"name":"dq1","op":"DequantizeLinear","inputs":["q1","s1","z1"],"outputs":["f1"]},)";
   const std::string dw_attrs =
-      s.second_pointwise ? "{}" : "{" + s.dw_attrs + (s.dw_not_depthwise ? "" : R"(,"group":)" + std::to_string(c)) + "}";
+      s.second_pointwise ? "{}"
+                         : "{" + s.dw_attrs + (s.dw_not_depthwise ? "" : R"(,"group":)" + std::to_string(c)) + "}";
   nodes += R"({"name":"dw","op":"Conv","inputs":["f1","w2","b2"],"outputs":["c2"],"attrs":)" + dw_attrs + "},";
   nodes += R"({"name":"q2","op":"QuantizeLinear","inputs":["c2","s2","z2"],"outputs":["q2"]},)";
   nodes += std::string(R"({"name":"dq2","op":"DequantizeLinear","inputs":["q2","s2","z2"],"outputs":[")") +
@@ -273,8 +274,8 @@ std::string ResidualJson(const ResidualSpec& s) {
   nodes += R"({"name":"pw","op":"Conv","inputs":["fx","w1","b1"],"outputs":["c1"]},)";
   nodes += R"({"name":"q1","op":"QuantizeLinear","inputs":["c1","s1")" + z + R"(],"outputs":["q1"]},)";
   if (s.per_axis_dq) {
-    nodes += R"({"name":"dq1","op":"DequantizeLinear","inputs":["q1","s1c")" + std::string(s.zp_absent ? "" : R"(,"z1c")") +
-             R"(],"outputs":["f1"],"attrs":{"axis":1}},)";
+    nodes += R"({"name":"dq1","op":"DequantizeLinear","inputs":["q1","s1c")" +
+             std::string(s.zp_absent ? "" : R"(,"z1c")") + R"(],"outputs":["f1"],"attrs":{"axis":1}},)";
   } else {
     nodes += R"({"name":"dq1","op":"DequantizeLinear","inputs":["q1","s1")" + z + R"(],"outputs":["f1"]},)";
   }
@@ -299,8 +300,8 @@ std::string ResidualJson(const ResidualSpec& s) {
 }
 
 TEST(LinkConvCodes, ProjectionsWriteTheirQuantizeLinearsCodesAndReadersTakeDequantizeLinearsCodes) {
-  const std::pair<const char*, const char*> zero_points[] = {{"uint8", "[131]"}, {"uint8", "[0]"}, {"int8", "[-128]"},
-                                                             {"int8", "[127]"}};
+  const std::pair<const char*, const char*> zero_points[] = {
+      {"uint8", "[131]"}, {"uint8", "[0]"}, {"int8", "[-128]"}, {"int8", "[127]"}};
   for (bool depthwise : {false, true}) {
     for (const auto& [type, zp] : zero_points) {
       for (int variant = 0; variant < 3; ++variant) {
@@ -323,7 +324,8 @@ TEST(LinkConvCodes, ProjectionsWriteTheirQuantizeLinearsCodesAndReadersTakeDequa
         for (int64_t i = 0; i < x.numel(); ++i) x.data<uint8_t>()[i] = uint8_t(rng());
         for (int threads : {1, 2}) {
           EXPECT_EQ(testing::CompareFusedToUnfused(load, {x}, {"default"}, threads), "")
-              << type << zp << " depthwise " << depthwise << "\n" << ResidualJson(s);
+              << type << zp << " depthwise " << depthwise << "\n"
+              << ResidualJson(s);
         }
       }
     }
@@ -359,8 +361,8 @@ TEST(LinkConvCodes, TheAttributesRejectWhatTheyCannotMean) {
         R"({"name":"z","dtype":"uint8","shape":[],"data":[3]},)"
         R"({"name":"zs","dtype":"int8","shape":[],"data":[3]},)"
         R"({"name":"slope","dtype":"float32","shape":[2,1,1],"data":[0.5,0.5]}],)"
-        R"("nodes":[{"name":"c","op":"ConvQuantizeDequantize","domain":"qrt","inputs":)" + inputs +
-        R"(,"outputs":["y"],"attrs":)" + attrs + "}]}";
+        R"("nodes":[{"name":"c","op":"ConvQuantizeDequantize","domain":"qrt","inputs":)" +
+        inputs + R"(,"outputs":["y"],"attrs":)" + attrs + "}]}";
     StatusOr<Graph> g = LoadJsonText(json, "op.json", ".");
     if (!g.ok()) return StatusOr<std::vector<Tensor>>(g.status());
     Tensor x = Tensor::Allocate(x_type == "uint8" ? DataType::kUInt8 : DataType::kFloat32, {1, 2, 3, 3}).value();
@@ -374,12 +376,12 @@ TEST(LinkConvCodes, TheAttributesRejectWhatTheyCannotMean) {
   ASSERT_TRUE(ok.ok()) << ok.status().message();
   EXPECT_EQ((*ok)[0].dtype(), DataType::kUInt8);
   const std::tuple<const char*, const char*, const char*> bad[] = {
-      {"float32", R"(["x","w","","s","z","","","","s","z"])", R"("input_codes":1)"},   // X is not codes
-      {"uint8", R"(["x","w","","s","z"])", R"("input_codes":1)"},                        // no scale for X
-      {"uint8", R"(["x","w","","s","z","","","","s","zs"])", R"("input_codes":1)"},    // zero point of another type
-      {"uint8", R"(["x","w","","s","z","","","","w","z"])", R"("input_codes":1)"},     // a scale of 18 values
-      {"float32", R"(["x","w","","","","slope","s","z"])", R"("output_codes":1)"},     // a PRelu first
-      {"float32", R"(["x","w","","s","z","slope"])", R"("output_codes":1)"},           // a step after it
+      {"float32", R"(["x","w","","s","z","","","","s","z"])", R"("input_codes":1)"},  // X is not codes
+      {"uint8", R"(["x","w","","s","z"])", R"("input_codes":1)"},                     // no scale for X
+      {"uint8", R"(["x","w","","s","z","","","","s","zs"])", R"("input_codes":1)"},   // zero point of another type
+      {"uint8", R"(["x","w","","s","z","","","","w","z"])", R"("input_codes":1)"},    // a scale of 18 values
+      {"float32", R"(["x","w","","","","slope","s","z"])", R"("output_codes":1)"},    // a PRelu first
+      {"float32", R"(["x","w","","s","z","slope"])", R"("output_codes":1)"},          // a step after it
   };
   for (const auto& [type, inputs, attr] : bad) {
     auto r = plan(type, inputs, "{" + group + "," + attr + "}");

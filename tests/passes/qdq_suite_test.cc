@@ -22,11 +22,21 @@ struct Expectation {
 // The probes ORT refuses (per-channel, shape-[1] scales, u8 x i8) qrt fuses; a scale fed
 // as a graph input and a Mul read twice stay; the opset-21 uint16 chain fuses.
 const Expectation kExpected[] = {
-    {"mul_u8_same", 1, 0},           {"mul_u8_bcast", 1, 0},          {"mul_u8_scalar", 1, 0},
-    {"mul_i8_same", 1, 0},           {"mul_i8_bcast", 1, 0},          {"mul_i8_scalar", 1, 0},
-    {"chain_u8", 3, 3},              {"chain_i8", 3, 3},              {"probe_mul_u8_perchannel", 1, 0},
-    {"probe_mul_u8_scale_shape1", 1, 0}, {"probe_mul_u8_scale_input", 0, 0}, {"probe_mul_mixed_u8_i8", 1, 0},
-    {"probe_mul_u8_two_consumers", 0, 0}, {"probe_add_u8", 0, 1},     {"probe_mul_u16_opset21", 1, 0},
+    {"mul_u8_same", 1, 0},
+    {"mul_u8_bcast", 1, 0},
+    {"mul_u8_scalar", 1, 0},
+    {"mul_i8_same", 1, 0},
+    {"mul_i8_bcast", 1, 0},
+    {"mul_i8_scalar", 1, 0},
+    {"chain_u8", 3, 3},
+    {"chain_i8", 3, 3},
+    {"probe_mul_u8_perchannel", 1, 0},
+    {"probe_mul_u8_scale_shape1", 1, 0},
+    {"probe_mul_u8_scale_input", 0, 0},
+    {"probe_mul_mixed_u8_i8", 1, 0},
+    {"probe_mul_u8_two_consumers", 0, 0},
+    {"probe_add_u8", 0, 1},
+    {"probe_mul_u16_opset21", 1, 0},
 };
 
 class QdqSuite : public ::testing::Test {

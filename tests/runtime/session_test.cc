@@ -34,7 +34,8 @@ std::shared_ptr<const CompiledModel> CompileJson(const std::string& text, const 
 // y = Q(DQ(x) * 1.5 + b) with x:u8[N,4], b a per-column float; z = Relu(DQ(x) - 2).
 std::string QdqModel(const std::string& batch_dim) {
   return R"({"format": "qrt.graph", "version": 1,
-    "inputs": [{"name": "x", "dtype": "uint8", "shape": [)" + batch_dim + R"(, 4]}],
+    "inputs": [{"name": "x", "dtype": "uint8", "shape": [)" +
+         batch_dim + R"(, 4]}],
     "initializers": [
       {"name": "s", "dtype": "float32", "shape": [], "data": [0.1]},
       {"name": "zp", "dtype": "uint8", "shape": [], "data": [128]},
@@ -156,7 +157,8 @@ TEST(Session, ArenaReusesIntermediateBuffers) {
   const size_t sum = 6 * 4096;
   EXPECT_GT(session.arena_bytes(), 0u);
   EXPECT_LE(session.arena_bytes(), 3 * 4096u) << "sum of intermediates " << sum;
-  for (size_t i = 0; i < xv.size(); ++i) EXPECT_EQ(out[0].data<float>()[i], 0.5f);  // sigmoid(relu(-|relu(x)|)) = sigmoid(0)
+  for (size_t i = 0; i < xv.size(); ++i)
+    EXPECT_EQ(out[0].data<float>()[i], 0.5f);  // sigmoid(relu(-|relu(x)|)) = sigmoid(0)
 }
 
 TEST(Session, ConcurrentSessionsShareOneCompiledModel) {
@@ -190,7 +192,8 @@ TEST(Session, ConcurrentSessionsShareOneCompiledModel) {
         }
         for (size_t k = 0; k < out.size(); ++k) {
           const std::string diff = testing::CompareBits(out[k], expected[k]);
-          if (!diff.empty()) errors[t] = "iteration " + std::to_string(it) + " output " + std::to_string(k) + ": " + diff;
+          if (!diff.empty())
+            errors[t] = "iteration " + std::to_string(it) + " output " + std::to_string(k) + ": " + diff;
         }
       }
     });
@@ -218,9 +221,15 @@ TEST(Session, ConcurrentSessionsOnAStaticModel) {
       std::vector<Tensor> out;
       for (int it = 0; it < 50; ++it) {
         Status st = s.Run({x}, &out);
-        if (!st.ok()) { errors[t] = st.message(); return; }
+        if (!st.ok()) {
+          errors[t] = st.message();
+          return;
+        }
         for (size_t k = 0; k < out.size(); ++k) {
-          if (!testing::CompareBits(out[k], want[k]).empty()) { errors[t] = "mismatch"; return; }
+          if (!testing::CompareBits(out[k], want[k]).empty()) {
+            errors[t] = "mismatch";
+            return;
+          }
         }
       }
     });

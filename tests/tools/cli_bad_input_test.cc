@@ -71,9 +71,8 @@ TEST(CliBadInput, RankOverTheLimit) {
 
 TEST(CliBadInput, JsonNestedTooDeep) {
   TempDir dir;
-  const std::string model =
-      dir.Write("deep.json", JsonModel(R"("nodes": [{"op": "Relu", "attrs": {"a": )" + std::string(500, '[') +
-                                       std::string(500, ']') + "}}]"));
+  const std::string model = dir.Write("deep.json", JsonModel(R"("nodes": [{"op": "Relu", "attrs": {"a": )" +
+                                                             std::string(500, '[') + std::string(500, ']') + "}}]"));
   ExpectCliError(Qrt("inspect " + Quote(model)), {"deep.json", "nested deeper than"});
 }
 
@@ -81,7 +80,8 @@ TEST(CliBadInput, SubgraphsNestedTooDeep) {
   std::string graph = R"({"nodes": []})";
   for (int i = 0; i < 10; ++i) {
     graph = R"({"nodes": [{"name": "scan)" + std::to_string(i) + R"(", "op": "Scan", "inputs": ["s", "x"],
-        "outputs": ["s2", "y"], "attrs": {"body": {"graph": )" + graph + "}}}]}";
+        "outputs": ["s2", "y"], "attrs": {"body": {"graph": )" +
+            graph + "}}}]}";
   }
   TempDir dir;
   const std::string model = dir.Write("nested.json", JsonModel(graph.substr(1, graph.size() - 2)));

@@ -328,8 +328,7 @@ TEST(CliErrors, MissingInput) {
   ExpectCliError(Qrt("run " + Quote(QdqModel())), {QdqModel(), "'x'"});
   TempDir dir;
   ExpectCliError(Qrt("run " + Quote(QdqModel()) + " --inputs " + Quote(dir.path())), {QdqModel(), "'x'"});
-  ExpectCliError(Qrt("run " + Quote(QdqModel()) + " --input " + Quote("x=" + dir.path() + "/none.npy")),
-                 {"none.npy"});
+  ExpectCliError(Qrt("run " + Quote(QdqModel()) + " --input " + Quote("x=" + dir.path() + "/none.npy")), {"none.npy"});
   ExpectCliError(Qrt("run " + Quote(QdqModel()) + " --input " + Quote("nosuch=" + dir.path() + "/none.npy")),
                  {QdqModel(), "'nosuch'"});
 }

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "ops/kernels/conv/conv_float.h"
-#include "ops/kernels/pwconv/conv_pointwise_int8.h"
 #include "ops/kernels/dwconv/depthwise_int8.h"
+#include "ops/kernels/pwconv/conv_pointwise_int8.h"
 
 namespace qrt {
 namespace {
@@ -26,20 +26,13 @@ struct Layer {
 
 // pw: pointwise (1x1), dw: depthwise 3x3 pad 1; size is the input's height and width.
 const Layer kLayers[] = {
-    {"first_3x3s2_3to32_224", 3, 32, 224, 3, 2, 1},
-    {"dw_3x3_32_112", 32, 32, 112, 3, 1, 32},
-    {"pw_16to96_112", 16, 96, 112, 1, 1, 1},
-    {"dw_3x3s2_96_112", 96, 96, 112, 3, 2, 96},
-    {"pw_96to24_56", 96, 24, 56, 1, 1, 1},
-    {"pw_24to144_56", 24, 144, 56, 1, 1, 1},
-    {"dw_3x3_144_56", 144, 144, 56, 3, 1, 144},
-    {"pw_64to384_14", 64, 384, 14, 1, 1, 1},
-    {"pw_384to64_14", 384, 64, 14, 1, 1, 1},
-    {"dw_3x3_384_14", 384, 384, 14, 3, 1, 384},
-    {"dw_3x3s2_576_14", 576, 576, 14, 3, 2, 576},
-    {"dw_3x3_960_7", 960, 960, 7, 3, 1, 960},
-    {"pw_160to960_7", 160, 960, 7, 1, 1, 1},
-    {"pw_960to160_7", 960, 160, 7, 1, 1, 1},
+    {"first_3x3s2_3to32_224", 3, 32, 224, 3, 2, 1}, {"dw_3x3_32_112", 32, 32, 112, 3, 1, 32},
+    {"pw_16to96_112", 16, 96, 112, 1, 1, 1},        {"dw_3x3s2_96_112", 96, 96, 112, 3, 2, 96},
+    {"pw_96to24_56", 96, 24, 56, 1, 1, 1},          {"pw_24to144_56", 24, 144, 56, 1, 1, 1},
+    {"dw_3x3_144_56", 144, 144, 56, 3, 1, 144},     {"pw_64to384_14", 64, 384, 14, 1, 1, 1},
+    {"pw_384to64_14", 384, 64, 14, 1, 1, 1},        {"dw_3x3_384_14", 384, 384, 14, 3, 1, 384},
+    {"dw_3x3s2_576_14", 576, 576, 14, 3, 2, 576},   {"dw_3x3_960_7", 960, 960, 7, 3, 1, 960},
+    {"pw_160to960_7", 160, 960, 7, 1, 1, 1},        {"pw_960to160_7", 960, 160, 7, 1, 1, 1},
 };
 
 ConvGeometry GeometryOf(const Layer& l) {
@@ -77,9 +70,11 @@ void BM_Conv(benchmark::State& state, const Layer& l, ConvFloatKernels kernels, 
   const ConvInputCodes in{x_codes.data(), SelectDequantizeRows(DataType::kUInt8, Isa::kAvx2), 0.01f, 128, false};
   const ConvOutputCodes out{y_codes.data(), SelectQuantizeF32(DataType::kUInt8, Isa::kAvx2), 0.05f, 3, false};
   for (auto _ : state) {
-    if (codes) ConvFloatOrdered(g, nullptr, w.data(), b.data(), nullptr, kernels, scratch.data(), 1, nullptr, &in, &out);
-    else ConvFloatOrdered(g, x.data(), w.data(), b.data(), y.data(), kernels, scratch.data(), 1,
-                          fake_quant != nullptr ? &epilogue : nullptr);
+    if (codes)
+      ConvFloatOrdered(g, nullptr, w.data(), b.data(), nullptr, kernels, scratch.data(), 1, nullptr, &in, &out);
+    else
+      ConvFloatOrdered(g, x.data(), w.data(), b.data(), y.data(), kernels, scratch.data(), 1,
+                       fake_quant != nullptr ? &epilogue : nullptr);
     benchmark::ClobberMemory();
   }
   const double macs = static_cast<double>(g.output_count()) * static_cast<double>(g.reduction_size());
@@ -132,8 +127,10 @@ void BM_ConvInt8(benchmark::State& state, const Layer& l, bool int8, bool codes 
     a.y = nullptr, a.codes = y_codes.data(), a.quantize = avx512::QuantizeF32ToS8;
   }
   for (auto _ : state) {
-    if (!int8) ConvFloatOrdered(g, x.data(), w.data(), b.data(), y.data(), kernels, scratch.data(), 1, &epilogue);
-    else if (!ConvPointwiseInt8(*plan, a)) return state.SkipWithError("int8 path refused");
+    if (!int8)
+      ConvFloatOrdered(g, x.data(), w.data(), b.data(), y.data(), kernels, scratch.data(), 1, &epilogue);
+    else if (!ConvPointwiseInt8(*plan, a))
+      return state.SkipWithError("int8 path refused");
     benchmark::ClobberMemory();
   }
   const double macs = static_cast<double>(g.output_count()) * static_cast<double>(g.reduction_size());
@@ -152,10 +149,10 @@ void Register() {
     families.push_back({"avx2", {avx2::Sgemm, avx2::SgemmOneRow, avx2::SplitPairs}, avx2::QuantizeDequantizeS8});
   }
   if (DetectCpuFeatures().avx512f) {
-    families.push_back({"avx512",
-                        {avx512::Sgemm, avx512::SgemmOneRow, avx512::SplitPairs, avx512::DepthwiseLanes,
-                         avx512::DepthwiseRows},
-                        avx512::QuantizeDequantizeS8});
+    families.push_back(
+        {"avx512",
+         {avx512::Sgemm, avx512::SgemmOneRow, avx512::SplitPairs, avx512::DepthwiseLanes, avx512::DepthwiseRows},
+         avx512::QuantizeDequantizeS8});
     // Depthwise planes through the padded rows' general path, which the lanes and rows kernels
     // replace.
     families.push_back(
@@ -185,19 +182,20 @@ const int kRegistered = (Register(), 0);
 // The exact int8 pointwise path against the float path it replaces, on the same grid data.
 void RegisterInt8() {
   if (!PointwiseInt8Available()) return;
-  const Layer layers[] = {{"pw_32to192_28", 32, 192, 28, 1, 1, 1},  {"pw_64to384_14", 64, 384, 14, 1, 1, 1},
-                          {"pw_96to576_14", 96, 576, 14, 1, 1, 1},  {"pw_576to96_14", 576, 96, 14, 1, 1, 1},
-                          {"pw_160to960_7", 160, 960, 7, 1, 1, 1},  {"pw_960to160_7", 960, 160, 7, 1, 1, 1},
-                          {"pw_960to320_7", 960, 320, 7, 1, 1, 1},  {"pw_512to256_7", 512, 256, 7, 1, 1, 1},
+  const Layer layers[] = {{"pw_32to192_28", 32, 192, 28, 1, 1, 1},   {"pw_64to384_14", 64, 384, 14, 1, 1, 1},
+                          {"pw_96to576_14", 96, 576, 14, 1, 1, 1},   {"pw_576to96_14", 576, 96, 14, 1, 1, 1},
+                          {"pw_160to960_7", 160, 960, 7, 1, 1, 1},   {"pw_960to160_7", 960, 160, 7, 1, 1, 1},
+                          {"pw_960to320_7", 960, 320, 7, 1, 1, 1},   {"pw_512to256_7", 512, 256, 7, 1, 1, 1},
                           {"pw_2048to256_7", 2048, 256, 7, 1, 1, 1}, {"pw_4096to64_7", 4096, 64, 7, 1, 1, 1},
                           {"pw_320to1280_7", 320, 1280, 7, 1, 1, 1}, {"pw_24to144_56", 24, 144, 56, 1, 1, 1},
-                          {"pw_16to96_112", 16, 96, 112, 1, 1, 1},  {"pw_32to16_112", 32, 16, 112, 1, 1, 1},
+                          {"pw_16to96_112", 16, 96, 112, 1, 1, 1},   {"pw_32to16_112", 32, 16, 112, 1, 1, 1},
                           {"pw_144to24_56", 144, 24, 56, 1, 1, 1}};
   for (const Layer& l : layers) {
     for (bool int8 : {false, true}) {
       const std::string name = std::string("ConvGrid_") + l.name + (int8 ? "/int8_vnni" : "/f32_avx512");
-      benchmark::RegisterBenchmark(name.c_str(), [l, int8](benchmark::State& s) { BM_ConvInt8(s, l, int8); })
-          ->UseRealTime();
+      benchmark::RegisterBenchmark(name.c_str(), [l, int8](benchmark::State& s) {
+        BM_ConvInt8(s, l, int8);
+      })->UseRealTime();
     }
     benchmark::RegisterBenchmark((std::string("ConvGrid_") + l.name + "/int8_vnni_codes").c_str(),
                                  [l](benchmark::State& s) { BM_ConvInt8(s, l, true, true); })

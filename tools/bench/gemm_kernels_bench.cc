@@ -38,8 +38,10 @@ void BM_GemmRow(benchmark::State& state, bool coded) {
   g.c = c.data(), g.ldc = n;
   const CodedB view{codes.data(), k, true, scales.data(), zero_points.data()};
   for (auto _ : state) {
-    if (coded) avx2::SgemmRowLanesCoded(g, view);
-    else avx2::Sgemm(g);
+    if (coded)
+      avx2::SgemmRowLanesCoded(g, view);
+    else
+      avx2::Sgemm(g);
     benchmark::ClobberMemory();
   }
   const double macs = double(n) * double(k);

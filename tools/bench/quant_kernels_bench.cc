@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "ops/kernels/eltwise/lookup_table.h"
+#include "ops/kernels/qbinary/quantized_binary.h"
 #include "ops/kernels/quantize/dequantize_rows.h"
 #include "ops/kernels/quantize/fake_quantize.h"
-#include "ops/kernels/eltwise/lookup_table.h"
 #include "ops/kernels/quantize/quantize_linear.h"
 #include "ops/kernels/quantize/quantize_v2.h"
-#include "ops/kernels/qbinary/quantized_binary.h"
 #include "ops/kernels/quantize/uniform_dequantize.h"
 
 namespace qrt {
@@ -82,9 +82,8 @@ void BM_FakeQuantize(benchmark::State& state, Isa isa, bool per_channel) {
   const size_t nr = per_channel ? c : 1;
   std::vector<float> xv = RandomFloats(n, 2), y(n);
   std::vector<float> il(nr, -2.0f), ih(nr, 2.5f), ol(nr, -1.0f), oh(nr, 1.0f);
-  Loop(state, n, 8, [&] {
-    (void)RunFakeQuantize(*plan, xv.data(), il.data(), ih.data(), ol.data(), oh.data(), y.data());
-  });
+  Loop(state, n, 8,
+       [&] { (void)RunFakeQuantize(*plan, xv.data(), il.data(), ih.data(), ol.data(), oh.data(), y.data()); });
 }
 
 // ---- QuantizeV2 (8-bit T) ------------------------------------------------------------------------
@@ -103,9 +102,8 @@ void BM_QuantizeV2(benchmark::State& state, Isa isa, DataType t, QuantizeV2Mode 
   const size_t nr = per_axis ? c : 1;
   std::vector<float> x = RandomFloats(n, 3), mn(nr, -2.0f), mx(nr, 3.0f), omin(nr), omax(nr);
   std::vector<uint8_t> y(n);
-  Loop(state, n, 5, [&] {
-    (void)RunQuantizeV2(*plan, x.data(), mn.data(), mx.data(), y.data(), omin.data(), omax.data());
-  });
+  Loop(state, n, 5,
+       [&] { (void)RunQuantizeV2(*plan, x.data(), mn.data(), mx.data(), y.data(), omin.data(), omax.data()); });
 }
 
 // ---- QuantizeLinear / DequantizeLinear (8-bit, per tensor) -----------------------------------------
@@ -151,8 +149,10 @@ void BM_DequantizeRows(benchmark::State& state, Isa isa, bool pairs) {
   Loop(state, kWidth * kRows, 5.0, [&] {
     for (int64_t r = 0; r < kRows; ++r) {
       float* row = y.data() + r * kWidth;
-      if (pairs) k.pairs(kWidth / 2, x.data() + r * kWidth, 0.0235f, 128, row, row + kWidth / 2);
-      else k.row(kWidth, x.data() + r * kWidth, 0.0235f, 128, row);
+      if (pairs)
+        k.pairs(kWidth / 2, x.data() + r * kWidth, 0.0235f, 128, row, row + kWidth / 2);
+      else
+        k.row(kWidth, x.data() + r * kWidth, 0.0235f, 128, row);
     }
   });
 }
@@ -172,9 +172,8 @@ void BM_UniformDequantize(benchmark::State& state, Isa isa, DataType t, bool per
   std::vector<uint8_t> x = RandomBytes(n * es, 4);
   std::vector<float> s(c, 0.05f), y(n);
   std::vector<int32_t> z(c, 3);
-  Loop(state, n, static_cast<double>(es + 4), [&] {
-    (void)RunUniformDequantize(*plan, x.data(), s.data(), z.data(), y.data());
-  });
+  Loop(state, n, static_cast<double>(es + 4),
+       [&] { (void)RunUniformDequantize(*plan, x.data(), s.data(), z.data(), y.data()); });
 }
 
 // ---- QuantizedMul / QuantizedAdd u8 -------------------------------------------------------------------
@@ -227,7 +226,9 @@ void Register() {
   const int64_t sizes[] = {kSmall, kLarge};
   // memcpy of the same bytes (read + written) as each kernel family: copy size = bytes / 2.
   for (int64_t n : sizes) {
-    for (double bpe : {1.0, 1.5, 2.5, 4.0}) {  // copy = half the kernel bytes: ~2 (broadcast), 3 (QMul/QAdd), 5 (QV2, UD8), 8 (FQ, UD32)
+    for (double bpe :
+         {1.0, 1.5, 2.5,
+          4.0}) {  // copy = half the kernel bytes: ~2 (broadcast), 3 (QMul/QAdd), 5 (QV2, UD8), 8 (FQ, UD32)
       benchmark::RegisterBenchmark("memcpy", BM_Memcpy)->Arg(static_cast<int64_t>(n * bpe))->UseRealTime();
     }
   }
@@ -282,14 +283,17 @@ void Register() {
   for (const Family& f : families) {
     for (int64_t n : sizes) {
       auto reg = [&](const std::string& name, QuantizedBinaryOp op, Requantize rule, Bcast bc, int threads = 1) {
-        benchmark::RegisterBenchmark((name + "/" + f.tag).c_str(), [=](benchmark::State& s) {
-          BM_QuantizedBinary(s, f.isa, f.pick, op, rule, bc, threads);
-        })->Arg(n)->UseRealTime();
+        benchmark::RegisterBenchmark(
+            (name + "/" + f.tag).c_str(),
+            [=](benchmark::State& s) { BM_QuantizedBinary(s, f.isa, f.pick, op, rule, bc, threads); })
+            ->Arg(n)
+            ->UseRealTime();
       };
       using QB = QuantizedBinaryOp;
       using RQ = Requantize;
       reg("QuantizedMul_u8_reciprocal_same", QB::kMul, RQ::kReciprocal, Bcast::kSame);
-      if (f.isa == Isa::kAvx2) reg("QuantizedMul_u8_reciprocal_same_2threads", QB::kMul, RQ::kReciprocal, Bcast::kSame, 2);
+      if (f.isa == Isa::kAvx2)
+        reg("QuantizedMul_u8_reciprocal_same_2threads", QB::kMul, RQ::kReciprocal, Bcast::kSame, 2);
       reg("QuantizedMul_u8_divide_same", QB::kMul, RQ::kDivide, Bcast::kSame);
       reg("QuantizedMul_u8_combined_same", QB::kMul, RQ::kCombined, Bcast::kSame);
       reg("QuantizedMul_u8_reciprocal_scalarB", QB::kMul, RQ::kReciprocal, Bcast::kScalarB);
@@ -305,13 +309,19 @@ void Register() {
       auto reg = [&](const std::string& name, auto fn) {
         benchmark::RegisterBenchmark((name + "/" + t).c_str(), fn)->Arg(n)->UseRealTime();
       };
-      reg("QuantizeV2_u8_min_combined", [isa](benchmark::State& s) { BM_QuantizeV2(s, isa, DataType::kUInt8, QuantizeV2Mode::kMinCombined, false); });
-      reg("QuantizeV2_u8_min_first", [isa](benchmark::State& s) { BM_QuantizeV2(s, isa, DataType::kUInt8, QuantizeV2Mode::kMinFirst, false); });
-      reg("QuantizeV2_i8_scaled", [isa](benchmark::State& s) { BM_QuantizeV2(s, isa, DataType::kInt8, QuantizeV2Mode::kScaled, false); });
-      reg("QuantizeV2_i8_scaled_peraxis_last", [isa](benchmark::State& s) { BM_QuantizeV2(s, isa, DataType::kInt8, QuantizeV2Mode::kScaled, true); });
+      reg("QuantizeV2_u8_min_combined",
+          [isa](benchmark::State& s) { BM_QuantizeV2(s, isa, DataType::kUInt8, QuantizeV2Mode::kMinCombined, false); });
+      reg("QuantizeV2_u8_min_first",
+          [isa](benchmark::State& s) { BM_QuantizeV2(s, isa, DataType::kUInt8, QuantizeV2Mode::kMinFirst, false); });
+      reg("QuantizeV2_i8_scaled",
+          [isa](benchmark::State& s) { BM_QuantizeV2(s, isa, DataType::kInt8, QuantizeV2Mode::kScaled, false); });
+      reg("QuantizeV2_i8_scaled_peraxis_last",
+          [isa](benchmark::State& s) { BM_QuantizeV2(s, isa, DataType::kInt8, QuantizeV2Mode::kScaled, true); });
       reg("UniformDequantize_i8", [isa](benchmark::State& s) { BM_UniformDequantize(s, isa, DataType::kInt8, false); });
-      reg("UniformDequantize_u8_peraxis_last", [isa](benchmark::State& s) { BM_UniformDequantize(s, isa, DataType::kUInt8, true); });
-      reg("UniformDequantize_i32", [isa](benchmark::State& s) { BM_UniformDequantize(s, isa, DataType::kInt32, false); });
+      reg("UniformDequantize_u8_peraxis_last",
+          [isa](benchmark::State& s) { BM_UniformDequantize(s, isa, DataType::kUInt8, true); });
+      reg("UniformDequantize_i32",
+          [isa](benchmark::State& s) { BM_UniformDequantize(s, isa, DataType::kInt32, false); });
       reg("DequantizeLinear_s8_to_f32", [isa](benchmark::State& s) { BM_DequantizeLinear(s, isa, DataType::kInt8); });
       if (n == kSmall) {
         reg("DequantizeRows_u8_112x112_rows", [isa](benchmark::State& s) { BM_DequantizeRows(s, isa, false); });

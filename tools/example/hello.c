@@ -1,7 +1,6 @@
 /* qrt_hello_c: load a model with the C API and describe it. */
-#include <stdio.h>
-
 #include <qrt/qrt.h>
+#include <stdio.h>
 
 int main(int argc, char** argv) {
   qrt_model* model = NULL;

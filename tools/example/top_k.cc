@@ -9,9 +9,8 @@
 #include <cstdio>
 #include <cstring>
 #include <numeric>
-#include <vector>
-
 #include <qrt/qrt.hpp>
+#include <vector>
 
 namespace {
 
@@ -25,9 +24,12 @@ qrt::api::Tensor SyntheticPicture(const qrt::api::ValueInfo& info) {
   for (size_t i = 0; i < n; ++i) {
     const int64_t y = int64_t(i) / w % h, x = int64_t(i) % w;
     const double v = double(x + y) / double(std::max<int64_t>(1, h + w - 2));
-    if (info.dtype == QRT_FLOAT32) t.data<float>()[i] = float(v);
-    else if (info.dtype == QRT_UINT8) t.data<uint8_t>()[i] = uint8_t(v * 255.0 + 0.5);
-    else if (info.dtype == QRT_INT8) t.data<int8_t>()[i] = int8_t(v * 255.0 - 127.5);
+    if (info.dtype == QRT_FLOAT32)
+      t.data<float>()[i] = float(v);
+    else if (info.dtype == QRT_UINT8)
+      t.data<uint8_t>()[i] = uint8_t(v * 255.0 + 0.5);
+    else if (info.dtype == QRT_INT8)
+      t.data<int8_t>()[i] = int8_t(v * 255.0 - 127.5);
   }
   return t;
 }
@@ -35,12 +37,18 @@ qrt::api::Tensor SyntheticPicture(const qrt::api::ValueInfo& info) {
 // Output element i as a double, for ranking.
 double Element(const qrt::api::TensorView& t, size_t i) {
   switch (t.dtype()) {
-    case QRT_FLOAT32: return t.data<float>()[i];
-    case QRT_UINT8: return t.data<uint8_t>()[i];
-    case QRT_INT8: return t.data<int8_t>()[i];
-    case QRT_INT32: return t.data<int32_t>()[i];
-    case QRT_INT64: return double(t.data<int64_t>()[i]);
-    default: return 0;
+    case QRT_FLOAT32:
+      return t.data<float>()[i];
+    case QRT_UINT8:
+      return t.data<uint8_t>()[i];
+    case QRT_INT8:
+      return t.data<int8_t>()[i];
+    case QRT_INT32:
+      return t.data<int32_t>()[i];
+    case QRT_INT64:
+      return double(t.data<int64_t>()[i]);
+    default:
+      return 0;
   }
 }
 
@@ -79,9 +87,10 @@ int Run(int argc, char** argv) {
   const size_t k = std::min<size_t>(5, order.size());
   std::partial_sort(order.begin(), order.begin() + k, order.end(),
                     [&](size_t a, size_t b) { return Element(out, a) > Element(out, b); });
-  std::printf("qrt %s, isa %s; output '%s' (%s, %zu elements), top %zu:\n", qrt_version_string(),
-              model->isa().c_str(), outputs[0].name.c_str(), qrt_dtype_name(out.dtype()), out.element_count(), k);
-  for (size_t i = 0; i < k; ++i) std::printf("  #%zu  index %zu  value %.6g\n", i + 1, order[i], Element(out, order[i]));
+  std::printf("qrt %s, isa %s; output '%s' (%s, %zu elements), top %zu:\n", qrt_version_string(), model->isa().c_str(),
+              outputs[0].name.c_str(), qrt_dtype_name(out.dtype()), out.element_count(), k);
+  for (size_t i = 0; i < k; ++i)
+    std::printf("  #%zu  index %zu  value %.6g\n", i + 1, order[i], Element(out, order[i]));
   if (argc > 3) {
     qrt::api::Tensor expected = qrt::api::Tensor::Read(argv[3]).value();
     const qrt::api::TensorView want = expected.view();

@@ -23,7 +23,7 @@
 namespace qrt {
 namespace {
 
-constexpr int64_t kMaxInputElements = 4096;     // per input
+constexpr int64_t kMaxInputElements = 4096;  // per input
 constexpr size_t kMaxArenaBytes = size_t(64) << 20;
 
 bool LooksLikeJson(const uint8_t* data, size_t size) {
@@ -37,11 +37,16 @@ bool LooksLikeJson(const uint8_t* data, size_t size) {
 // A float test value: mostly small numbers a model sees, sometimes the edge cases.
 double FloatValue(fuzz::Rng& rng) {
   switch (rng.Below(16)) {
-    case 0: return std::numeric_limits<double>::quiet_NaN();
-    case 1: return rng.Below(2) ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
-    case 2: return rng.Below(2) ? 3e38 : -1e30;
-    case 3: return rng.Below(2) ? -0.0 : 1e-40;
-    default: return (double(rng.Below(2001)) - 1000.0) / 250.0;  // [-4, 4] in steps of 1/250
+    case 0:
+      return std::numeric_limits<double>::quiet_NaN();
+    case 1:
+      return rng.Below(2) ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+    case 2:
+      return rng.Below(2) ? 3e38 : -1e30;
+    case 3:
+      return rng.Below(2) ? -0.0 : 1e-40;
+    default:
+      return (double(rng.Below(2001)) - 1000.0) / 250.0;  // [-4, 4] in steps of 1/250
   }
 }
 
@@ -55,16 +60,37 @@ void Fill(Tensor& t, fuzz::Rng& rng) {
   const int64_t n = t.numel();
   for (int64_t i = 0; i < n; ++i) {
     switch (t.dtype()) {
-      case DataType::kFloat32: t.data<float>()[i] = float(FloatValue(rng)); break;
-      case DataType::kFloat64: t.data<double>()[i] = FloatValue(rng); break;
-      case DataType::kFloat16: t.data<uint16_t>()[i] = FloatToHalf(float(FloatValue(rng))); break;
-      case DataType::kBFloat16: t.data<uint16_t>()[i] = FloatToBFloat16(float(FloatValue(rng))); break;
-      case DataType::kBool: t.data<uint8_t>()[i] = uint8_t(rng.Below(2)); break;
-      case DataType::kInt8: case DataType::kUInt8: t.data<uint8_t>()[i] = uint8_t(IntValue(rng)); break;
-      case DataType::kInt16: case DataType::kUInt16: t.data<uint16_t>()[i] = uint16_t(IntValue(rng)); break;
-      case DataType::kInt32: t.data<int32_t>()[i] = int32_t(IntValue(rng)); break;
-      case DataType::kInt64: t.data<int64_t>()[i] = IntValue(rng); break;
-      case DataType::kUndefined: break;
+      case DataType::kFloat32:
+        t.data<float>()[i] = float(FloatValue(rng));
+        break;
+      case DataType::kFloat64:
+        t.data<double>()[i] = FloatValue(rng);
+        break;
+      case DataType::kFloat16:
+        t.data<uint16_t>()[i] = FloatToHalf(float(FloatValue(rng)));
+        break;
+      case DataType::kBFloat16:
+        t.data<uint16_t>()[i] = FloatToBFloat16(float(FloatValue(rng)));
+        break;
+      case DataType::kBool:
+        t.data<uint8_t>()[i] = uint8_t(rng.Below(2));
+        break;
+      case DataType::kInt8:
+      case DataType::kUInt8:
+        t.data<uint8_t>()[i] = uint8_t(IntValue(rng));
+        break;
+      case DataType::kInt16:
+      case DataType::kUInt16:
+        t.data<uint16_t>()[i] = uint16_t(IntValue(rng));
+        break;
+      case DataType::kInt32:
+        t.data<int32_t>()[i] = int32_t(IntValue(rng));
+        break;
+      case DataType::kInt64:
+        t.data<int64_t>()[i] = IntValue(rng);
+        break;
+      case DataType::kUndefined:
+        break;
     }
   }
 }
@@ -93,10 +119,10 @@ Dims InputDims(const Value& v, std::map<std::string, int64_t>& symbols, fuzz::Rn
 }
 
 void RunOne(const uint8_t* data, size_t size) {
-  StatusOr<Graph> graph = LooksLikeJson(data, size)
-                              ? LoadJsonText(std::string(reinterpret_cast<const char*>(data), size),
-                                             "fuzz.json", fuzz::DataDir())
-                              : LoadOnnxBuffer(data, size, "fuzz.onnx", fuzz::DataDir());
+  StatusOr<Graph> graph =
+      LooksLikeJson(data, size)
+          ? LoadJsonText(std::string(reinterpret_cast<const char*>(data), size), "fuzz.json", fuzz::DataDir())
+          : LoadOnnxBuffer(data, size, "fuzz.onnx", fuzz::DataDir());
   if (!graph.ok()) return;
   const uint64_t h = fuzz::Hash(data, size);
   fuzz::Rng rng(h);

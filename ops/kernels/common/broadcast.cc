@@ -31,8 +31,7 @@ bool BroadcastsTo(const Dims& in, const Dims& out) {
   return true;
 }
 
-StridedLoop MakeStridedLoop(const std::vector<Dims>& operands, const Dims& out,
-                            const std::vector<bool>& const_in_run) {
+StridedLoop MakeStridedLoop(const std::vector<Dims>& operands, const Dims& out, const std::vector<bool>& const_in_run) {
   const size_t k = operands.size();
   const size_t r = out.size();
   StridedLoop loop;

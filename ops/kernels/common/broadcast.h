@@ -35,11 +35,11 @@ bool BroadcastsTo(const Dims& in, const Dims& out);
 // run of `inner` elements in which each operand either advances by one element
 // (inner_inc == 1) or stays put (inner_inc == 0).
 struct StridedLoop {
-  int64_t inner = 0;                              // run length; 0 when the output is empty
-  std::vector<int64_t> outer_dims;                // outermost first
+  int64_t inner = 0;                                // run length; 0 when the output is empty
+  std::vector<int64_t> outer_dims;                  // outermost first
   std::vector<std::vector<int64_t>> outer_strides;  // [operand][outer dim], in elements
-  std::vector<int64_t> inner_inc;                 // [operand]: 0 or 1
-  int64_t num_runs = 0;                           // product of outer_dims (0 if empty)
+  std::vector<int64_t> inner_inc;                   // [operand]: 0 or 1
+  int64_t num_runs = 0;                             // product of outer_dims (0 if empty)
 };
 
 // Builds the loop for operands whose dims each BroadcastsTo(out) (the caller checks).

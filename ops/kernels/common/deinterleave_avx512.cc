@@ -1,8 +1,7 @@
 // AVX-512F SplitPairs: one VPERMT2PS per output vector picks the even (odd) elements of two
 // input vectors; the tail is masked.
-#include "ops/kernels/common/intrinsics_avx512.h"
-
 #include "ops/kernels/common/deinterleave.h"
+#include "ops/kernels/common/intrinsics_avx512.h"
 
 namespace qrt {
 namespace avx512 {
@@ -20,7 +19,8 @@ void SplitPairs(int64_t pairs, const float* src, float* even, float* odd) {
   if (left == 0) return;
   const __mmask16 out = FirstLanes(left);
   const __m512 lo = _mm512_maskz_loadu_ps(FirstLanes(2 * left), src + 2 * i);
-  const __m512 hi = left > 8 ? _mm512_maskz_loadu_ps(FirstLanes(2 * (left - 8)), src + 2 * i + 16) : _mm512_setzero_ps();
+  const __m512 hi =
+      left > 8 ? _mm512_maskz_loadu_ps(FirstLanes(2 * (left - 8)), src + 2 * i + 16) : _mm512_setzero_ps();
   _mm512_mask_storeu_ps(even + i, out, _mm512_permutex2var_ps(lo, even_index, hi));
   _mm512_mask_storeu_ps(odd + i, out, _mm512_permutex2var_ps(lo, odd_index, hi));
 }

@@ -78,11 +78,20 @@ void FinishIndexMap(IndexMap& map) {
 
 void RunIndexMap(const IndexMap& map, size_t elem_size, const void* in, void* out, const void* fill) {
   switch (elem_size) {
-    case 1: Run(map, static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), fill); break;
-    case 2: Run(map, static_cast<const uint16_t*>(in), static_cast<uint16_t*>(out), fill); break;
-    case 4: Run(map, static_cast<const uint32_t*>(in), static_cast<uint32_t*>(out), fill); break;
-    case 8: Run(map, static_cast<const uint64_t*>(in), static_cast<uint64_t*>(out), fill); break;
-    default: break;
+    case 1:
+      Run(map, static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), fill);
+      break;
+    case 2:
+      Run(map, static_cast<const uint16_t*>(in), static_cast<uint16_t*>(out), fill);
+      break;
+    case 4:
+      Run(map, static_cast<const uint32_t*>(in), static_cast<uint32_t*>(out), fill);
+      break;
+    case 8:
+      Run(map, static_cast<const uint64_t*>(in), static_cast<uint64_t*>(out), fill);
+      break;
+    default:
+      break;
   }
 }
 
@@ -100,7 +109,9 @@ void ScalarToBytes(DataType dtype, double value, unsigned char bytes[8]) {
       std::memcpy(bytes, &f, 4);
       break;
     }
-    case DataType::kFloat64: std::memcpy(bytes, &value, 8); break;
+    case DataType::kFloat64:
+      std::memcpy(bytes, &value, 8);
+      break;
     case DataType::kFloat16: {
       const uint16_t h = FloatToHalf(float(value));
       std::memcpy(bytes, &h, 2);
@@ -111,14 +122,29 @@ void ScalarToBytes(DataType dtype, double value, unsigned char bytes[8]) {
       std::memcpy(bytes, &h, 2);
       break;
     }
-    case DataType::kInt8: StoreSaturated<int8_t>(value, bytes); break;
-    case DataType::kUInt8: StoreSaturated<uint8_t>(value, bytes); break;
-    case DataType::kInt16: StoreSaturated<int16_t>(value, bytes); break;
-    case DataType::kUInt16: StoreSaturated<uint16_t>(value, bytes); break;
-    case DataType::kInt32: StoreSaturated<int32_t>(value, bytes); break;
-    case DataType::kInt64: StoreSaturated<int64_t>(value, bytes); break;
-    case DataType::kBool: bytes[0] = value != 0.0; break;
-    case DataType::kUndefined: break;
+    case DataType::kInt8:
+      StoreSaturated<int8_t>(value, bytes);
+      break;
+    case DataType::kUInt8:
+      StoreSaturated<uint8_t>(value, bytes);
+      break;
+    case DataType::kInt16:
+      StoreSaturated<int16_t>(value, bytes);
+      break;
+    case DataType::kUInt16:
+      StoreSaturated<uint16_t>(value, bytes);
+      break;
+    case DataType::kInt32:
+      StoreSaturated<int32_t>(value, bytes);
+      break;
+    case DataType::kInt64:
+      StoreSaturated<int64_t>(value, bytes);
+      break;
+    case DataType::kBool:
+      bytes[0] = value != 0.0;
+      break;
+    case DataType::kUndefined:
+      break;
   }
 }
 

@@ -12,12 +12,22 @@
 namespace qrt {
 
 enum class ScratchSlot {
-  kOnednnSrc, kOnednnDst, kOnednnPad,                   // oneDNN's reordered operands, scratchpad
-  kOp0, kOp1, kOp2,                                     // an op's own temporaries
-  kGemmPanel, kGemmTransposedB,                         // the ordered GEMM (sgemm_avx2.cc)
-  kPointwisePacked, kPointwiseNorms, kPointwiseOpen,    // the int8 pointwise convolution
-  kPointwiseCounts, kPointwiseFloats, kPointwiseOutputs, kPointwiseSteps,
-  kDepthwiseRing,                                       // the int8 depthwise convolution
+  kOnednnSrc,
+  kOnednnDst,
+  kOnednnPad,  // oneDNN's reordered operands, scratchpad
+  kOp0,
+  kOp1,
+  kOp2,  // an op's own temporaries
+  kGemmPanel,
+  kGemmTransposedB,  // the ordered GEMM (sgemm_avx2.cc)
+  kPointwisePacked,
+  kPointwiseNorms,
+  kPointwiseOpen,  // the int8 pointwise convolution
+  kPointwiseCounts,
+  kPointwiseFloats,
+  kPointwiseOutputs,
+  kPointwiseSteps,
+  kDepthwiseRing,  // the int8 depthwise convolution
   kCount
 };
 

@@ -229,8 +229,8 @@ void TapRows(const ConvGeometry& g, const PaddedPlanes& p, const float* planes, 
     for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
       for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
         const int64_t col = kw * g.dilation[2];
-        rows[r++] = planes + c * p.floats_per_channel() + ((col % p.phases) * p.height + kh * g.dilation[1]) * p.phase_width +
-                    col / p.phases;
+        rows[r++] = planes + c * p.floats_per_channel() +
+                    ((col % p.phases) * p.height + kh * g.dilation[1]) * p.phase_width + col / p.phases;
       }
     }
   }
@@ -467,11 +467,15 @@ void DepthwiseRowsGroups(const ConvGeometry& g, const float* x, const float* w, 
       a.ring = aligned_ring;
       for (int64_t group = first; group < last; ++group) {
         const int64_t x_offset = (image * g.group + group) * in_plane, y_offset = (image * g.group + group) * n;
-        if (x_codes != nullptr) a.x_codes = static_cast<const uint8_t*>(x_codes->codes) + x_offset;
-        else a.x = x + x_offset;
+        if (x_codes != nullptr)
+          a.x_codes = static_cast<const uint8_t*>(x_codes->codes) + x_offset;
+        else
+          a.x = x + x_offset;
         a.w = w + group * 9, a.bias = b != nullptr ? b + group : nullptr;
-        if (y_codes != nullptr) a.y_codes = static_cast<uint8_t*>(y_codes->codes) + y_offset;
-        else a.y = y + y_offset;
+        if (y_codes != nullptr)
+          a.y_codes = static_cast<uint8_t*>(y_codes->codes) + y_offset;
+        else
+          a.y = y + y_offset;
         kernels.depthwise_rows(a);
         if (epilogue != nullptr) epilogue->FromRow(group).Apply(a.y, n, 0);
       }
@@ -566,9 +570,12 @@ ConvFloatKernels SelectConvFloatKernels(Isa isa) {
 
 int64_t ConvFloatScratchFloats(const ConvGeometry& g) {
   switch (Choose(g)) {
-    case Algorithm::kPatches: return g.reduction_size() * PatchColumns(g);
-    case Algorithm::kPlanes: return g.in_channels / g.group * PlanesOf(g).floats_per_channel();
-    default: return 0;
+    case Algorithm::kPatches:
+      return g.reduction_size() * PatchColumns(g);
+    case Algorithm::kPlanes:
+      return g.in_channels / g.group * PlanesOf(g).floats_per_channel();
+    default:
+      return 0;
   }
 }
 
@@ -606,8 +613,10 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
         for (int64_t group = first; group < last; ++group) {
           const int64_t offset = (image * g.group + group) * in_group;
           GroupInput xg;
-          if (x_codes != nullptr) xg.codes = x_codes, xg.first = offset, xg.row = codes_row.data();
-          else xg.x = x + offset;
+          if (x_codes != nullptr)
+            xg.codes = x_codes, xg.first = offset, xg.row = codes_row.data();
+          else
+            xg.x = x + offset;
           const float* bg = b != nullptr ? b + group : nullptr;
           const int64_t y_offset = (image * g.out_channels + group) * n;
           float* yg = y_codes != nullptr ? plane_out.data() : y + y_offset;
@@ -616,9 +625,10 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
             eg.codes = y_codes->At(y_offset, yg);
           }
           const OutputEpilogue* e = epilogue != nullptr || y_codes != nullptr ? &eg : nullptr;
-          if (window) WindowRowsOfGroup(g, xg, w + group * k, bg, yg, kernels, buffer.data(), taps, e);
-          else PlaneRows(g, xg, w + group * k, bg, yg, kernels, buffer.data(), taps, flat ? flat_out.data() : nullptr,
-                         e);
+          if (window)
+            WindowRowsOfGroup(g, xg, w + group * k, bg, yg, kernels, buffer.data(), taps, e);
+          else
+            PlaneRows(g, xg, w + group * k, bg, yg, kernels, buffer.data(), taps, flat ? flat_out.data() : nullptr, e);
         }
       });
     }
@@ -672,15 +682,18 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
         case Algorithm::kPatches:
           for (int64_t j0 = 0; j0 < n; j0 += slice) {
             const int64_t cols = std::min(slice, n - j0);
-            if (by_row) PatchesByRow(g, xg, j0, cols, scratch);
-            else PatchesByElement(g, xg, j0, cols, scratch);
+            if (by_row)
+              PatchesByRow(g, xg, j0, cols, scratch);
+            else
+              PatchesByElement(g, xg, j0, cols, scratch);
             args.n = cols, args.b = scratch, args.ldb = cols, args.c = yg + j0;
             kernels.gemm(args);
           }
           break;
         case Algorithm::kGatheredGroups:
         case Algorithm::kPaddedRows:
-        case Algorithm::kPlanes: break;  // above
+        case Algorithm::kPlanes:
+          break;  // above
       }
     }
   }

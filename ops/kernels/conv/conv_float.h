@@ -15,27 +15,27 @@
 // pointers into them (SgemmArgs::b_rows, one segment per output row), so no patch matrix is
 // built; with one output channel per group (depthwise) it runs SgemmOneRow over rows of the
 // planes (rows under 16 wide: all rows in one call through the flat index). 3-D convolutions,
-// and 2-D ones whose padding is too large to copy, build patches (depthwise: per-output gathers). The kernels are the caller's choice (reference or SIMD, bit-identical), so
-// this driver serves both.
+// and 2-D ones whose padding is too large to copy, build patches (depthwise: per-output gathers). The kernels are the
+// caller's choice (reference or SIMD, bit-identical), so this driver serves both.
 #pragma once
 
 #include <cstdint>
 
-#include "ops/kernels/conv/conv_ref.h"
 #include "ops/kernels/common/deinterleave.h"
+#include "ops/kernels/conv/conv_ref.h"
+#include "ops/kernels/conv/output_epilogue.h"
 #include "ops/kernels/dwconv/depthwise_lanes.h"
 #include "ops/kernels/dwconv/depthwise_rows.h"
-#include "ops/kernels/quantize/dequantize_rows.h"
-#include "ops/kernels/conv/output_epilogue.h"
-#include "ops/kernels/quantize/quantize_linear.h"
 #include "ops/kernels/gemm/sgemm.h"
+#include "ops/kernels/quantize/dequantize_rows.h"
+#include "ops/kernels/quantize/quantize_linear.h"
 
 namespace qrt {
 
 struct ConvFloatKernels {
   SgemmFn gemm = nullptr;
   SgemmOneRowFn one_row = nullptr;
-  SplitPairsFn split_pairs = nullptr;  // stride-2 input rows into column phases
+  SplitPairsFn split_pairs = nullptr;          // stride-2 input rows into column phases
   DepthwiseLanesFn depthwise_lanes = nullptr;  // small 3x3 depthwise planes, 16 channels at a time
   DepthwiseRowsFn depthwise_rows = nullptr;    // larger 3x3 depthwise planes, a plane at a time
 };

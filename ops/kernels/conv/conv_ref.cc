@@ -70,9 +70,8 @@ void ConvFloat(const ConvGeometry& g, const float* x, const float* w, const floa
           for (int64_t ow = 0; ow < g.out[2]; ++ow, ++o) {
             for (int64_t c = 0; c < cg; ++c) {
               const float* xc = x + (n * g.in_channels + grp * cg + c) * plane;
-              ForEachTap(g, od, oh, ow, [&](int64_t xi, int64_t ki) {
-                patches[size_t((c * ks + ki) * n_out + o)] = xc[xi];
-              });
+              ForEachTap(g, od, oh, ow,
+                         [&](int64_t xi, int64_t ki) { patches[size_t((c * ks + ki) * n_out + o)] = xc[xi]; });
             }
           }
         }
@@ -131,11 +130,11 @@ void ConvInteger(const ConvGeometry& g, const Tx* x, int32_t x_zp, const Tw* w, 
 
 template void ConvInteger<uint8_t, uint8_t>(const ConvGeometry&, const uint8_t*, int32_t, const uint8_t*,
                                             const int32_t*, const int32_t*, int32_t*);
-template void ConvInteger<uint8_t, int8_t>(const ConvGeometry&, const uint8_t*, int32_t, const int8_t*,
-                                           const int32_t*, const int32_t*, int32_t*);
-template void ConvInteger<int8_t, uint8_t>(const ConvGeometry&, const int8_t*, int32_t, const uint8_t*,
-                                           const int32_t*, const int32_t*, int32_t*);
-template void ConvInteger<int8_t, int8_t>(const ConvGeometry&, const int8_t*, int32_t, const int8_t*,
-                                          const int32_t*, const int32_t*, int32_t*);
+template void ConvInteger<uint8_t, int8_t>(const ConvGeometry&, const uint8_t*, int32_t, const int8_t*, const int32_t*,
+                                           const int32_t*, int32_t*);
+template void ConvInteger<int8_t, uint8_t>(const ConvGeometry&, const int8_t*, int32_t, const uint8_t*, const int32_t*,
+                                           const int32_t*, int32_t*);
+template void ConvInteger<int8_t, int8_t>(const ConvGeometry&, const int8_t*, int32_t, const int8_t*, const int32_t*,
+                                          const int32_t*, int32_t*);
 
 }  // namespace qrt::ref

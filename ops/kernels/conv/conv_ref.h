@@ -33,7 +33,7 @@ struct ConvGeometry {
   int64_t in_channels = 0;   // C
   int64_t out_channels = 0;  // M
   int64_t group = 1;
-  int spatial_rank = 2;      // 1, 2 or 3 (the original rank, for oneDNN and shapes)
+  int spatial_rank = 2;  // 1, 2 or 3 (the original rank, for oneDNN and shapes)
   int64_t in[3] = {1, 1, 1};
   int64_t kernel[3] = {1, 1, 1};
   int64_t out[3] = {1, 1, 1};

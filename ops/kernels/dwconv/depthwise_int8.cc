@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ops/kernels/conv/exact_int8_plan.h"
 #include "ops/kernels/common/thread_scratch.h"
+#include "ops/kernels/conv/exact_int8_plan.h"
 #include "runtime/parallel.h"
 
 namespace qrt {
@@ -14,13 +14,12 @@ bool DepthwiseInt8Available() { return DetectCpuFeatures().avx512_vnni; }
 
 std::shared_ptr<const DepthwiseInt8Plan> PlanDepthwiseInt8(const ConvGeometry& g, const float* w,
                                                            const QuantGrid& w_grid, const float* bias,
-                                                           const QuantGrid& x_grid, float y_scale,
-                                                           int32_t y_zero_point, DataType y_type) {
+                                                           const QuantGrid& x_grid, float y_scale, int32_t y_zero_point,
+                                                           DataType y_type) {
   const int64_t channels = g.out_channels;
   if (g.group != channels || g.in_channels != channels || g.kernel[0] != 1 || g.in[0] != 1 || g.out[0] != 1 ||
-      g.kernel[1] != 3 || g.kernel[2] != 3 || g.dilation[1] != 1 || g.dilation[2] != 1 ||
-      g.stride[1] != g.stride[2] || g.stride[1] < 1 || g.stride[1] > 2 || g.pad_begin[1] > 1 || g.pad_begin[2] > 1 ||
-      g.out[1] < 1 || g.out[2] < 1) {
+      g.kernel[1] != 3 || g.kernel[2] != 3 || g.dilation[1] != 1 || g.dilation[2] != 1 || g.stride[1] != g.stride[2] ||
+      g.stride[1] < 1 || g.stride[1] > 2 || g.pad_begin[1] > 1 || g.pad_begin[2] > 1 || g.out[1] < 1 || g.out[2] < 1) {
     return nullptr;
   }
   bool per_channel = false;

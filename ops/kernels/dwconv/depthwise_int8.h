@@ -64,8 +64,8 @@ struct DepthwiseInt8Plan {
 // (or where no output could be proven).
 std::shared_ptr<const DepthwiseInt8Plan> PlanDepthwiseInt8(const ConvGeometry& g, const float* w,
                                                            const QuantGrid& w_grid, const float* bias,
-                                                           const QuantGrid& x_grid, float y_scale,
-                                                           int32_t y_zero_point, DataType y_type);
+                                                           const QuantGrid& x_grid, float y_scale, int32_t y_zero_point,
+                                                           DataType y_type);
 
 // The kernel is there (AVX-512 VNNI, BW, DQ).
 bool DepthwiseInt8Available();

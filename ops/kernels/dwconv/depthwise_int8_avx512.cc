@@ -26,7 +26,7 @@ struct Plane {
   int16_t* ring;
   __m512i pairs[6];
   __m512 multiplier, offset, limit;
-  __m512i code_add;  // the zero point, minus 128 for uint8 (narrowed with signed saturation)
+  __m512i code_add;                  // the zero point, minus 128 for uint8 (narrowed with signed saturation)
   __m512 weights[9], bias, x_scale;  // the reference's floats, for the outputs recomputed
   Quantizer quantizer;
 
@@ -138,8 +138,10 @@ struct Plane {
         for (int64_t j = 0; j < p.out_w; j += 16) {
           const __mmask16 valid = FirstLanes(p.out_w - j);
           const __m128i bytes = Narrow(Codes(rows, 2 * j, valid));
-          if (valid == 0xFFFF) _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), bytes);
-          else _mm512_mask_storeu_epi8(out + j, __mmask64(valid), _mm512_castsi128_si512(bytes));
+          if (valid == 0xFFFF)
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + j), bytes);
+          else
+            _mm512_mask_storeu_epi8(out + j, __mmask64(valid), _mm512_castsi128_si512(bytes));
         }
         continue;
       }
@@ -168,12 +170,16 @@ struct Plane {
 void DepthwiseInt8Plane(const DepthwiseInt8Plan& p, int64_t c, const uint8_t* x, uint8_t* y, int16_t* ring) {
   if (p.stride == 1) {
     const Plane<1> plane(p, c, x, ring);
-    if (p.x_signed) plane.Run<true>(y);
-    else plane.Run<false>(y);
+    if (p.x_signed)
+      plane.Run<true>(y);
+    else
+      plane.Run<false>(y);
   } else {
     const Plane<2> plane(p, c, x, ring);
-    if (p.x_signed) plane.Run<true>(y);
-    else plane.Run<false>(y);
+    if (p.x_signed)
+      plane.Run<true>(y);
+    else
+      plane.Run<false>(y);
   }
 }
 

@@ -20,15 +20,15 @@ namespace qrt {
 struct DepthwiseLanesArgs {
   int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0;
   int64_t stride_h = 1, stride_w = 1, pad_top = 0, pad_left = 0;
-  int channels = 16;           // 1 to 16 in this block
-  const float* x = nullptr;    // channels planes of in_h x in_w, x_plane apart
+  int channels = 16;         // 1 to 16 in this block
+  const float* x = nullptr;  // channels planes of in_h x in_w, x_plane apart
   int64_t x_plane = 0;
-  const float* w = nullptr;    // channels x 9
+  const float* w = nullptr;     // channels x 9
   const float* bias = nullptr;  // channels, or null
-  float* y = nullptr;          // channels planes of out_h x out_w, y_plane apart
+  float* y = nullptr;           // channels planes of out_h x out_w, y_plane apart
   int64_t y_plane = 0;
-  float* tile_in = nullptr;    // in_h x in_w x 16 floats of scratch
-  float* tile_out = nullptr;   // out_h x out_w x 16 floats of scratch
+  float* tile_in = nullptr;   // in_h x in_w x 16 floats of scratch
+  float* tile_out = nullptr;  // out_h x out_w x 16 floats of scratch
 };
 
 using DepthwiseLanesFn = void (*)(const DepthwiseLanesArgs& a);

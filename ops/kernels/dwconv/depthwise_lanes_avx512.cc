@@ -48,7 +48,8 @@ void ToTile(const float* x, int64_t plane, int channels, int64_t positions, floa
   for (int64_t p0 = 0; p0 < positions; p0 += 16) {
     const __mmask16 m = FirstLanes(positions - p0);
     __m512 r[16];
-    for (int c = 0; c < 16; ++c) r[c] = c < channels ? _mm512_maskz_loadu_ps(m, x + c * plane + p0) : _mm512_setzero_ps();
+    for (int c = 0; c < 16; ++c)
+      r[c] = c < channels ? _mm512_maskz_loadu_ps(m, x + c * plane + p0) : _mm512_setzero_ps();
     Transpose16(r);
     for (int i = 0; i < 16 && p0 + i < positions; ++i) _mm512_storeu_ps(tile + (p0 + i) * 16, r[i]);
   }
@@ -59,7 +60,8 @@ void FromTile(const float* tile, int64_t positions, int channels, float* y, int6
   for (int64_t p0 = 0; p0 < positions; p0 += 16) {
     const __mmask16 m = FirstLanes(positions - p0);
     __m512 r[16];
-    for (int i = 0; i < 16; ++i) r[i] = p0 + i < positions ? _mm512_loadu_ps(tile + (p0 + i) * 16) : _mm512_setzero_ps();
+    for (int i = 0; i < 16; ++i)
+      r[i] = p0 + i < positions ? _mm512_loadu_ps(tile + (p0 + i) * 16) : _mm512_setzero_ps();
     Transpose16(r);
     for (int c = 0; c < channels; ++c) _mm512_mask_storeu_ps(y + c * plane + p0, m, r[c]);
   }

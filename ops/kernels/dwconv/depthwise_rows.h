@@ -30,7 +30,7 @@ struct DepthwiseRowsArgs {
   const void* x_codes = nullptr;
   float x_scale = 1.f;
   int32_t x_zero_point = 0;
-  bool x_signed = false;  // int8 codes, else uint8
+  bool x_signed = false;        // int8 codes, else uint8
   const float* w = nullptr;     // 9, (kh, kw) order
   const float* bias = nullptr;  // one, or null
   // The output plane: floats, or QuantizeLinear's codes of them (y_signed: int8, else uint8).

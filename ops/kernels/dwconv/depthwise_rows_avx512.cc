@@ -57,8 +57,10 @@ struct Ring {
       std::fill_n(slot, slot_floats, 0.f);
       return;
     }
-    if (a.x_codes != nullptr) source.q = static_cast<const uint8_t*>(a.x_codes) + ih * width;
-    else source.x = a.x + ih * width;
+    if (a.x_codes != nullptr)
+      source.q = static_cast<const uint8_t*>(a.x_codes) + ih * width;
+    else
+      source.x = a.x + ih * width;
     if (S == 1) {
       int64_t i = 0;
       for (; i + 16 <= width; i += 16) _mm512_storeu_ps(slot + left + i, source.Load(i, 0, false));
@@ -112,7 +114,7 @@ void Plane(const DepthwiseRowsArgs& a) {
   const int64_t full = a.out_w / 16 * 16;
   const __mmask16 tail = FirstLanes(a.out_w - full);
   const int64_t last_row = (a.out_h - 1) * S + 2;  // the last padded row read
-  int64_t next = 0;                                 // the next padded row to bring in
+  int64_t next = 0;                                // the next padded row to bring in
   for (int64_t oh = 0; oh < a.out_h; ++oh) {
     for (const int64_t end = std::min(last_row, (oh + kLead) * S + 2); next <= end; ++next) ring.Fill(next);
     // Tap (kh, kw) of output column ow: padded row oh * S + kh, column ow * S + kw, i.e. phase
@@ -133,7 +135,8 @@ void Plane(const DepthwiseRowsArgs& a) {
     auto code = [&](int64_t j) {
       return _mm512_cvtps_epi32(_mm512_add_ps(quantizer.Steps(Outputs(tap, j, w, bias, has_bias)), quantizer.zp));
     };
-    for (int64_t j = 0; j < full; j += 16) _mm_storeu_si128(reinterpret_cast<__m128i*>(q + j), _mm512_cvtepi32_epi8(code(j)));
+    for (int64_t j = 0; j < full; j += 16)
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(q + j), _mm512_cvtepi32_epi8(code(j)));
     if (full < a.out_w) _mm512_mask_cvtepi32_storeu_epi8(q + full, tail, code(full));
   }
 }
@@ -141,8 +144,10 @@ void Plane(const DepthwiseRowsArgs& a) {
 }  // namespace
 
 void DepthwiseRows(const DepthwiseRowsArgs& a) {
-  if (a.stride == 1) Plane<1>(a);
-  else Plane<2>(a);
+  if (a.stride == 1)
+    Plane<1>(a);
+  else
+    Plane<2>(a);
 }
 
 }  // namespace qrt::avx512

@@ -33,8 +33,8 @@ inline constexpr float kLog2Reciprocal = 1.44269504088896341f;
 inline constexpr float kRoundingBias = 12582912.f;
 inline constexpr float kLog2High = -6.93145752e-1f;
 inline constexpr float kLog2Low = -1.42860677e-6f;
-inline constexpr float kPoly[7] = {0x1.694000p-10f, 0x1.125edcp-7f, 0x1.555b5ap-5f, 0x1.555450p-3f,
-                                   0x1.fffff6p-2f,  1.f,            1.f};
+inline constexpr float kPoly[7] = {
+    0x1.694000p-10f, 0x1.125edcp-7f, 0x1.555b5ap-5f, 0x1.555450p-3f, 0x1.fffff6p-2f, 1.f, 1.f};
 inline constexpr int32_t kExponentOne = 0x3F800000;
 
 // The row's maximum; false (and y all NaN) when the row holds NaN. Shared by both kernels.

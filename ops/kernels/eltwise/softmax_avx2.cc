@@ -22,8 +22,8 @@ inline __m256 Exp(__m256 v) {
   x = _mm256_fmadd_ps(k, _mm256_set1_ps(kLog2Low), x);
   __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(kPoly[0]), x, _mm256_set1_ps(kPoly[1]));
   for (int i = 2; i < 7; ++i) p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(kPoly[i]));
-  const __m256i scale = _mm256_add_epi32(_mm256_slli_epi32(_mm256_castps_si256(biased), 23),
-                                         _mm256_set1_epi32(kExponentOne));
+  const __m256i scale =
+      _mm256_add_epi32(_mm256_slli_epi32(_mm256_castps_si256(biased), 23), _mm256_set1_epi32(kExponentOne));
   return _mm256_mul_ps(p, _mm256_castsi256_ps(scale));
 }
 
@@ -42,7 +42,8 @@ void SoftmaxRow(int64_t n, const float* x, float* y) {
   }
   if (i < n) {  // the tail in lanes 0 .. n - i - 1; the other lanes add +0
     const __m256i mask = FirstLanes(n - i);
-    const __m256 e = _mm256_and_ps(Exp(_mm256_add_ps(neg_max, _mm256_maskload_ps(x + i, mask))), _mm256_castsi256_ps(mask));
+    const __m256 e =
+        _mm256_and_ps(Exp(_mm256_add_ps(neg_max, _mm256_maskload_ps(x + i, mask))), _mm256_castsi256_ps(mask));
     _mm256_maskstore_ps(y + i, mask, e);
     lanes = _mm256_add_ps(lanes, e);
   }

@@ -14,8 +14,8 @@ void GemmFloat(int64_t m, int64_t n, int64_t k, const T* a, const T* b, const Ge
 }
 
 template <class Ta, class Tb>
-void GemmInteger(int64_t m, int64_t n, int64_t k, const Ta* a, const int32_t* a_zp, int64_t a_zp_inc,
-                 const Tb* b, const int32_t* b_zp, int64_t b_zp_inc, const GemmStrides& s, int32_t* c) {
+void GemmInteger(int64_t m, int64_t n, int64_t k, const Ta* a, const int32_t* a_zp, int64_t a_zp_inc, const Tb* b,
+                 const int32_t* b_zp, int64_t b_zp_inc, const GemmStrides& s, int32_t* c) {
   for (int64_t i = 0; i < m; ++i) {
     const int32_t za = a_zp[i * a_zp_inc];
     for (int64_t j = 0; j < n; ++j) {
@@ -30,9 +30,8 @@ void GemmInteger(int64_t m, int64_t n, int64_t k, const Ta* a, const int32_t* a_
 }
 
 template void GemmFloat<float>(int64_t, int64_t, int64_t, const float*, const float*, const GemmStrides&, float*);
-template void GemmFloat<double>(int64_t, int64_t, int64_t, const double*, const double*, const GemmStrides&,
-                                double*);
-#define QRT_GEMM_INT(Ta, Tb)                                                                              \
+template void GemmFloat<double>(int64_t, int64_t, int64_t, const double*, const double*, const GemmStrides&, double*);
+#define QRT_GEMM_INT(Ta, Tb)                                                                                  \
   template void GemmInteger<Ta, Tb>(int64_t, int64_t, int64_t, const Ta*, const int32_t*, int64_t, const Tb*, \
                                     const int32_t*, int64_t, const GemmStrides&, int32_t*);
 QRT_GEMM_INT(uint8_t, uint8_t)

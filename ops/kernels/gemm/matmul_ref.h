@@ -27,8 +27,8 @@ void GemmFloat(int64_t m, int64_t n, int64_t k, const T* a, const T* b, const Ge
 
 // Ta, Tb = uint8_t or int8_t. a_zp[i * a_zp_inc], b_zp[j * b_zp_inc] (inc 0: per tensor).
 template <class Ta, class Tb>
-void GemmInteger(int64_t m, int64_t n, int64_t k, const Ta* a, const int32_t* a_zp, int64_t a_zp_inc,
-                 const Tb* b, const int32_t* b_zp, int64_t b_zp_inc, const GemmStrides& s, int32_t* c);
+void GemmInteger(int64_t m, int64_t n, int64_t k, const Ta* a, const int32_t* a_zp, int64_t a_zp_inc, const Tb* b,
+                 const int32_t* b_zp, int64_t b_zp_inc, const GemmStrides& s, int32_t* c);
 
 }  // namespace ref
 

@@ -70,7 +70,7 @@ using SgemmFn = void (*)(const SgemmArgs& args);
 // Convolutions with one output channel per group (depthwise) feed it rows of their padded
 // input directly instead of building the patch matrix.
 using SgemmOneRowFn = void (*)(int64_t k, const float* a, const float* const* rows, int64_t n, const float* bias,
-                              float* c);
+                               float* c);
 
 // The k block of the m > 1 order. From 128 (and an n stride of 128): when n >= k, halved
 // while half of it is still >= k; when n < k, doubled while the n stride is above 16 and

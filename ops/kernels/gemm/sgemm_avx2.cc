@@ -7,10 +7,10 @@
 #include <algorithm>
 
 #include "ops/kernels/common/lanes_avx2.h"
-#include "ops/kernels/gemm/sgemm.h"
-#include "ops/kernels/gemm/sgemm_blocked.h"
 #include "ops/kernels/common/thread_scratch.h"
 #include "ops/kernels/common/tile_width.h"
+#include "ops/kernels/gemm/sgemm.h"
+#include "ops/kernels/gemm/sgemm_blocked.h"
 #include "runtime/parallel.h"
 
 namespace qrt {
@@ -23,8 +23,10 @@ inline __m256 Load(const float* p, __m256i mask, bool masked) {
 }
 
 inline void Store(float* p, __m256i mask, bool masked, __m256 v) {
-  if (masked) _mm256_maskstore_ps(p, mask, v);
-  else _mm256_storeu_ps(p, v);
+  if (masked)
+    _mm256_maskstore_ps(p, mask, v);
+  else
+    _mm256_storeu_ps(p, v);
 }
 
 // ---- m > 1: R rows x V vectors of C over one k block ---------------------------------
@@ -34,26 +36,26 @@ template <int R, int V, bool kMaskLoad, bool kMaskStore>
 inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c, int64_t ldc,
                  bool store, const float* alpha, const float* bias, __m256i mask) {
   __m256 acc[R][V];
-  #pragma GCC unroll 16
+#pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (int v = 0; v < V; ++v) acc[r][v] = _mm256_setzero_ps();
   }
   for (int64_t p = 0; p < kb; ++p) {
     const float* bp = b + p * ldb;
     __m256 bv[V];
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (int v = 0; v < V; ++v) bv[v] = Load(bp + 8 * v, mask, kMaskLoad && v == V - 1);
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
       const __m256 av = _mm256_broadcast_ss(a + r * lda + p);
-      #pragma GCC unroll 16
+#pragma GCC unroll 16
       for (int v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]);
     }
   }
-  #pragma GCC unroll 16
+#pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (int v = 0; v < V; ++v) {
       float* cp = c + r * ldc + 8 * v;
       const bool masked = kMaskStore && v == V - 1;
@@ -71,7 +73,8 @@ void RowsOfTiles(const float* a, int64_t lda, const float* b, int64_t ldb, int64
                  int64_t cols, int64_t readable, bool store, const float* alpha, const float* bias) {
   const __m256i none = _mm256_setzero_si256();
   int64_t j = 0;
-  for (; j + 24 <= cols; j += 24) Tile<R, 3, false, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, none);
+  for (; j + 24 <= cols; j += 24)
+    Tile<R, 3, false, false>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, none);
   // The rest in one tile (as in sgemm_avx512.cc): last vector stored masked, read masked
   // unless B's row has padding there.
   const int64_t rest = cols - j;
@@ -81,18 +84,28 @@ void RowsOfTiles(const float* a, int64_t lda, const float* b, int64_t ldb, int64
   const bool read_masked = readable < j + 8 * vectors;
   WithVectors<3>(vectors, [&](auto v) {
     constexpr int V = decltype(v)::value;
-    if (read_masked) Tile<R, V, true, true>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, mask);
-    else Tile<R, V, false, true>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, mask);
+    if (read_masked)
+      Tile<R, V, true, true>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, mask);
+    else
+      Tile<R, V, false, true>(a, lda, b + j, ldb, kb, c + j, ldc, store, alpha, bias, mask);
   });
 }
 
-void Avx2RowTiles(int rows, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c,
-                  int64_t ldc, int64_t cols, int64_t readable, bool store, const float* alpha, const float* bias) {
+void Avx2RowTiles(int rows, const float* a, int64_t lda, const float* b, int64_t ldb, int64_t kb, float* c, int64_t ldc,
+                  int64_t cols, int64_t readable, bool store, const float* alpha, const float* bias) {
   switch (rows) {
-    case 4: RowsOfTiles<4>(a, lda, b, ldb, kb, c, ldc, cols, readable, store, alpha, bias); break;
-    case 3: RowsOfTiles<3>(a, lda, b, ldb, kb, c, ldc, cols, readable, store, alpha, bias); break;
-    case 2: RowsOfTiles<2>(a, lda, b, ldb, kb, c, ldc, cols, readable, store, alpha, bias); break;
-    default: RowsOfTiles<1>(a, lda, b, ldb, kb, c, ldc, cols, readable, store, alpha, bias); break;
+    case 4:
+      RowsOfTiles<4>(a, lda, b, ldb, kb, c, ldc, cols, readable, store, alpha, bias);
+      break;
+    case 3:
+      RowsOfTiles<3>(a, lda, b, ldb, kb, c, ldc, cols, readable, store, alpha, bias);
+      break;
+    case 2:
+      RowsOfTiles<2>(a, lda, b, ldb, kb, c, ldc, cols, readable, store, alpha, bias);
+      break;
+    default:
+      RowsOfTiles<1>(a, lda, b, ldb, kb, c, ldc, cols, readable, store, alpha, bias);
+      break;
   }
 }
 
@@ -149,7 +162,8 @@ void Blocked(const SgemmArgs& g, const float* b, int64_t ldb, sgemm_detail::RowT
     const bool store = p0 == 0 && !g.accumulate;
     const int64_t passes = (g.n + kColumnsPerPass - 1) / kColumnsPerPass;
     // Enough work per thread: at least ~1M multiply-adds.
-    const int64_t min_passes = std::max<int64_t>(1, (int64_t(1) << 20) / std::max<int64_t>(1, g.m * kb * kColumnsPerPass));
+    const int64_t min_passes =
+        std::max<int64_t>(1, (int64_t(1) << 20) / std::max<int64_t>(1, g.m * kb * kColumnsPerPass));
     ParallelFor(g.threads, passes, 1, min_passes, [&](int64_t first, int64_t last) {
       for (int64_t j0 = first * kColumnsPerPass; j0 < std::min(g.n, last * kColumnsPerPass); j0 += kColumnsPerPass) {
         const int64_t cols = std::min(kColumnsPerPass, g.n - j0);
@@ -198,7 +212,7 @@ template <int V, bool kMasked>
 void GroupsTile(const SgemmArgs& g, int64_t j, __m256i mask) {
   __m256 c[V];
   bool store = !g.accumulate;
-  #pragma GCC unroll 16
+#pragma GCC unroll 16
   for (int v = 0; v < V; ++v) c[v] = store ? _mm256_setzero_ps() : Load(g.c + j + 8 * v, mask, kMasked && v == V - 1);
   for (int64_t p = 0; p < g.k;) {
     const int64_t left = g.k - p;
@@ -207,22 +221,22 @@ void GroupsTile(const SgemmArgs& g, int64_t j, __m256i mask) {
     for (int64_t q = 0; q < size; ++q) {
       const __m256 a = _mm256_broadcast_ss(g.a + p + q);
       const float* b = g.b + (p + q) * g.ldb + j;
-      #pragma GCC unroll 16
+#pragma GCC unroll 16
       for (int v = 0; v < V; ++v) {
         const __m256 prod = _mm256_mul_ps(a, Load(b + 8 * v, mask, kMasked && v == V - 1));
         t[v] = q == 0 ? prod : _mm256_add_ps(t[v], prod);
       }
     }
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (int v = 0; v < V; ++v) c[v] = store ? t[v] : _mm256_add_ps(t[v], c[v]);
     store = false;
     p += size;
   }
   if (g.bias != nullptr) {
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (int v = 0; v < V; ++v) c[v] = _mm256_add_ps(c[v], _mm256_broadcast_ss(g.bias));
   }
-  #pragma GCC unroll 16
+#pragma GCC unroll 16
   for (int v = 0; v < V; ++v) Store(g.c + j + 8 * v, mask, kMasked && v == V - 1, c[v]);
 }
 
@@ -331,7 +345,7 @@ template <int V, bool kMasked>
 inline void OneRowTile(int64_t k, const float* a, const float* const* rows, int64_t j, const float* bias, float* c,
                        __m256i mask) {
   __m256 sum[V];
-  #pragma GCC unroll 16
+#pragma GCC unroll 16
   for (int v = 0; v < V; ++v) sum[v] = _mm256_setzero_ps();  // k == 0 leaves 0
   for (int64_t p = 0; p < k;) {
     const int64_t left = k - p;
@@ -340,21 +354,21 @@ inline void OneRowTile(int64_t k, const float* a, const float* const* rows, int6
     for (int64_t q = 0; q < size; ++q) {
       const __m256 av = _mm256_broadcast_ss(a + p + q);
       const float* b = rows[p + q] + j;
-      #pragma GCC unroll 16
+#pragma GCC unroll 16
       for (int v = 0; v < V; ++v) {
         const __m256 prod = _mm256_mul_ps(av, Load(b + 8 * v, mask, kMasked && v == V - 1));
         t[v] = q == 0 ? prod : _mm256_add_ps(t[v], prod);
       }
     }
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (int v = 0; v < V; ++v) sum[v] = p == 0 ? t[v] : _mm256_add_ps(t[v], sum[v]);
     p += size;
   }
   if (bias != nullptr) {
-    #pragma GCC unroll 16
+#pragma GCC unroll 16
     for (int v = 0; v < V; ++v) sum[v] = _mm256_add_ps(sum[v], _mm256_broadcast_ss(bias));
   }
-  #pragma GCC unroll 16
+#pragma GCC unroll 16
   for (int v = 0; v < V; ++v) Store(c + j + 8 * v, mask, kMasked && v == V - 1, sum[v]);
 }
 
@@ -368,16 +382,17 @@ void SgemmOneRow(int64_t k, const float* a, const float* const* rows, int64_t n,
   // independent chains that overlap, where one vector at a time waits on each add.
   const int64_t rest = n - j;
   const __m256i mask = FirstLanes(rest % 8 ? rest % 8 : 8);
-  WithVectors<4>((rest + 7) / 8,
-                 [&](auto v) { OneRowTile<decltype(v)::value, true>(k, a, rows, j, bias, c, mask); });
+  WithVectors<4>((rest + 7) / 8, [&](auto v) { OneRowTile<decltype(v)::value, true>(k, a, rows, j, bias, c, mask); });
 }
 
 void Sgemm(const SgemmArgs& g) { sgemm_detail::SgemmWith(g, Avx2RowTiles, 4); }
 
 void SgemmRowLanesCoded(const SgemmArgs& g, const CodedB& b) {
   if (g.m <= 0 || g.n <= 0) return;
-  if (b.is_signed) RowLanesCoded<true>(g, b);
-  else RowLanesCoded<false>(g, b);
+  if (b.is_signed)
+    RowLanesCoded<true>(g, b);
+  else
+    RowLanesCoded<false>(g, b);
 }
 
 }  // namespace avx2
@@ -387,8 +402,10 @@ namespace sgemm_detail {
 void SgemmWith(const SgemmArgs& g, RowTilesFn tiles, int tile_rows) {
   if (g.m <= 0 || g.n <= 0) return;
   if (g.m == 1 && g.one_row_kernels && g.b_rows == nullptr) {
-    if (g.trans_b) avx2::RowLanes(g);
-    else avx2::RowGroups(g);
+    if (g.trans_b)
+      avx2::RowLanes(g);
+    else
+      avx2::RowGroups(g);
     if (g.epilogue != nullptr) g.epilogue->Apply(g.c, g.n, 0);
     return;
   }

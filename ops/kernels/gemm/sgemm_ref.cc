@@ -24,11 +24,10 @@ float RowTimesColumn(const SgemmArgs& g, int64_t i, int64_t j, int64_t p0, int64
   const float* a = g.a + i * g.lda + p0;
   float acc = 0.f;
   for (int64_t p = 0; p < count; ++p) {
-    const float b = g.b_rows != nullptr ? g.b_rows[p0 + p][g.b_segment > 0 ? (j / g.b_segment) * g.b_segment_step +
-                                                                                 j % g.b_segment
-                                                                           : j]
-                    : g.trans_b         ? g.b[j * g.ldb + p0 + p]
-                                        : g.b[(p0 + p) * g.ldb + j];
+    const float b = g.b_rows != nullptr
+                        ? g.b_rows[p0 + p][g.b_segment > 0 ? (j / g.b_segment) * g.b_segment_step + j % g.b_segment : j]
+                    : g.trans_b ? g.b[j * g.ldb + p0 + p]
+                                : g.b[(p0 + p) * g.ldb + j];
     acc = std::fma(a[p], b, acc);
   }
   return acc;
@@ -67,8 +66,10 @@ void RowLanes(const SgemmArgs& g) {
 
 void Products(const SgemmArgs& g) {
   if (g.m == 1 && g.one_row_kernels && g.b_rows == nullptr) {
-    if (g.trans_b) RowLanes(g);
-    else RowGroups(g);
+    if (g.trans_b)
+      RowLanes(g);
+    else
+      RowGroups(g);
     return;
   }
   const int64_t block = SgemmStrideK(g.rule_n > 0 ? g.rule_n : g.n, g.k);

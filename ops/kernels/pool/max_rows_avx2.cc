@@ -5,8 +5,8 @@
 #include <immintrin.h>
 
 #include "ops/kernels/common/lanes_avx2.h"
-#include "ops/kernels/pool/max_rows.h"
 #include "ops/kernels/common/tile_width.h"
+#include "ops/kernels/pool/max_rows.h"
 
 namespace qrt {
 namespace avx2 {
@@ -18,22 +18,24 @@ inline void Columns(int64_t k, const float* const* rows, int64_t j, float* y, __
     return kMaskLast && v == V - 1 ? _mm256_maskload_ps(p, last) : _mm256_loadu_ps(p);
   };
   __m256 best[V];
-  #pragma GCC unroll 4
+#pragma GCC unroll 4
   for (int v = 0; v < V; ++v) best[v] = load(rows[0] + j + 8 * v, v);
   for (int64_t t = 1; t < k; ++t) {
-    #pragma GCC unroll 4
+#pragma GCC unroll 4
     for (int v = 0; v < V; ++v) {
       const __m256 x = load(rows[t] + j + 8 * v, v);
-      const __m256 take = _mm256_or_ps(_mm256_cmp_ps(x, best[v], _CMP_GT_OQ),
-                                       _mm256_and_ps(_mm256_cmp_ps(x, x, _CMP_UNORD_Q),
-                                                     _mm256_cmp_ps(best[v], best[v], _CMP_ORD_Q)));
+      const __m256 take =
+          _mm256_or_ps(_mm256_cmp_ps(x, best[v], _CMP_GT_OQ),
+                       _mm256_and_ps(_mm256_cmp_ps(x, x, _CMP_UNORD_Q), _mm256_cmp_ps(best[v], best[v], _CMP_ORD_Q)));
       best[v] = _mm256_blendv_ps(best[v], x, take);
     }
   }
-  #pragma GCC unroll 4
+#pragma GCC unroll 4
   for (int v = 0; v < V; ++v) {
-    if (kMaskLast && v == V - 1) _mm256_maskstore_ps(y + j + 8 * v, last, best[v]);
-    else _mm256_storeu_ps(y + j + 8 * v, best[v]);
+    if (kMaskLast && v == V - 1)
+      _mm256_maskstore_ps(y + j + 8 * v, last, best[v]);
+    else
+      _mm256_storeu_ps(y + j + 8 * v, best[v]);
   }
 }
 

@@ -2,8 +2,8 @@
 // register and a merge-masked move.
 
 #include "ops/kernels/common/intrinsics_avx512.h"
-#include "ops/kernels/pool/max_rows.h"
 #include "ops/kernels/common/tile_width.h"
+#include "ops/kernels/pool/max_rows.h"
 
 namespace qrt {
 namespace avx512 {
@@ -12,18 +12,19 @@ namespace {
 template <int V>
 inline void Columns(int64_t k, const float* const* rows, int64_t j, float* y, __mmask16 last) {
   __m512 best[V];
-  #pragma GCC unroll 4
+#pragma GCC unroll 4
   for (int v = 0; v < V; ++v) best[v] = _mm512_maskz_loadu_ps(v == V - 1 ? last : 0xFFFF, rows[0] + j + 16 * v);
   for (int64_t t = 1; t < k; ++t) {
-    #pragma GCC unroll 4
+#pragma GCC unroll 4
     for (int v = 0; v < V; ++v) {
       const __m512 x = _mm512_maskz_loadu_ps(v == V - 1 ? last : 0xFFFF, rows[t] + j + 16 * v);
-      const __mmask16 take = _mm512_cmp_ps_mask(x, best[v], _CMP_GT_OQ) |
-                             (_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q) & _mm512_cmp_ps_mask(best[v], best[v], _CMP_ORD_Q));
+      const __mmask16 take =
+          _mm512_cmp_ps_mask(x, best[v], _CMP_GT_OQ) |
+          (_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q) & _mm512_cmp_ps_mask(best[v], best[v], _CMP_ORD_Q));
       best[v] = _mm512_mask_mov_ps(best[v], take, x);
     }
   }
-  #pragma GCC unroll 4
+#pragma GCC unroll 4
   for (int v = 0; v < V; ++v) _mm512_mask_storeu_ps(y + j + 16 * v, v == V - 1 ? last : 0xFFFF, best[v]);
 }
 

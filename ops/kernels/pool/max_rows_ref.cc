@@ -1,6 +1,6 @@
-#include "ops/kernels/pool/max_rows.h"
-
 #include <cmath>
+
+#include "ops/kernels/pool/max_rows.h"
 
 namespace qrt {
 

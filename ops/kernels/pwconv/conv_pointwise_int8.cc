@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ops/kernels/conv/exact_int8_plan.h"
 #include "ops/kernels/common/thread_scratch.h"
+#include "ops/kernels/conv/exact_int8_plan.h"
 #include "runtime/parallel.h"
 
 namespace qrt {
@@ -82,8 +82,9 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
   // (4 x channels int32 a block).
   constexpr int64_t kFewChannels = 32, kPassBytes = 32 << 10, kMostBlocks = 256;
   if (channels > kFewChannels) {
-    p.blocks_per_pass = std::max<int64_t>(
-        1, std::min({kMostBlocks, kPassBytes / ((p.quads + k) * kPointwiseInt8Columns * 4), kPassBytes / (16 * channels)}));
+    p.blocks_per_pass =
+        std::max<int64_t>(1, std::min({kMostBlocks, kPassBytes / ((p.quads + k) * kPointwiseInt8Columns * 4),
+                                       kPassBytes / (16 * channels)}));
   }
   p.x_scale = x_grid.scales[0];
   p.x_inverse = 1.f / p.x_scale;
@@ -130,8 +131,10 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
   }
   if (UsableStepScale(output_scale)) {
     p.steps.resize(size_t(channels));
-    if (PointwiseInt8Steps(p, output_scale, p.steps.data())) p.steps_scale = output_scale;
-    else p.steps.clear();
+    if (PointwiseInt8Steps(p, output_scale, p.steps.data()))
+      p.steps_scale = output_scale;
+    else
+      p.steps.clear();
   }
   return plan;
 }
@@ -180,7 +183,8 @@ bool ConvPointwiseInt8(const PointwiseInt8Plan& p, const PointwiseInt8Args& a) {
   const int64_t blocks = (p.columns + kColumns - 1) / kColumns;
   for (int64_t n = 0; n < a.batch; ++n) {
     const float* x = a.x_codes == nullptr ? a.x + n * p.k * p.columns : nullptr;
-    const uint8_t* x_codes = a.x_codes != nullptr ? static_cast<const uint8_t*>(a.x_codes) + n * p.k * p.columns : nullptr;
+    const uint8_t* x_codes =
+        a.x_codes != nullptr ? static_cast<const uint8_t*>(a.x_codes) + n * p.k * p.columns : nullptr;
     float* y = a.codes == nullptr ? a.y + n * p.channels * p.columns : nullptr;
     uint8_t* codes = a.codes != nullptr ? static_cast<uint8_t*>(a.codes) + n * p.channels * p.columns : nullptr;
     ParallelFor(a.threads, blocks, 1, 2, [&](int64_t first, int64_t last) {

@@ -46,8 +46,8 @@
 
 #include "ops/kernels/conv/conv_ref.h"
 #include "ops/kernels/conv/output_epilogue.h"
-#include "ops/kernels/quantize/quantize_linear.h"
 #include "ops/kernels/gemm/sgemm.h"
+#include "ops/kernels/quantize/quantize_linear.h"
 #include "runtime/quant_grid.h"
 
 namespace qrt {
@@ -70,14 +70,14 @@ struct PointwiseInt8Plan {
   // X's grid: x = fl(d * x_scale), d in [d_low, d_high]; d + x_offset is the byte VPDPBUSD reads.
   float x_scale = 0, x_inverse = 0;
   int32_t d_low = 0, d_high = 0, x_offset = 0;
-  bool x_signed = false;  // X's codes are int8
-  std::vector<int32_t> weights;       // channels x quads, four signed bytes e_k each, k ascending
-  std::vector<int32_t> offset_sums;   // x_offset * sum_k e_k per channel
-  std::vector<float> multipliers;     // fl(x_scale * w_scale[c])
-  std::vector<float> norm_bounds;     // >= x_scale * w_scale[c] * ||(r + 10) e||_2 (r: the header)
-  std::vector<float> biases;          // b[c], 0 without a bias
-  std::vector<float> bias_bounds;     // >= 12 * error_factor * |b[c]|
-  float error_factor = 0;             // >= 1.01 * 2^-24
+  bool x_signed = false;             // X's codes are int8
+  std::vector<int32_t> weights;      // channels x quads, four signed bytes e_k each, k ascending
+  std::vector<int32_t> offset_sums;  // x_offset * sum_k e_k per channel
+  std::vector<float> multipliers;    // fl(x_scale * w_scale[c])
+  std::vector<float> norm_bounds;    // >= x_scale * w_scale[c] * ||(r + 10) e||_2 (r: the header)
+  std::vector<float> biases;         // b[c], 0 without a bias
+  std::vector<float> bias_bounds;    // >= 12 * error_factor * |b[c]|
+  float error_factor = 0;            // >= 1.01 * 2^-24
   // The step rule's constants (PointwiseInt8Step) at the output scale known at plan time, if
   // any (empty otherwise, or if they are not finite): a run at that scale uses them as they are.
   float steps_scale = 0;
@@ -102,15 +102,15 @@ struct PointwiseInt8Args {
   const void* x_codes = nullptr;
   const float* w = nullptr;  // channels x k, the float weights (for outputs computed as floats)
   const float* bias = nullptr;
-  float* y = nullptr;        // batch x channels x columns
+  float* y = nullptr;  // batch x channels x columns
   // Or, with an epilogue of the fake quantization alone, its codes (QuantizeLinear's output:
   // code = step + zero point) in place of y, `quantize` the QuantizeLinear kernel of their type.
   void* codes = nullptr;
   QuantizeF32Fn quantize = nullptr;
   int64_t batch = 1;
-  OutputEpilogue epilogue;   // epilogue.before is the fake quantization the argument needs
+  OutputEpilogue epilogue;     // epilogue.before is the fake quantization the argument needs
   bool before_signed = false;  // its quantized type
-  SgemmFn gemm = nullptr;    // the float path for columns off X's grid
+  SgemmFn gemm = nullptr;      // the float path for columns off X's grid
   int threads = 1;
 };
 
@@ -128,12 +128,12 @@ bool ConvPointwiseInt8(const PointwiseInt8Plan& plan, const PointwiseInt8Args& a
 constexpr int64_t kPointwiseInt8Columns = 64;
 struct PointwiseInt8Scratch {
   const PointwiseInt8Step* steps;  // channels, at this run's output scale
-  int32_t* packed;  // blocks x quads x 64
-  float* norms;     // blocks x 64
-  int32_t* open;    // blocks x 4 x channels
-  int32_t* counts;  // blocks x 4
-  float* floats;    // blocks x k x 64
-  float* outputs;   // channels x 64: a block's outputs as floats, when codes are written
+  int32_t* packed;                 // blocks x quads x 64
+  float* norms;                    // blocks x 64
+  int32_t* open;                   // blocks x 4 x channels
+  int32_t* counts;                 // blocks x 4
+  float* floats;                   // blocks x k x 64
+  float* outputs;                  // channels x 64: a block's outputs as floats, when codes are written
 };
 namespace avx512 {
 void PointwiseInt8Pass(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args, const float* x,

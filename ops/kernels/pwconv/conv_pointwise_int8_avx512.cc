@@ -99,15 +99,14 @@ void PackCodes(const PointwiseInt8Plan& p, const uint8_t* q, int64_t ld, int64_t
   const __m512 scale = _mm512_set1_ps(p.x_scale);
   const __m512i offset = _mm512_set1_epi32(p.x_offset);
   const __m128i flip = _mm_set1_epi8(char(p.x_signed ? 0x80 : 0));  // int8: q + 128
-  PackColumns<V>(p, cols, out, norms, floats,
-                 [&](int64_t k, int v, __mmask16 valid, __m512* xv, __m512* d, __m512i* byte) {
-                   const __m128i codes =
-                       _mm512_castsi512_si128(_mm512_maskz_loadu_epi8(__mmask64(valid), q + k * ld + 16 * v));
-                   *byte = _mm512_mask_cvtepu8_epi32(offset, valid, _mm_xor_si128(codes, flip));
-                   *d = _mm512_cvtepi32_ps(_mm512_sub_epi32(*byte, offset));
-                   *xv = _mm512_mul_ps(*d, scale);
-                   return __mmask16(0);
-                 });
+  PackColumns<V>(
+      p, cols, out, norms, floats, [&](int64_t k, int v, __mmask16 valid, __m512* xv, __m512* d, __m512i* byte) {
+        const __m128i codes = _mm512_castsi512_si128(_mm512_maskz_loadu_epi8(__mmask64(valid), q + k * ld + 16 * v));
+        *byte = _mm512_mask_cvtepu8_epi32(offset, valid, _mm_xor_si128(codes, flip));
+        *d = _mm512_cvtepi32_ps(_mm512_sub_epi32(*byte, offset));
+        *xv = _mm512_mul_ps(*d, scale);
+        return __mmask16(0);
+      });
 }
 
 // out[r][v] = sum over quads of the packed bytes x (columns 16v..16v+15) times row r's
@@ -115,7 +114,8 @@ void PackCodes(const PointwiseInt8Plan& p, const uint8_t* q, int64_t ld, int64_t
 // four). The sums live in registers (a local array fully unrolled); writing through `out`
 // inside the loop made GCC store every accumulator after every VPDPBUSD.
 template <int R, int V>
-void Tile(const int32_t* x, int64_t quads, const int32_t* w, int64_t w_stride, __m512i (&out)[kTileRows][kTileVectors]) {
+void Tile(const int32_t* x, int64_t quads, const int32_t* w, int64_t w_stride,
+          __m512i (&out)[kTileRows][kTileVectors]) {
   __m512i acc[R][V];
 #pragma GCC unroll 6
   for (int r = 0; r < R; ++r) {
@@ -144,7 +144,7 @@ using TileFn = void (*)(const int32_t*, int64_t, const int32_t*, int64_t, __m512
 template <int R>
 constexpr TileFn kTilesOfRows[kTileVectors + 1] = {nullptr, Tile<R, 1>, Tile<R, 2>, Tile<R, 3>, Tile<R, 4>};
 // kTiles[rows][vectors]
-constexpr const TileFn* kTiles[kTileRows + 1] = {nullptr,          kTilesOfRows<1>, kTilesOfRows<2>, kTilesOfRows<3>,
+constexpr const TileFn* kTiles[kTileRows + 1] = {nullptr,         kTilesOfRows<1>, kTilesOfRows<2>, kTilesOfRows<3>,
                                                  kTilesOfRows<4>, kTilesOfRows<5>, kTilesOfRows<6>};
 
 // Channel c's constants, broadcast once for all its vectors (read through the plan inside the
@@ -235,8 +235,8 @@ void FloatColumns(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const 
 // interleaved so that their latencies overlap and sharing each load of X; then the first
 // epilogue step. Lanes past the block's columns are not written.
 template <int N>
-void ReferenceVectors(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y,
-                      uint8_t* codes, const int32_t* channels, __mmask16 valid) {
+void ReferenceVectors(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y, uint8_t* codes,
+                      const int32_t* channels, __mmask16 valid) {
   const float* w[N];
   for (int i = 0; i < N; ++i) w[i] = a.w + channels[i] * p.k;
   __m512 c[N], acc[N];
@@ -330,8 +330,10 @@ void FinishTile(const PointwiseInt8Plan& p, const PointwiseInt8Step* steps,
     if (kCodes) {
       const __m512i bytes = PackCodeVectors(code, form.flip);
       uint8_t* to = codes + c * p.columns;
-      if (V == kTileVectors && cols >= 64) _mm512_storeu_si512(to, bytes);
-      else _mm512_mask_storeu_epi8(to, row_bytes, bytes);
+      if (V == kTileVectors && cols >= 64)
+        _mm512_storeu_si512(to, bytes);
+      else
+        _mm512_mask_storeu_epi8(to, row_bytes, bytes);
     }
   }
 #pragma GCC unroll 4
@@ -339,8 +341,8 @@ void FinishTile(const PointwiseInt8Plan& p, const PointwiseInt8Step* steps,
 }
 
 using FinishTileFn = void (*)(const PointwiseInt8Plan&, const PointwiseInt8Step*,
-                              const __m512i (&)[kTileRows][kTileVectors], int, int64_t, const Quantizer&,
-                              const float*, int64_t, float*, uint8_t*, const CodeForm&, int32_t*, int32_t*);
+                              const __m512i (&)[kTileRows][kTileVectors], int, int64_t, const Quantizer&, const float*,
+                              int64_t, float*, uint8_t*, const CodeForm&, int32_t*, int32_t*);
 // kFinishTiles[codes][vectors]
 constexpr FinishTileFn kFinishTiles[2][kTileVectors + 1] = {
     {nullptr, FinishTile<1, false>, FinishTile<2, false>, FinishTile<3, false>, FinishTile<4, false>},
@@ -348,9 +350,9 @@ constexpr FinishTileFn kFinishTiles[2][kTileVectors + 1] = {
 
 }  // namespace
 
-void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x,
-                       const uint8_t* x_codes, float* y, uint8_t* codes, int64_t first, int64_t last,
-                       const OutputEpilogue* rest, const PointwiseInt8Scratch& scratch) {
+void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, const uint8_t* x_codes,
+                       float* y, uint8_t* codes, int64_t first, int64_t last, const OutputEpilogue* rest,
+                       const PointwiseInt8Scratch& scratch) {
   using PackFn = bool (*)(const PointwiseInt8Plan&, const float*, int64_t, int64_t, int32_t*, float*, float*);
   constexpr PackFn kPack[kTileVectors + 1] = {nullptr, Pack<1>, Pack<2>, Pack<3>, Pack<4>};
   using PackCodesFn = void (*)(const PointwiseInt8Plan&, const uint8_t*, int64_t, int64_t, int32_t*, float*, float*);

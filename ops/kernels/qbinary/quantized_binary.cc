@@ -1,9 +1,10 @@
 // QuantizedMul / QuantizedAdd: validation, broadcast plan, parameter derivation and the loop.
+#include "ops/kernels/qbinary/quantized_binary.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
 
-#include "ops/kernels/qbinary/quantized_binary.h"
 #include "runtime/parallel.h"
 
 namespace qrt {
@@ -24,7 +25,8 @@ const char* OpName(QuantizedBinaryOp op) { return op == QuantizedBinaryOp::kMul 
 StatusOr<Dims> CheckOperandParams(const char* op, const char* name, const TensorDesc& x, const TensorDesc& scale,
                                   const TensorDesc& zero, const std::optional<int64_t>& axis, Requantize rule) {
   if (!IsOperandType(x.dtype)) {
-    return InvalidArgument(op, ": ", name, " dtype must be uint8, int8, uint16, int16 or float32, got ", DataTypeName(x.dtype));
+    return InvalidArgument(op, ": ", name, " dtype must be uint8, int8, uint16, int16 or float32, got ",
+                           DataTypeName(x.dtype));
   }
   if (Present(scale) && scale.dtype != DataType::kFloat32) {
     return InvalidArgument(op, ": ", name, "_scale must be float32, got ", DataTypeName(scale.dtype));
@@ -61,8 +63,8 @@ StatusOr<Dims> CheckOperandParams(const char* op, const char* name, const Tensor
   if (ax < 0) ax += rank;
   if (!Present(scale)) return InvalidArgument(op, ": ", name, "_axis is set but ", name, "_scale is absent");
   if (scale.dims.size() != 1 || scale.dims[0] != x.dims[ax]) {
-    return InvalidArgument(op, ": per-axis ", name, "_scale must be 1-D of length dim(", name, "_axis) = ",
-                           x.dims[ax], ", got shape ", DimsToString(scale.dims));
+    return InvalidArgument(op, ": per-axis ", name, "_scale must be 1-D of length dim(", name, "_axis) = ", x.dims[ax],
+                           ", got shape ", DimsToString(scale.dims));
   }
   Dims d(x.dims.size(), 1);
   d[ax] = x.dims[ax];
@@ -72,11 +74,16 @@ StatusOr<Dims> CheckOperandParams(const char* op, const char* name, const Tensor
 int32_t ZeroPointAt(DataType t, const void* zp, int64_t i) {
   if (zp == nullptr) return 0;
   switch (t) {
-    case DataType::kUInt8: return static_cast<const uint8_t*>(zp)[i];
-    case DataType::kInt8: return static_cast<const int8_t*>(zp)[i];
-    case DataType::kUInt16: return static_cast<const uint16_t*>(zp)[i];
-    case DataType::kInt16: return static_cast<const int16_t*>(zp)[i];
-    default: return 0;  // float operands ignore their zero point
+    case DataType::kUInt8:
+      return static_cast<const uint8_t*>(zp)[i];
+    case DataType::kInt8:
+      return static_cast<const int8_t*>(zp)[i];
+    case DataType::kUInt16:
+      return static_cast<const uint16_t*>(zp)[i];
+    case DataType::kInt16:
+      return static_cast<const int16_t*>(zp)[i];
+    default:
+      return 0;  // float operands ignore their zero point
   }
 }
 
@@ -102,7 +109,8 @@ bool ProvablyBounded(const QuantizedBinaryPlan& plan, const QuantizedBinaryData&
       bound = (65025.0 * std::fabs(static_cast<double>(p.ratio)) + 255.0) * slack;
     } else {
       bound = (255.0 * std::fabs(static_cast<double>(p.ratio_a)) + 255.0 * std::fabs(static_cast<double>(p.ratio_b)) +
-               std::fabs(static_cast<double>(p.bias))) * slack;
+               std::fabs(static_cast<double>(p.bias))) *
+              slack;
     }
   } else {
     const int64_t na = plan.a_per_axis ? ElementCount(plan.a_scale_dims) : 1;
@@ -151,13 +159,13 @@ StatusOr<QuantizedBinaryPlan> Prepare(QuantizedBinaryOp op, const QuantizedBinar
     return InvalidArgument(name, ": C_scale must be float32, got ", DataTypeName(in.c_scale.dtype));
   }
 
-  QRT_ASSIGN_OR_RETURN(Dims a_params, CheckOperandParams(name, "A", in.a, in.a_scale, in.a_zero_point,
-                                                         attrs.a_axis, attrs.requantize));
-  QRT_ASSIGN_OR_RETURN(Dims b_params, CheckOperandParams(name, "B", in.b, in.b_scale, in.b_zero_point,
-                                                         attrs.b_axis, attrs.requantize));
+  QRT_ASSIGN_OR_RETURN(
+      Dims a_params, CheckOperandParams(name, "A", in.a, in.a_scale, in.a_zero_point, attrs.a_axis, attrs.requantize));
+  QRT_ASSIGN_OR_RETURN(
+      Dims b_params, CheckOperandParams(name, "B", in.b, in.b_scale, in.b_zero_point, attrs.b_axis, attrs.requantize));
   if (attrs.requantize == Requantize::kCombined && !(Is8Bit(in.a.dtype) && Is8Bit(in.b.dtype) && Is8Bit(c))) {
-    return InvalidArgument(name, ": requantize 'combined' needs 8-bit A, B and C, got ", DataTypeName(in.a.dtype),
-                           ", ", DataTypeName(in.b.dtype), " -> ", DataTypeName(c));
+    return InvalidArgument(name, ": requantize 'combined' needs 8-bit A, B and C, got ", DataTypeName(in.a.dtype), ", ",
+                           DataTypeName(in.b.dtype), " -> ", DataTypeName(c));
   }
   QRT_RETURN_IF_ERROR(CheckedElementCount(in.a.dims, DataTypeSize(in.a.dtype)).status());
   QRT_RETURN_IF_ERROR(CheckedElementCount(in.b.dims, DataTypeSize(in.b.dtype)).status());
@@ -180,8 +188,8 @@ StatusOr<QuantizedBinaryPlan> Prepare(QuantizedBinaryOp op, const QuantizedBinar
                               {false, false, plan.a_per_axis, plan.b_per_axis, false});
   plan.kernel = SelectQuantizedBinaryKernel(op, attrs.requantize, in.a.dtype, in.b.dtype, c, isa);
   if (plan.kernel == nullptr) {
-    return Unsupported(name, ": no kernel for ", DataTypeName(in.a.dtype), " x ", DataTypeName(in.b.dtype),
-                       " -> ", DataTypeName(c));
+    return Unsupported(name, ": no kernel for ", DataTypeName(in.a.dtype), " x ", DataTypeName(in.b.dtype), " -> ",
+                       DataTypeName(c));
   }
   return plan;
 }
@@ -195,8 +203,8 @@ StatusOr<Requantize> ParseRequantize(std::string_view name) {
   return InvalidArgument("unknown requantize rule '", name, "' (expected reciprocal, divide or combined)");
 }
 
-QuantizedBinaryFn SelectQuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, DataType a, DataType b,
-                                              DataType c, Isa isa) {
+QuantizedBinaryFn SelectQuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, DataType a, DataType b, DataType c,
+                                              Isa isa) {
   if (isa == Isa::kAvx2) {
     if (DetectCpuFeatures().avx512bw_vbmi) {
       if (QuantizedBinaryFn f = avx512::QuantizedBinaryKernel(op, rule, a, b, c)) return f;
@@ -206,13 +214,13 @@ QuantizedBinaryFn SelectQuantizedBinaryKernel(QuantizedBinaryOp op, Requantize r
   return ref::QuantizedBinaryKernel(op, rule, a, b, c);
 }
 
-StatusOr<QuantizedBinaryPlan> PrepareQuantizedMul(const QuantizedBinaryAttrs& attrs,
-                                                  const QuantizedBinaryDescs& in, Isa isa) {
+StatusOr<QuantizedBinaryPlan> PrepareQuantizedMul(const QuantizedBinaryAttrs& attrs, const QuantizedBinaryDescs& in,
+                                                  Isa isa) {
   return Prepare(QuantizedBinaryOp::kMul, attrs, in, isa);
 }
 
-StatusOr<QuantizedBinaryPlan> PrepareQuantizedAdd(const QuantizedBinaryAttrs& attrs,
-                                                  const QuantizedBinaryDescs& in, Isa isa) {
+StatusOr<QuantizedBinaryPlan> PrepareQuantizedAdd(const QuantizedBinaryAttrs& attrs, const QuantizedBinaryDescs& in,
+                                                  Isa isa) {
   return Prepare(QuantizedBinaryOp::kAdd, attrs, in, isa);
 }
 
@@ -240,8 +248,8 @@ Status RunQuantizedBinary(const QuantizedBinaryPlan& plan, const QuantizedBinary
   const bool per_axis = plan.a_per_axis || plan.b_per_axis;
   auto run = [&](const int64_t* off) {
     if (!per_axis) {
-      plan.kernel(loop.inner, a + off[0] * sa, loop.inner_inc[0], b + off[1] * sb, loop.inner_inc[1],
-                  c + off[4] * sc, p);
+      plan.kernel(loop.inner, a + off[0] * sa, loop.inner_inc[0], b + off[1] * sb, loop.inner_inc[1], c + off[4] * sc,
+                  p);
       return;
     }
     QuantizedBinaryParams q = p;
@@ -253,8 +261,7 @@ Status RunQuantizedBinary(const QuantizedBinaryPlan& plan, const QuantizedBinary
       q.b_scale = d.b_scale[off[3]];
       q.b_zero = ZeroPointAt(plan.b_dtype, d.b_zero_point, off[3]);
     }
-    plan.kernel(loop.inner, a + off[0] * sa, loop.inner_inc[0], b + off[1] * sb, loop.inner_inc[1],
-                c + off[4] * sc, q);
+    plan.kernel(loop.inner, a + off[0] * sa, loop.inner_inc[0], b + off[1] * sb, loop.inner_inc[1], c + off[4] * sc, q);
   };
   // Elements are independent, so splitting the output changes no bit. Below about 64K
   // elements per thread the wake-up costs more than it saves.

@@ -3,13 +3,12 @@
 // op-semantics.md, sections 4 and 5.
 //
 // Inputs: A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point.
-// A and B are uint8, int8, uint16, int16 (reference kernels only) or float32 and broadcast numpy-style (any rank); output C has
-// the broadcast shape. Scales are float32, zero points have their operand's dtype
-// (C_zero_point's dtype gives the output dtype). A float32 operand ignores its scale and
-// zero point; a float32 output ignores C_scale and C_zero_point. Absent optional inputs
-// (dtype kUndefined): a scale counts as 1.0 and a zero point as 0.
-// Per-tensor parameters are one-element tensors; with A_axis/B_axis set, that operand's
-// scale (and zero point, if present) is 1-D of length dim(axis) (reciprocal/divide rules).
+// A and B are uint8, int8, uint16, int16 (reference kernels only) or float32 and broadcast numpy-style (any rank);
+// output C has the broadcast shape. Scales are float32, zero points have their operand's dtype (C_zero_point's dtype
+// gives the output dtype). A float32 operand ignores its scale and zero point; a float32 output ignores C_scale and
+// C_zero_point. Absent optional inputs (dtype kUndefined): a scale counts as 1.0 and a zero point as 0. Per-tensor
+// parameters are one-element tensors; with A_axis/B_axis set, that operand's scale (and zero point, if present) is 1-D
+// of length dim(axis) (reciprocal/divide rules).
 //
 // Per element, with _a = float(a - za) * sa (a float operand: _a = a), likewise _b, and
 // v = _a * _b (Mul) or _a + _b (Add), one f32 op per step:
@@ -69,7 +68,7 @@ struct QuantizedBinaryDescs {
 
 struct QuantizedBinaryData {
   const void* a = nullptr;
-  const float* a_scale = nullptr;     // may be null if absent
+  const float* a_scale = nullptr;      // may be null if absent
   const void* a_zero_point = nullptr;  // may be null if absent
   const void* b = nullptr;
   const float* b_scale = nullptr;
@@ -83,39 +82,36 @@ struct QuantizedBinaryData {
 struct QuantizedBinaryParams {
   float a_scale, b_scale, c_scale;
   int32_t a_zero, b_zero, c_zero;
-  float c_norm;    // reciprocal: float(1.0f / c_scale)
-  float ratio;     // combined Mul: float(float(a_scale * b_scale) / c_scale)
-  float ratio_a;   // combined Add: float(a_scale / c_scale)
-  float ratio_b;   // combined Add: float(b_scale / c_scale)
-  float bias;      // combined Add: k
+  float c_norm;        // reciprocal: float(1.0f / c_scale)
+  float ratio;         // combined Mul: float(float(a_scale * b_scale) / c_scale)
+  float ratio_a;       // combined Add: float(a_scale / c_scale)
+  float ratio_b;       // combined Add: float(b_scale / c_scale)
+  float bias;          // combined Add: k
   bool stream_output;  // performance hint: the output is large, kernels may bypass the cache
   bool bounded;        // proven: every pre-rounding value is finite with |y| < 2^30 (8-bit operands)
 };
 
 // One contiguous run of n outputs; a/b advance by a_inc/b_inc (0 or 1) elements per output.
-using QuantizedBinaryFn = void (*)(int64_t n, const void* a, int64_t a_inc, const void* b, int64_t b_inc,
-                                   void* c, const QuantizedBinaryParams& p);
+using QuantizedBinaryFn = void (*)(int64_t n, const void* a, int64_t a_inc, const void* b, int64_t b_inc, void* c,
+                                   const QuantizedBinaryParams& p);
 
 namespace ref {
 // Reference run kernel for the combination; nullptr if it is not supported.
-QuantizedBinaryFn QuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, DataType a, DataType b,
-                                        DataType c);
+QuantizedBinaryFn QuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, DataType a, DataType b, DataType c);
 }  // namespace ref
 namespace avx2 {
 // AVX2 run kernel (8-bit A, B and C), bit-identical to the reference; else nullptr.
-QuantizedBinaryFn QuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, DataType a, DataType b,
-                                        DataType c);
+QuantizedBinaryFn QuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, DataType a, DataType b, DataType c);
 }  // namespace avx2
 namespace avx512 {
 // AVX-512 (F, BW, VBMI) run kernel (8-bit A, B and C), bit-identical to the reference; else nullptr.
-QuantizedBinaryFn QuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, DataType a, DataType b,
-                                        DataType c);
+QuantizedBinaryFn QuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, DataType a, DataType b, DataType c);
 }  // namespace avx512
 
 // The kernel for `isa` (the reference when no SIMD kernel exists or isa is kScalar). Isa::kAvx2
 // picks the AVX-512 kernel where the CPU has AVX-512 F, BW and VBMI (same results, faster).
-QuantizedBinaryFn SelectQuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, DataType a, DataType b,
-                                              DataType c, Isa isa);
+QuantizedBinaryFn SelectQuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, DataType a, DataType b, DataType c,
+                                              Isa isa);
 
 struct QuantizedBinaryPlan {
   QuantizedBinaryOp op = QuantizedBinaryOp::kMul;
@@ -127,16 +123,16 @@ struct QuantizedBinaryPlan {
   Dims a_scale_dims, b_scale_dims;
   StridedLoop loop;  // operands: a, b, a params, b params, c
   QuantizedBinaryFn kernel = nullptr;
-  int threads = 1;   // large outputs are split across this many threads
+  int threads = 1;  // large outputs are split across this many threads
 };
 
 // Validates dtypes, shapes and attrs, computes the broadcast output shape and loop, and
 // picks the kernel. Errors: unsupported dtype combinations, non-broadcastable shapes,
 // parameter shapes, `combined` with float32 or per-axis, output_dtype vs C_zero_point.
-StatusOr<QuantizedBinaryPlan> PrepareQuantizedMul(const QuantizedBinaryAttrs& attrs,
-                                                  const QuantizedBinaryDescs& in, Isa isa);
-StatusOr<QuantizedBinaryPlan> PrepareQuantizedAdd(const QuantizedBinaryAttrs& attrs,
-                                                  const QuantizedBinaryDescs& in, Isa isa);
+StatusOr<QuantizedBinaryPlan> PrepareQuantizedMul(const QuantizedBinaryAttrs& attrs, const QuantizedBinaryDescs& in,
+                                                  Isa isa);
+StatusOr<QuantizedBinaryPlan> PrepareQuantizedAdd(const QuantizedBinaryAttrs& attrs, const QuantizedBinaryDescs& in,
+                                                  Isa isa);
 
 // Computes C from the data. Scales are used as given (no reference rejects any value);
 // never fails for a valid plan. C may alias A or B when it has their shape and dtype.

@@ -128,8 +128,7 @@ class Kernel {
 
 }  // namespace
 
-QuantizedBinaryFn QuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, DataType a, DataType b,
-                                        DataType c) {
+QuantizedBinaryFn QuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, DataType a, DataType b, DataType c) {
   return quantized_binary_blocks::Pick<Kernel>(op, rule, a, b, c);
 }
 

@@ -79,8 +79,10 @@ void Run(int64_t n, const void* a, int64_t a_inc, const void* b, int64_t b_inc, 
 template <class TA, class TB, class TC, QuantizedBinaryOp Op>
 QuantizedBinaryFn ForRule(Requantize rule) {
   switch (rule) {
-    case Requantize::kReciprocal: return Run<TA, TB, TC, Op, Requantize::kReciprocal>;
-    case Requantize::kDivide: return Run<TA, TB, TC, Op, Requantize::kDivide>;
+    case Requantize::kReciprocal:
+      return Run<TA, TB, TC, Op, Requantize::kReciprocal>;
+    case Requantize::kDivide:
+      return Run<TA, TB, TC, Op, Requantize::kDivide>;
     case Requantize::kCombined:
       if constexpr (kIsFloat<TA> || kIsFloat<TB> || kIsFloat<TC>) {
         return nullptr;
@@ -100,38 +102,55 @@ QuantizedBinaryFn ForOp(QuantizedBinaryOp op, Requantize rule) {
 template <class TA, class TB>
 QuantizedBinaryFn ForC(QuantizedBinaryOp op, Requantize rule, DataType c) {
   switch (c) {
-    case DataType::kUInt8: return ForOp<TA, TB, uint8_t>(op, rule);
-    case DataType::kInt8: return ForOp<TA, TB, int8_t>(op, rule);
-    case DataType::kUInt16: return ForOp<TA, TB, uint16_t>(op, rule);
-    case DataType::kInt16: return ForOp<TA, TB, int16_t>(op, rule);
-    case DataType::kFloat32: return ForOp<TA, TB, float>(op, rule);
-    default: return nullptr;
+    case DataType::kUInt8:
+      return ForOp<TA, TB, uint8_t>(op, rule);
+    case DataType::kInt8:
+      return ForOp<TA, TB, int8_t>(op, rule);
+    case DataType::kUInt16:
+      return ForOp<TA, TB, uint16_t>(op, rule);
+    case DataType::kInt16:
+      return ForOp<TA, TB, int16_t>(op, rule);
+    case DataType::kFloat32:
+      return ForOp<TA, TB, float>(op, rule);
+    default:
+      return nullptr;
   }
 }
 
 template <class TA>
 QuantizedBinaryFn ForB(QuantizedBinaryOp op, Requantize rule, DataType b, DataType c) {
   switch (b) {
-    case DataType::kUInt8: return ForC<TA, uint8_t>(op, rule, c);
-    case DataType::kInt8: return ForC<TA, int8_t>(op, rule, c);
-    case DataType::kUInt16: return ForC<TA, uint16_t>(op, rule, c);
-    case DataType::kInt16: return ForC<TA, int16_t>(op, rule, c);
-    case DataType::kFloat32: return ForC<TA, float>(op, rule, c);
-    default: return nullptr;
+    case DataType::kUInt8:
+      return ForC<TA, uint8_t>(op, rule, c);
+    case DataType::kInt8:
+      return ForC<TA, int8_t>(op, rule, c);
+    case DataType::kUInt16:
+      return ForC<TA, uint16_t>(op, rule, c);
+    case DataType::kInt16:
+      return ForC<TA, int16_t>(op, rule, c);
+    case DataType::kFloat32:
+      return ForC<TA, float>(op, rule, c);
+    default:
+      return nullptr;
   }
 }
 
 }  // namespace
 
-QuantizedBinaryFn QuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, DataType a, DataType b,
-                                        DataType c) {
+QuantizedBinaryFn QuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, DataType a, DataType b, DataType c) {
   switch (a) {
-    case DataType::kUInt8: return ForB<uint8_t>(op, rule, b, c);
-    case DataType::kInt8: return ForB<int8_t>(op, rule, b, c);
-    case DataType::kUInt16: return ForB<uint16_t>(op, rule, b, c);
-    case DataType::kInt16: return ForB<int16_t>(op, rule, b, c);
-    case DataType::kFloat32: return ForB<float>(op, rule, b, c);
-    default: return nullptr;
+    case DataType::kUInt8:
+      return ForB<uint8_t>(op, rule, b, c);
+    case DataType::kInt8:
+      return ForB<int8_t>(op, rule, b, c);
+    case DataType::kUInt16:
+      return ForB<uint16_t>(op, rule, b, c);
+    case DataType::kInt16:
+      return ForB<int16_t>(op, rule, b, c);
+    case DataType::kFloat32:
+      return ForB<float>(op, rule, b, c);
+    default:
+      return nullptr;
   }
 }
 

@@ -13,8 +13,7 @@
 namespace qrt {
 
 using DequantizeRowFn = void (*)(int64_t n, const void* codes, float scale, int32_t zp, float* out);
-using DequantizePairsFn = void (*)(int64_t pairs, const void* codes, float scale, int32_t zp, float* even,
-                                   float* odd);
+using DequantizePairsFn = void (*)(int64_t pairs, const void* codes, float scale, int32_t zp, float* even, float* odd);
 
 struct DequantizeRowKernels {
   DequantizeRowFn row = nullptr;

@@ -46,8 +46,7 @@ void Pairs(int64_t pairs, const void* codes, float scale, int32_t zero_point, fl
   }
   if (i < pairs) {  // the tail's 2 * left codes; the rest load 0 and are not stored
     const int64_t left = pairs - i;
-    const __m256i bytes =
-        _mm512_castsi512_si256(_mm512_maskz_loadu_epi8((uint64_t(1) << (2 * left)) - 1, q + 2 * i));
+    const __m256i bytes = _mm512_castsi512_si256(_mm512_maskz_loadu_epi8((uint64_t(1) << (2 * left)) - 1, q + 2 * i));
     split(bytes, even + i, odd + i, FirstLanes(left));
   }
 }

@@ -1,5 +1,4 @@
 #include "ops/kernels/quantize/dequantize_rows.h"
-
 #include "ops/kernels/quantize/quantize_linear.h"
 
 namespace qrt {

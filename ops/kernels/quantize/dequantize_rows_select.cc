@@ -11,7 +11,8 @@ DequantizeRowKernels SelectDequantizeRows(DataType q, Isa isa) {
     return is_signed ? DequantizeRowKernels{avx512::DequantizeRowS8, avx512::DequantizePairsS8}
                      : DequantizeRowKernels{avx512::DequantizeRowU8, avx512::DequantizePairsU8};
   }
-  return DequantizeRowKernels{SelectDequantizeToF32(q, isa), is_signed ? ref::DequantizePairsS8 : ref::DequantizePairsU8};
+  return DequantizeRowKernels{SelectDequantizeToF32(q, isa),
+                              is_signed ? ref::DequantizePairsS8 : ref::DequantizePairsU8};
 }
 
 }  // namespace qrt

@@ -1,8 +1,8 @@
 // FakeQuantize: validation, broadcast plan and kernel selection (op-semantics.md 1.2).
+#include "ops/kernels/quantize/fake_quantize.h"
+
 #include <cctype>
 #include <string>
-
-#include "ops/kernels/quantize/fake_quantize.h"
 
 namespace qrt {
 namespace {
@@ -20,20 +20,20 @@ StatusOr<Dims> PdpdAlign(const Dims& range, const Dims& x, int64_t axis, const c
   const int64_t src_rank = static_cast<int64_t>(range.size());
   const int64_t dst_rank = static_cast<int64_t>(x.size());
   if (src_rank > dst_rank) {
-    return InvalidArgument("FakeQuantize: pdpd broadcast: ", name, " rank ", src_rank,
-                           " exceeds the rank ", dst_rank, " of X");
+    return InvalidArgument("FakeQuantize: pdpd broadcast: ", name, " rank ", src_rank, " exceeds the rank ", dst_rank,
+                           " of X");
   }
   if (axis < -1) return InvalidArgument("FakeQuantize: pdpd broadcast: axis ", axis, " is less than -1");
   const int64_t start = axis == -1 ? dst_rank - src_rank : axis;
   if (src_rank + start > dst_rank) {
-    return InvalidArgument("FakeQuantize: pdpd broadcast: ", name, " of rank ", src_rank,
-                           " does not fit X ", DimsToString(x), " at axis ", axis);
+    return InvalidArgument("FakeQuantize: pdpd broadcast: ", name, " of rank ", src_rank, " does not fit X ",
+                           DimsToString(x), " at axis ", axis);
   }
   Dims aligned(static_cast<size_t>(dst_rank - start), 1);  // trailing ones after the range
   for (int64_t i = 0; i < src_rank; ++i) {
     if (range[i] != 1 && range[i] != x[start + i]) {
-      return InvalidArgument("FakeQuantize: pdpd broadcast: ", name, " ", DimsToString(range),
-                             " does not match X ", DimsToString(x), " at axis ", start + i);
+      return InvalidArgument("FakeQuantize: pdpd broadcast: ", name, " ", DimsToString(range), " does not match X ",
+                             DimsToString(x), " at axis ", start + i);
     }
     aligned[i] = range[i];
   }
@@ -65,8 +65,7 @@ FakeQuantizeFn SelectFakeQuantizeKernel(DataType dtype, Isa isa) {
 
 StatusOr<FakeQuantizePlan> PrepareFakeQuantize(const FakeQuantizeAttrs& attrs, const TensorDesc& x,
                                                const TensorDesc& in_low, const TensorDesc& in_high,
-                                               const TensorDesc& out_low, const TensorDesc& out_high,
-                                               Isa isa) {
+                                               const TensorDesc& out_low, const TensorDesc& out_high, Isa isa) {
   if (attrs.levels < 2) {
     return InvalidArgument("FakeQuantize: levels must be at least 2, got ", attrs.levels);
   }
@@ -102,12 +101,12 @@ StatusOr<FakeQuantizePlan> PrepareFakeQuantize(const FakeQuantizeAttrs& attrs, c
         bool same = Dims(merged.begin() + extra, merged.end()) == x.dims;
         for (size_t i = 0; i < extra; ++i) same = same && merged[i] == 1;
         if (!same) {
-          return InvalidArgument("FakeQuantize: numpy broadcast of ", kRangeNames[k], " ",
-                                 DimsToString(r.dims), " with X ", DimsToString(x.dims), " gives ",
-                                 DimsToString(merged), ", larger than X (the output has X's shape)");
+          return InvalidArgument("FakeQuantize: numpy broadcast of ", kRangeNames[k], " ", DimsToString(r.dims),
+                                 " with X ", DimsToString(x.dims), " gives ", DimsToString(merged),
+                                 ", larger than X (the output has X's shape)");
         }
-        operands.push_back(Dims(r.dims.begin() + (r.dims.size() > x.dims.size() ? r.dims.size() - x.dims.size() : 0),
-                                r.dims.end()));
+        operands.push_back(
+            Dims(r.dims.begin() + (r.dims.size() > x.dims.size() ? r.dims.size() - x.dims.size() : 0), r.dims.end()));
         break;
       }
       case AutoBroadcast::kPdpd: {
@@ -125,8 +124,8 @@ StatusOr<FakeQuantizePlan> PrepareFakeQuantize(const FakeQuantizeAttrs& attrs, c
   return plan;
 }
 
-Status RunFakeQuantize(const FakeQuantizePlan& plan, const void* x, const void* in_low,
-                       const void* in_high, const void* out_low, const void* out_high, void* y) {
+Status RunFakeQuantize(const FakeQuantizePlan& plan, const void* x, const void* in_low, const void* in_high,
+                       const void* out_low, const void* out_high, void* y) {
   const size_t es = DataTypeSize(plan.dtype);
   const auto* bx = static_cast<const char*>(x);
   const char* br[4] = {static_cast<const char*>(in_low), static_cast<const char*>(in_high),

@@ -62,7 +62,7 @@ void FakeQuantizeF16(const FakeQuantizeRunArgs& args);   // float16 storage
 void FakeQuantizeBF16(const FakeQuantizeRunArgs& args);  // bfloat16 storage
 }  // namespace ref
 namespace avx2 {
-void FakeQuantizeF32(const FakeQuantizeRunArgs& args);   // bit-identical to ref::FakeQuantizeF32
+void FakeQuantizeF32(const FakeQuantizeRunArgs& args);  // bit-identical to ref::FakeQuantizeF32
 }  // namespace avx2
 
 // The run kernel for X's dtype (f32, f16 or bf16) and ISA; nullptr for other dtypes.
@@ -81,12 +81,11 @@ struct FakeQuantizePlan {
 // output dims and the broadcast loop, and picks the kernel for `isa`.
 StatusOr<FakeQuantizePlan> PrepareFakeQuantize(const FakeQuantizeAttrs& attrs, const TensorDesc& x,
                                                const TensorDesc& in_low, const TensorDesc& in_high,
-                                               const TensorDesc& out_low, const TensorDesc& out_high,
-                                               Isa isa);
+                                               const TensorDesc& out_low, const TensorDesc& out_high, Isa isa);
 
 // Computes y (plan.out_dims, plan.dtype) from buffers laid out as described to Prepare.
 // y may alias x. Never fails for a valid plan (FakeQuantize has no data-dependent checks).
-Status RunFakeQuantize(const FakeQuantizePlan& plan, const void* x, const void* in_low,
-                       const void* in_high, const void* out_low, const void* out_high, void* y);
+Status RunFakeQuantize(const FakeQuantizePlan& plan, const void* x, const void* in_low, const void* in_high,
+                       const void* out_low, const void* out_high, void* y);
 
 }  // namespace qrt

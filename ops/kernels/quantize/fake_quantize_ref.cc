@@ -54,8 +54,8 @@ void Run(const FakeQuantizeRunArgs& a) {
   const int64_t s0 = a.range_inc_mask & 1, s1 = (a.range_inc_mask >> 1) & 1;
   const int64_t s2 = (a.range_inc_mask >> 2) & 1, s3 = (a.range_inc_mask >> 3) & 1;
   for (int64_t i = 0; i < a.n; ++i) {
-    y[i] = S::Store(FakeQuantizeOne(S::Load(x[i]), S::Load(il[i * s0]), S::Load(ih[i * s1]),
-                                    S::Load(ol[i * s2]), S::Load(oh[i * s3]), a.levels_minus_1));
+    y[i] = S::Store(FakeQuantizeOne(S::Load(x[i]), S::Load(il[i * s0]), S::Load(ih[i * s1]), S::Load(ol[i * s2]),
+                                    S::Load(oh[i * s3]), a.levels_minus_1));
   }
 }
 

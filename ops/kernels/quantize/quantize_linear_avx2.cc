@@ -1,8 +1,8 @@
 // AVX2 QuantizeLinear / DequantizeLinear for 8-bit types, bit-identical to ref::.
 // Quantize: _mm256_div_ps is the same IEEE division; _mm256_round_ps(nearest) rounds ties
 // to even as nearbyint does in the default mode; the clamp's MAXPS returns the bound for a
-// NaN, which so takes the lowest code as in the reference; the clamp happens in float, so the conversion to int32 is exact; packing cannot
-// saturate a value already inside the type's range. Dequantize does the same two f32 ops.
+// NaN, which so takes the lowest code as in the reference; the clamp happens in float, so the conversion to int32 is
+// exact; packing cannot saturate a value already inside the type's range. Dequantize does the same two f32 ops.
 // QuantizeDequantize keeps the clamped float: it is the exact integer the 8-bit value holds,
 // so float(q) - zp and the multiply are the dequantize's ops on the same numbers.
 //
@@ -84,8 +84,10 @@ void Quantize(int64_t n, const float* x, float scale, int32_t zp, void* out) {
     // The packs work per 128-bit lane: restore element order.
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), _mm256_permutevar8x32_epi32(bytes, order));
   }
-  if (kSigned) ref::QuantizeF32ToS8(n - i, x + i, scale, zp, y + i);
-  else ref::QuantizeF32ToU8(n - i, x + i, scale, zp, y + i);
+  if (kSigned)
+    ref::QuantizeF32ToS8(n - i, x + i, scale, zp, y + i);
+  else
+    ref::QuantizeF32ToU8(n - i, x + i, scale, zp, y + i);
 }
 
 template <bool kSigned>
@@ -98,8 +100,10 @@ void Dequantize(int64_t n, const void* in, float scale, int32_t zp, float* y) {
     __m256i w = kSigned ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b);
     _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_sub_ps(_mm256_cvtepi32_ps(w), vz), vs));
   }
-  if (kSigned) ref::DequantizeS8ToF32(n - i, x + i, scale, zp, y + i);
-  else ref::DequantizeU8ToF32(n - i, x + i, scale, zp, y + i);
+  if (kSigned)
+    ref::DequantizeS8ToF32(n - i, x + i, scale, zp, y + i);
+  else
+    ref::DequantizeU8ToF32(n - i, x + i, scale, zp, y + i);
 }
 
 template <bool kSigned>

@@ -57,8 +57,12 @@ void QuantizeF32ToU16(int64_t n, const float* x, float s, int32_t zp, void* y) {
 void QuantizeF32ToS16(int64_t n, const float* x, float s, int32_t zp, void* y) { Quantize<int16_t>(n, x, s, zp, y); }
 void DequantizeU8ToF32(int64_t n, const void* x, float s, int32_t zp, float* y) { Dequantize<uint8_t>(n, x, s, zp, y); }
 void DequantizeS8ToF32(int64_t n, const void* x, float s, int32_t zp, float* y) { Dequantize<int8_t>(n, x, s, zp, y); }
-void DequantizeU16ToF32(int64_t n, const void* x, float s, int32_t zp, float* y) { Dequantize<uint16_t>(n, x, s, zp, y); }
-void DequantizeS16ToF32(int64_t n, const void* x, float s, int32_t zp, float* y) { Dequantize<int16_t>(n, x, s, zp, y); }
+void DequantizeU16ToF32(int64_t n, const void* x, float s, int32_t zp, float* y) {
+  Dequantize<uint16_t>(n, x, s, zp, y);
+}
+void DequantizeS16ToF32(int64_t n, const void* x, float s, int32_t zp, float* y) {
+  Dequantize<int16_t>(n, x, s, zp, y);
+}
 
 }  // namespace ref
 }  // namespace qrt

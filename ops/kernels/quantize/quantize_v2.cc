@@ -1,10 +1,10 @@
 // QuantizeV2: validation (op-semantics.md 2.1), per-slice constants (2.2-2.5) and the loop.
+#include "ops/kernels/quantize/quantize_v2.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <limits>
-
-#include "ops/kernels/quantize/quantize_v2.h"
 
 namespace qrt {
 namespace {
@@ -16,20 +16,34 @@ struct TypeRange {
 
 bool QuantizeV2TypeRange(DataType t, TypeRange* r) {
   switch (t) {
-    case DataType::kInt8: *r = {-128, 127, 8}; return true;
-    case DataType::kUInt8: *r = {0, 255, 8}; return true;
-    case DataType::kInt16: *r = {-32768, 32767, 16}; return true;
-    case DataType::kUInt16: *r = {0, 65535, 16}; return true;
-    case DataType::kInt32: *r = {INT64_C(-2147483648), 2147483647, 32}; return true;
-    default: return false;
+    case DataType::kInt8:
+      *r = {-128, 127, 8};
+      return true;
+    case DataType::kUInt8:
+      *r = {0, 255, 8};
+      return true;
+    case DataType::kInt16:
+      *r = {-32768, 32767, 16};
+      return true;
+    case DataType::kUInt16:
+      *r = {0, 65535, 16};
+      return true;
+    case DataType::kInt32:
+      *r = {INT64_C(-2147483648), 2147483647, 32};
+      return true;
+    default:
+      return false;
   }
 }
 
 const char* ModeName(QuantizeV2Mode m) {
   switch (m) {
-    case QuantizeV2Mode::kMinCombined: return "MIN_COMBINED";
-    case QuantizeV2Mode::kMinFirst: return "MIN_FIRST";
-    case QuantizeV2Mode::kScaled: return "SCALED";
+    case QuantizeV2Mode::kMinCombined:
+      return "MIN_COMBINED";
+    case QuantizeV2Mode::kMinFirst:
+      return "MIN_FIRST";
+    case QuantizeV2Mode::kScaled:
+      return "SCALED";
   }
   return "?";
 }
@@ -58,10 +72,9 @@ SliceConsts ComputeSlice(const QuantizeV2Attrs& a, const TypeRange& t, float in_
     }
     case QuantizeV2Mode::kMinFirst: {
       const double levels = std::ldexp(1.0, t.bits);
-      const float range_scale =
-          (max_range == min_range)
-              ? 0.0f
-              : static_cast<float>((levels - 1.0) / static_cast<double>(max_range - min_range));
+      const float range_scale = (max_range == min_range)
+                                    ? 0.0f
+                                    : static_cast<float>((levels - 1.0) / static_cast<double>(max_range - min_range));
       const float rms = std::round(min_range * range_scale);
       s.scale = range_scale;
       s.bias = rms - static_cast<float>(t.min);
@@ -100,12 +113,10 @@ StatusOr<QuantizeV2Mode> ParseQuantizeV2Mode(std::string_view name) {
 StatusOr<QuantizeV2RoundMode> ParseQuantizeV2RoundMode(std::string_view name) {
   if (name == "HALF_AWAY_FROM_ZERO") return QuantizeV2RoundMode::kHalfAwayFromZero;
   if (name == "HALF_TO_EVEN") return QuantizeV2RoundMode::kHalfToEven;
-  return InvalidArgument("QuantizeV2: unknown round_mode '", name,
-                         "' (expected HALF_AWAY_FROM_ZERO or HALF_TO_EVEN)");
+  return InvalidArgument("QuantizeV2: unknown round_mode '", name, "' (expected HALF_AWAY_FROM_ZERO or HALF_TO_EVEN)");
 }
 
-QuantizeV2Fn SelectQuantizeV2Kernel(DataType T, QuantizeV2Mode mode, QuantizeV2RoundMode round_mode,
-                                    Isa isa) {
+QuantizeV2Fn SelectQuantizeV2Kernel(DataType T, QuantizeV2Mode mode, QuantizeV2RoundMode round_mode, Isa isa) {
   if (isa == Isa::kAvx2) {
     if (QuantizeV2Fn f = avx2::QuantizeV2Kernel(T, mode, round_mode)) return f;
   }
@@ -113,8 +124,7 @@ QuantizeV2Fn SelectQuantizeV2Kernel(DataType T, QuantizeV2Mode mode, QuantizeV2R
 }
 
 StatusOr<QuantizeV2Plan> PrepareQuantizeV2(const QuantizeV2Attrs& attrs, const TensorDesc& input,
-                                           const TensorDesc& min_range, const TensorDesc& max_range,
-                                           Isa isa) {
+                                           const TensorDesc& min_range, const TensorDesc& max_range, Isa isa) {
   TypeRange t{0, 0, 0};
   if (!QuantizeV2TypeRange(attrs.T, &t)) {
     return InvalidArgument("QuantizeV2: T must be one of qint8, quint8, qint16, quint16, qint32, got ",
@@ -143,8 +153,10 @@ StatusOr<QuantizeV2Plan> PrepareQuantizeV2(const QuantizeV2Attrs& attrs, const T
   const int64_t rank = static_cast<int64_t>(input.dims.size());
   if (attrs.axis > -1) {
     if (rank <= attrs.axis) {
-      return InvalidArgument("QuantizeV2: axis is on a zero-based index, so its value should always be less "
-                             "than the number of input dims (", rank, "), but given axis value: ", attrs.axis);
+      return InvalidArgument(
+          "QuantizeV2: axis is on a zero-based index, so its value should always be less "
+          "than the number of input dims (",
+          rank, "), but given axis value: ", attrs.axis);
     }
     const int64_t depth = input.dims[attrs.axis];
     const TensorDesc* r[2] = {&min_range, &max_range};
@@ -153,7 +165,8 @@ StatusOr<QuantizeV2Plan> PrepareQuantizeV2(const QuantizeV2Attrs& attrs, const T
       if (r[k]->dims.size() != 1 || r[k]->dims[0] != depth) {
         return InvalidArgument("QuantizeV2: if axis is specified, ", names[k],
                                " must be a 1-D tensor whose size matches the axis dimension of the input "
-                               "and output tensors (", depth, "), got shape ", DimsToString(r[k]->dims));
+                               "and output tensors (",
+                               depth, "), got shape ", DimsToString(r[k]->dims));
       }
     }
     plan.outer = ElementCount(Dims(input.dims.begin(), input.dims.begin() + attrs.axis));
@@ -162,18 +175,24 @@ StatusOr<QuantizeV2Plan> PrepareQuantizeV2(const QuantizeV2Attrs& attrs, const T
     plan.per_axis = depth != 1;  // dim(axis) == 1 takes TF's per-tensor path
   } else {
     if (ElementCount(min_range.dims) != 1) {
-      return InvalidArgument("QuantizeV2: if axis is not specified, min_range must contain a single float "
-                             "element, got shape ", DimsToString(min_range.dims));
+      return InvalidArgument(
+          "QuantizeV2: if axis is not specified, min_range must contain a single float "
+          "element, got shape ",
+          DimsToString(min_range.dims));
     }
     if (ElementCount(max_range.dims) != 1) {
-      return InvalidArgument("QuantizeV2: if axis is not specified, max_range must contain a single float "
-                             "element, got shape ", DimsToString(max_range.dims));
+      return InvalidArgument(
+          "QuantizeV2: if axis is not specified, max_range must contain a single float "
+          "element, got shape ",
+          DimsToString(max_range.dims));
     }
   }
   if (plan.per_axis) {
     if (attrs.mode == QuantizeV2Mode::kMinFirst) {
-      return Unsupported("QuantizeV2: MIN_FIRST mode is not implemented for Quantize with axis != -1 "
-                         "and more than one slice (dim(axis) = ", plan.slices, ")");
+      return Unsupported(
+          "QuantizeV2: MIN_FIRST mode is not implemented for Quantize with axis != -1 "
+          "and more than one slice (dim(axis) = ",
+          plan.slices, ")");
     }
     plan.output_min_dims = min_range.dims;
   } else {
@@ -185,12 +204,12 @@ StatusOr<QuantizeV2Plan> PrepareQuantizeV2(const QuantizeV2Attrs& attrs, const T
   return plan;
 }
 
-Status RunQuantizeV2(const QuantizeV2Plan& plan, const float* input, const float* min_range,
-                     const float* max_range, void* output, float* output_min, float* output_max) {
+Status RunQuantizeV2(const QuantizeV2Plan& plan, const float* input, const float* min_range, const float* max_range,
+                     void* output, float* output_min, float* output_max) {
   for (int64_t c = 0; c < plan.slices; ++c) {
     if (max_range[c] < min_range[c]) {
-      return InvalidArgument("QuantizeV2: input_max_range must be larger than input_min_range (slice ", c,
-                             ": min ", min_range[c], ", max ", max_range[c], ")");
+      return InvalidArgument("QuantizeV2: input_max_range must be larger than input_min_range (slice ", c, ": min ",
+                             min_range[c], ", max ", max_range[c], ")");
     }
   }
   TypeRange t{0, 0, 0};

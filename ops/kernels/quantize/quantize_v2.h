@@ -77,8 +77,7 @@ QuantizeV2Fn QuantizeV2Kernel(DataType T, QuantizeV2Mode mode, QuantizeV2RoundMo
 
 // Run kernel for (T, mode, round_mode) on `isa`; nullptr if T is not a QuantizeV2 type.
 // AVX2 kernels exist for int8/uint8; other T use the reference on every ISA.
-QuantizeV2Fn SelectQuantizeV2Kernel(DataType T, QuantizeV2Mode mode, QuantizeV2RoundMode round_mode,
-                                    Isa isa);
+QuantizeV2Fn SelectQuantizeV2Kernel(DataType T, QuantizeV2Mode mode, QuantizeV2RoundMode round_mode, Isa isa);
 
 struct QuantizeV2Plan {
   QuantizeV2Attrs attrs;
@@ -92,12 +91,11 @@ struct QuantizeV2Plan {
 // Validates attrs, dtypes and shapes as TensorFlow does (2.1), including qrt's "any
 // one-element min/max with axis -1"; computes output shapes and picks the kernel.
 StatusOr<QuantizeV2Plan> PrepareQuantizeV2(const QuantizeV2Attrs& attrs, const TensorDesc& input,
-                                           const TensorDesc& min_range, const TensorDesc& max_range,
-                                           Isa isa);
+                                           const TensorDesc& min_range, const TensorDesc& max_range, Isa isa);
 
 // Quantizes `input` into `output` (plan.attrs.T) and writes output_min/output_max.
 // Fails with InvalidArgument, before writing anything, if some max_range < min_range.
-Status RunQuantizeV2(const QuantizeV2Plan& plan, const float* input, const float* min_range,
-                     const float* max_range, void* output, float* output_min, float* output_max);
+Status RunQuantizeV2(const QuantizeV2Plan& plan, const float* input, const float* min_range, const float* max_range,
+                     void* output, float* output_min, float* output_max);
 
 }  // namespace qrt

@@ -32,9 +32,7 @@ inline __m256 RoundAway(__m256 v) {
   return _mm256_add_ps(t, _mm256_and_ps(up, one));
 }
 
-inline __m256 Clamp(__m256 v, __m256 lo, __m256 hi) {
-  return _mm256_max_ps(lo, _mm256_min_ps(hi, v));
-}
+inline __m256 Clamp(__m256 v, __m256 lo, __m256 hi) { return _mm256_max_ps(lo, _mm256_min_ps(hi, v)); }
 
 template <Kind K>
 inline __m256 Quantize(__m256 x, __m256 lo, __m256 hi, __m256 scale, __m256 bias) {
@@ -135,9 +133,12 @@ QuantizeV2Fn ForType(QuantizeV2Mode mode, QuantizeV2RoundMode round_mode) {
 
 QuantizeV2Fn QuantizeV2Kernel(DataType T, QuantizeV2Mode mode, QuantizeV2RoundMode round_mode) {
   switch (T) {
-    case DataType::kInt8: return ForType<true>(mode, round_mode);
-    case DataType::kUInt8: return ForType<false>(mode, round_mode);
-    default: return nullptr;
+    case DataType::kInt8:
+      return ForType<true>(mode, round_mode);
+    case DataType::kUInt8:
+      return ForType<false>(mode, round_mode);
+    default:
+      return nullptr;
   }
 }
 

@@ -61,13 +61,11 @@ template <class T>
 QuantizeV2Fn ForType(QuantizeV2Mode mode, QuantizeV2RoundMode round_mode) {
   switch (mode) {
     case QuantizeV2Mode::kMinCombined:
-      return std::numeric_limits<T>::is_signed ? Run<T, Kind::kMinCombinedSigned>
-                                               : Run<T, Kind::kMinCombinedUnsigned>;
+      return std::numeric_limits<T>::is_signed ? Run<T, Kind::kMinCombinedSigned> : Run<T, Kind::kMinCombinedUnsigned>;
     case QuantizeV2Mode::kMinFirst:
       return Run<T, Kind::kMinFirst>;
     case QuantizeV2Mode::kScaled:
-      return round_mode == QuantizeV2RoundMode::kHalfToEven ? Run<T, Kind::kScaledEven>
-                                                            : Run<T, Kind::kScaledAway>;
+      return round_mode == QuantizeV2RoundMode::kHalfToEven ? Run<T, Kind::kScaledEven> : Run<T, Kind::kScaledAway>;
   }
   return nullptr;
 }
@@ -76,12 +74,18 @@ QuantizeV2Fn ForType(QuantizeV2Mode mode, QuantizeV2RoundMode round_mode) {
 
 QuantizeV2Fn QuantizeV2Kernel(DataType T, QuantizeV2Mode mode, QuantizeV2RoundMode round_mode) {
   switch (T) {
-    case DataType::kInt8: return ForType<int8_t>(mode, round_mode);
-    case DataType::kUInt8: return ForType<uint8_t>(mode, round_mode);
-    case DataType::kInt16: return ForType<int16_t>(mode, round_mode);
-    case DataType::kUInt16: return ForType<uint16_t>(mode, round_mode);
-    case DataType::kInt32: return ForType<int32_t>(mode, round_mode);
-    default: return nullptr;
+    case DataType::kInt8:
+      return ForType<int8_t>(mode, round_mode);
+    case DataType::kUInt8:
+      return ForType<uint8_t>(mode, round_mode);
+    case DataType::kInt16:
+      return ForType<int16_t>(mode, round_mode);
+    case DataType::kUInt16:
+      return ForType<uint16_t>(mode, round_mode);
+    case DataType::kInt32:
+      return ForType<int32_t>(mode, round_mode);
+    default:
+      return nullptr;
   }
 }
 

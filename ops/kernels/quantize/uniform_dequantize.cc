@@ -8,16 +8,20 @@ namespace qrt {
 UniformDequantizeFn SelectUniformDequantizeKernel(DataType input, Isa isa) {
   const bool v = isa == Isa::kAvx2;
   switch (input) {
-    case DataType::kInt8: return v ? avx2::UniformDequantizeI8 : ref::UniformDequantizeI8;
-    case DataType::kUInt8: return v ? avx2::UniformDequantizeU8 : ref::UniformDequantizeU8;
-    case DataType::kInt32: return v ? avx2::UniformDequantizeI32 : ref::UniformDequantizeI32;
-    default: return nullptr;
+    case DataType::kInt8:
+      return v ? avx2::UniformDequantizeI8 : ref::UniformDequantizeI8;
+    case DataType::kUInt8:
+      return v ? avx2::UniformDequantizeU8 : ref::UniformDequantizeU8;
+    case DataType::kInt32:
+      return v ? avx2::UniformDequantizeI32 : ref::UniformDequantizeI32;
+    default:
+      return nullptr;
   }
 }
 
-StatusOr<UniformDequantizePlan> PrepareUniformDequantize(const UniformDequantizeAttrs& attrs,
-                                                         const TensorDesc& input, const TensorDesc& scales,
-                                                         const TensorDesc& zero_points, Isa isa) {
+StatusOr<UniformDequantizePlan> PrepareUniformDequantize(const UniformDequantizeAttrs& attrs, const TensorDesc& input,
+                                                         const TensorDesc& scales, const TensorDesc& zero_points,
+                                                         Isa isa) {
   if (attrs.Tout != DataType::kFloat32) {
     return InvalidArgument("UniformDequantize: Tout must be float32, got ", DataTypeName(attrs.Tout));
   }
@@ -44,16 +48,18 @@ StatusOr<UniformDequantizePlan> PrepareUniformDequantize(const UniformDequantize
   const int64_t rank = static_cast<int64_t>(input.dims.size());
   const int64_t axis = attrs.quantization_axis;
   if (axis < -1 || axis >= rank) {
-    return InvalidArgument("UniformDequantize: quantization_axis must be in [-1, rank of input (", rank,
-                           ")), got ", axis);
+    return InvalidArgument("UniformDequantize: quantization_axis must be in [-1, rank of input (", rank, ")), got ",
+                           axis);
   }
   plan.input_dtype = input.dtype;
   plan.output_dims = input.dims;
   if (axis == -1) {
     // 3. Per-tensor: rank-0 scales only.
     if (!scales.dims.empty()) {
-      return InvalidArgument("UniformDequantize: if quantization_axis is -1, scales and zero_points must be "
-                             "scalar tensors (rank 0), got shape ", DimsToString(scales.dims));
+      return InvalidArgument(
+          "UniformDequantize: if quantization_axis is -1, scales and zero_points must be "
+          "scalar tensors (rank 0), got shape ",
+          DimsToString(scales.dims));
     }
     plan.inner = ElementCount(input.dims);
   } else {

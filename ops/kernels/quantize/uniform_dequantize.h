@@ -27,8 +27,8 @@ struct UniformDequantizeAttrs {
 
 // Dequantizes n elements of x (the kernel's input type) into y. scale/zero_point advance
 // by param_inc (0 or 1) per element.
-using UniformDequantizeFn = void (*)(int64_t n, const void* x, float* y, const float* scale,
-                                     const int32_t* zero_point, int64_t param_inc);
+using UniformDequantizeFn = void (*)(int64_t n, const void* x, float* y, const float* scale, const int32_t* zero_point,
+                                     int64_t param_inc);
 
 namespace ref {
 void UniformDequantizeI8(int64_t n, const void* x, float* y, const float* scale, const int32_t* zp, int64_t inc);
@@ -55,9 +55,9 @@ struct UniformDequantizePlan {
 // Validates dtypes and shapes in TensorFlow's order (scales.shape == zero_points.shape,
 // -1 <= axis < rank, rank-0 scales for axis -1 ([1] is rejected), rank-1 size-dim(axis)
 // scales otherwise) and picks the kernel.
-StatusOr<UniformDequantizePlan> PrepareUniformDequantize(const UniformDequantizeAttrs& attrs,
-                                                         const TensorDesc& input, const TensorDesc& scales,
-                                                         const TensorDesc& zero_points, Isa isa);
+StatusOr<UniformDequantizePlan> PrepareUniformDequantize(const UniformDequantizeAttrs& attrs, const TensorDesc& input,
+                                                         const TensorDesc& scales, const TensorDesc& zero_points,
+                                                         Isa isa);
 
 // Writes y (float32, plan.output_dims). Fails with InvalidArgument, before writing, unless
 // every scale is > 0 (0, negatives and NaN are rejected).

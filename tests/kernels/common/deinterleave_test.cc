@@ -1,12 +1,13 @@
 // SplitPairs: the reference is the definition, written out here; every SIMD kernel this CPU
 // runs moves the same bits (NaN payloads included) and writes nothing past its run.
+#include "ops/kernels/common/deinterleave.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <random>
 #include <vector>
 
-#include "ops/kernels/common/deinterleave.h"
 #include "tests/kernels/kernel_test_util.h"
 
 namespace qrt {

@@ -4,6 +4,8 @@
 // code types in and out with zero points at their ends, per-channel and per-tensor weights, with
 // and without bias, batches and threads; outputs on rounding ties (recomputed as the reference
 // computes them) and past the ends of the range; what the plan must refuse.
+#include "ops/kernels/dwconv/depthwise_int8.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include <vector>
 
 #include "ops/kernels/conv/conv_float.h"
-#include "ops/kernels/dwconv/depthwise_int8.h"
 #include "ops/kernels/quantize/quantize_linear.h"
 #include "tests/kernels/dwconv/depthwise_test_util.h"
 #include "tests/kernels/kernel_test_util.h"
@@ -25,18 +26,17 @@ namespace {
   if (!DepthwiseInt8Available()) GTEST_SKIP() << "CPU lacks AVX512 VNNI"
 
 using Geometry = testing::DepthwiseShape;
+using testing::CodeType;
 using testing::DepthwiseOf;
 using testing::Describe;
-using testing::CodeType;
 using testing::kCodeTypes;
 
 const Geometry kGeometries[] = {
-    {1, 1, 1, 1, 1, 1, 1},     {3, 2, 1, 1, 1, 1, 1},    {5, 31, 1, 1, 1, 1, 1},   {6, 32, 1, 1, 1, 1, 1},
-    {7, 33, 1, 0, 0, 0, 0},    {28, 28, 1, 1, 1, 1, 1},  {9, 47, 1, 1, 0, 2, 1},   {56, 57, 1, 1, 1, 1, 1},
-    {112, 112, 1, 1, 1, 1, 1}, {3, 3, 2, 1, 1, 1, 1},    {14, 15, 2, 1, 1, 1, 1},  {15, 14, 2, 0, 0, 1, 1},
-    {33, 31, 2, 1, 0, 1, 2},   {57, 56, 2, 1, 1, 1, 1},  {112, 112, 2, 1, 1, 1, 1}, {8, 97, 2, 0, 1, 2, 0},
+    {1, 1, 1, 1, 1, 1, 1},     {3, 2, 1, 1, 1, 1, 1},   {5, 31, 1, 1, 1, 1, 1},    {6, 32, 1, 1, 1, 1, 1},
+    {7, 33, 1, 0, 0, 0, 0},    {28, 28, 1, 1, 1, 1, 1}, {9, 47, 1, 1, 0, 2, 1},    {56, 57, 1, 1, 1, 1, 1},
+    {112, 112, 1, 1, 1, 1, 1}, {3, 3, 2, 1, 1, 1, 1},   {14, 15, 2, 1, 1, 1, 1},   {15, 14, 2, 0, 0, 1, 1},
+    {33, 31, 2, 1, 0, 1, 2},   {57, 56, 2, 1, 1, 1, 1}, {112, 112, 2, 1, 1, 1, 1}, {8, 97, 2, 0, 1, 2, 0},
 };
-
 
 struct Case {
   ConvGeometry g;
@@ -104,7 +104,7 @@ TEST(DepthwiseInt8, CodesAsDequantizeConvQuantize) {
         c.g = DepthwiseOf(s, 3, 1), c.in = &in, c.out = &out;
         c.x_zp = in.zero_points[rng() % 3], c.y_zp = out.zero_points[rng() % 3];
         c.bias = rng() % 2, c.per_channel = rng() % 4 != 0;
-        ExpectExact(c, Make(c, rng),  1,
+        ExpectExact(c, Make(c, rng), 1,
                     Describe(s) + " x_zp " + std::to_string(c.x_zp) + " y_zp " + std::to_string(c.y_zp));
       }
     }
@@ -192,9 +192,9 @@ TEST(DepthwiseInt8, RefusesWhatTheArgumentDoesNotCover) {
   EXPECT_NE(plan(c.g, d.w, 0.01f), nullptr);
   std::vector<float> off_grid = d.w;
   off_grid[4] = std::nextafter(off_grid[4], 1.f);
-  EXPECT_EQ(plan(c.g, off_grid, 0.01f), nullptr);                           // a weight off its grid
-  EXPECT_EQ(plan(c.g, d.w, 0.f), nullptr);                                  // no output scale
-  EXPECT_EQ(plan(c.g, d.w, 1e-30f), nullptr);                               // nothing provable
+  EXPECT_EQ(plan(c.g, off_grid, 0.01f), nullptr);  // a weight off its grid
+  EXPECT_EQ(plan(c.g, d.w, 0.f), nullptr);         // no output scale
+  EXPECT_EQ(plan(c.g, d.w, 1e-30f), nullptr);      // nothing provable
   ConvGeometry g = c.g;
   g.stride[2] = 1, g.stride[1] = 2, g.out[1] = 10;
   EXPECT_EQ(plan(g, d.w, 0.01f), nullptr);  // unequal strides

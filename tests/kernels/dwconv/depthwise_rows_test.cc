@@ -25,17 +25,17 @@ using testing::Bits;
 bool HaveRows() { return SelectDepthwiseRows(Isa::kAvx2) != nullptr; }
 
 using Geometry = testing::DepthwiseShape;
+using testing::CodeType;
 using testing::DepthwiseOf;
 using testing::Describe;
-using testing::CodeType;
 using testing::kCodeTypes;
 
 // Planes the padded rows take (30 or more outputs; fewer are gathered per output instead).
 const Geometry kGeometries[] = {
-    {5, 6, 1, 1, 1, 1, 1},       {2, 17, 1, 1, 1, 1, 1},   {5, 17, 1, 1, 1, 1, 1},      {16, 16, 1, 1, 1, 1, 1},
-    {17, 33, 1, 0, 0, 0, 0},     {28, 28, 1, 1, 1, 1, 1},  {9, 47, 1, 1, 0, 2, 1},      {56, 57, 1, 1, 1, 1, 1},
-    {112, 112, 1, 1, 1, 1, 1},   {13, 9, 2, 1, 1, 1, 1},   {14, 15, 2, 1, 1, 1, 1},     {15, 14, 2, 0, 0, 1, 1},
-    {33, 31, 2, 1, 0, 1, 2},     {57, 56, 2, 1, 1, 1, 1},  {112, 112, 2, 1, 1, 1, 1},   {8, 97, 2, 0, 1, 2, 0},
+    {5, 6, 1, 1, 1, 1, 1},     {2, 17, 1, 1, 1, 1, 1},  {5, 17, 1, 1, 1, 1, 1},    {16, 16, 1, 1, 1, 1, 1},
+    {17, 33, 1, 0, 0, 0, 0},   {28, 28, 1, 1, 1, 1, 1}, {9, 47, 1, 1, 0, 2, 1},    {56, 57, 1, 1, 1, 1, 1},
+    {112, 112, 1, 1, 1, 1, 1}, {13, 9, 2, 1, 1, 1, 1},  {14, 15, 2, 1, 1, 1, 1},   {15, 14, 2, 0, 0, 1, 1},
+    {33, 31, 2, 1, 0, 1, 2},   {57, 56, 2, 1, 1, 1, 1}, {112, 112, 2, 1, 1, 1, 1}, {8, 97, 2, 0, 1, 2, 0},
 };
 
 // Kernels with the rows kernel taking every geometry here (the lanes kernel off: it would take
@@ -80,7 +80,8 @@ TEST(DepthwiseRows, FloatsInAndOutAsTheReference) {
         const size_t n = size_t(g.output_count());
         std::vector<float> want(n), got(n + 1, -5.f);
         ConvFloatOrdered(g, d.x.data(), d.w.data(), b, want.data(), kReference, nullptr, 1, fake_quant ? &e : nullptr);
-        ConvFloatOrdered(g, d.x.data(), d.w.data(), b, got.data(), RowsKernels(), nullptr, 2, fake_quant ? &e : nullptr);
+        ConvFloatOrdered(g, d.x.data(), d.w.data(), b, got.data(), RowsKernels(), nullptr, 2,
+                         fake_quant ? &e : nullptr);
         for (size_t i = 0; i < n; ++i) {
           ASSERT_EQ(Bits(got[i]), Bits(want[i])) << "output " << i << "; " << Describe(s) << " bias " << bias;
         }
@@ -117,8 +118,8 @@ TEST(DepthwiseRows, CodesInAndOutAsDequantizeConvQuantize) {
           ConvFloatOrdered(g, nullptr, d.w.data(), d.b.data(), nullptr, kernels, nullptr, 1, nullptr, &x_codes,
                            &y_codes);
           for (size_t i = 0; i < n; ++i) {
-            ASSERT_EQ(int(got[i]), int(want[i])) << "code " << i << "; " << Describe(s) << " x_zp " << x_zp
-                                                 << " y_zp " << y_zp << (kernels.depthwise_lanes ? " lanes on" : "");
+            ASSERT_EQ(int(got[i]), int(want[i])) << "code " << i << "; " << Describe(s) << " x_zp " << x_zp << " y_zp "
+                                                 << y_zp << (kernels.depthwise_lanes ? " lanes on" : "");
           }
           EXPECT_EQ(got[n], 0xA5) << "wrote past the output; " << Describe(s);
           // Codes in, floats out.

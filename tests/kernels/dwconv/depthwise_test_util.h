@@ -22,9 +22,8 @@ struct CodeType {
   DequantizeToF32Fn dequantize;
   int32_t zero_points[3];
 };
-inline const CodeType kCodeTypes[] = {
-    {DataType::kUInt8, ref::QuantizeF32ToU8, ref::DequantizeU8ToF32, {0, 131, 255}},
-    {DataType::kInt8, ref::QuantizeF32ToS8, ref::DequantizeS8ToF32, {-128, 3, 127}}};
+inline const CodeType kCodeTypes[] = {{DataType::kUInt8, ref::QuantizeF32ToU8, ref::DequantizeU8ToF32, {0, 131, 255}},
+                                      {DataType::kInt8, ref::QuantizeF32ToS8, ref::DequantizeS8ToF32, {-128, 3, 127}}};
 
 inline ConvGeometry DepthwiseOf(const DepthwiseShape& s, int64_t channels, int64_t batch) {
   ConvGeometry g;

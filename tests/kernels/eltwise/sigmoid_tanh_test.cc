@@ -24,9 +24,7 @@ using ::qrt::testing::FromBits;
 std::vector<FloatMapFn> Sigmoids() {
   return ::qrt::testing::KernelsThisCpuRuns<FloatMapFn>(ref::Sigmoid, avx2::Sigmoid);
 }
-std::vector<FloatMapFn> Tanhs() {
-  return ::qrt::testing::KernelsThisCpuRuns<FloatMapFn>(ref::Tanh, avx2::Tanh);
-}
+std::vector<FloatMapFn> Tanhs() { return ::qrt::testing::KernelsThisCpuRuns<FloatMapFn>(ref::Tanh, avx2::Tanh); }
 
 // (x, y) bit patterns: ORT 1.30 (--opt disabled, this machine) on a Sigmoid / Tanh model. The
 // correctly rounded values differ in the last bit for each of these inputs.
@@ -73,7 +71,7 @@ TEST(SigmoidTanh, EdgeValues) {
     f(int64_t(x.size()), x.data(), y.data());
     EXPECT_EQ(Bits(y[0]), Bits(0.f));
     EXPECT_EQ(Bits(y[1]), Bits(-0.f));  // the sign of zero is kept
-    EXPECT_EQ(y[10], y[12]);  // clamped at 9: tanh(20) == tanh(9)
+    EXPECT_EQ(y[10], y[12]);            // clamped at 9: tanh(20) == tanh(9)
     EXPECT_EQ(y[6], y[10]);
     EXPECT_EQ(y[7], -y[10]);
     EXPECT_NEAR(y[10], 1.f, 1e-6);

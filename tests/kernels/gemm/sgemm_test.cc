@@ -20,7 +20,7 @@ using ::qrt::testing::TestSeed;
 constexpr float kBig = 16777216.f;  // 2^24: kBig + 1 rounds back to kBig (tie to even)
 
 std::vector<float> Gemm(SgemmFn f, int64_t m, int64_t n, int64_t k, const std::vector<float>& a,
-                       const std::vector<float>& b, bool trans_b, bool accumulate, std::vector<float> c) {
+                        const std::vector<float>& b, bool trans_b, bool accumulate, std::vector<float> c) {
   SgemmArgs g;
   g.m = m, g.n = n, g.k = k;
   g.a = a.data(), g.lda = k;
@@ -91,7 +91,7 @@ TEST(Sgemm, OneRowTransposedLanes) {
 TEST(Sgemm, RowsUseFusedMultiplyAdd) {
   const float x = 1.f + std::ldexp(1.f, -12);
   const std::vector<float> a{-1, x, 0, 0};  // 2 x 2, row 0 = [-1, x]
-  const std::vector<float> b{1, x};          // 2 x 1
+  const std::vector<float> b{1, x};         // 2 x 1
   const float expected = std::ldexp(1.f, -11) + std::ldexp(1.f, -24);
   for (SgemmFn f : Kernels()) {
     const auto c = Gemm(f, 2, 1, 2, a, b, false, false, {9.f, 9.f});
@@ -135,9 +135,9 @@ TEST(Sgemm, Avx2MatchesReference) {
   QRT_REQUIRE_AVX2();
   std::mt19937 rng(TestSeed());
   std::normal_distribution<float> dist(0.f, 1.f);
-  const int64_t shapes[][3] = {{1, 1, 1},    {1, 37, 9},   {1, 300, 49},  {1, 5, 1280},  {2, 7, 3},
-                               {3, 24, 27},  {4, 25, 130}, {5, 49, 1152}, {7, 241, 64},  {16, 3136, 16},
-                               {9, 1, 600},  {6, 17, 1025}, {13, 97, 40},  {12, 64, 300}, {8, 500, 33}};
+  const int64_t shapes[][3] = {{1, 1, 1},   {1, 37, 9},    {1, 300, 49},  {1, 5, 1280},  {2, 7, 3},
+                               {3, 24, 27}, {4, 25, 130},  {5, 49, 1152}, {7, 241, 64},  {16, 3136, 16},
+                               {9, 1, 600}, {6, 17, 1025}, {13, 97, 40},  {12, 64, 300}, {8, 500, 33}};
   for (const auto& s : shapes) {
     const int64_t m = s[0], n = s[1], k = s[2];
     for (bool trans : {false, true}) {
@@ -150,7 +150,8 @@ TEST(Sgemm, Avx2MatchesReference) {
         for (SgemmFn f : Kernels()) {
           const auto got = Gemm(f, m, n, k, a, b, trans, acc, c);
           EXPECT_EQ(FirstDiff(want.data(), got.data(), want.size() * 4, true), -1)
-              << "m " << m << " n " << n << " k " << k << " trans " << trans << " acc " << acc << " seed " << TestSeed();
+              << "m " << m << " n " << n << " k " << k << " trans " << trans << " acc " << acc << " seed "
+              << TestSeed();
         }
       }
     }
@@ -278,8 +279,10 @@ TEST(Sgemm, RowsByPointerSameAsMatrix) {
             std::vector<float> c = c0;
             SgemmArgs g;
             g.m = m, g.n = n, g.k = k, g.a = a.data(), g.lda = k;
-            if (by_pointer) g.b_rows = rows.data(), g.b_segment = segment, g.b_segment_step = step;
-            else g.b = b.data(), g.ldb = n;
+            if (by_pointer)
+              g.b_rows = rows.data(), g.b_segment = segment, g.b_segment_step = step;
+            else
+              g.b = b.data(), g.ldb = n;
             g.c = c.data(), g.ldc = n, g.accumulate = accumulate, g.alpha = alpha, g.bias = bias.data();
             g.rule_n = 3 * n;
             g.one_row_kernels = false;
@@ -338,7 +341,7 @@ TEST(Sgemm, EpilogueOnceAfterTheSumOnEveryPath) {
     int64_t m, n, k;
     bool trans_b;
   };
-  const Shape shapes[] = {{3, 10, 0, false}, {1, 40, 9, false},  {1, 40, 9, true},
+  const Shape shapes[] = {{3, 10, 0, false},     {1, 40, 9, false}, {1, 40, 9, true},
                           {13, 300, 300, false}, {7, 33, 20, true}, {20, 700, 70, false}};
   for (const Shape& sh : shapes) {
     std::vector<float> a(static_cast<size_t>(sh.m * sh.k)), b(static_cast<size_t>(sh.k * sh.n)),

@@ -1,6 +1,8 @@
 // MaxRows: the reference is MaxPool's rule, checked here on hand-made cases (ties between
 // signed zeros, the first NaN, -inf); the SIMD kernels this CPU runs equal it bit for bit on
 // random rows full of those traps, for every row length and tap count.
+#include "ops/kernels/pool/max_rows.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 #include <random>
 #include <vector>
 
-#include "ops/kernels/pool/max_rows.h"
 #include "tests/kernels/kernel_test_util.h"
 
 namespace qrt {
@@ -27,9 +28,8 @@ TEST(MaxRows, ReferenceKeepsTheFirstOfTiesAndTheFirstNaN) {
   const float nan1 = FromBits(0x7fc00001), nan2 = FromBits(0xffc00002);
   // Column j of each case: the taps in order, and the bits the rule keeps.
   const std::vector<std::pair<std::vector<float>, float>> cases = {
-      {{-0.f, 0.f}, -0.f},      {{0.f, -0.f}, 0.f},   {{1.f, nan1, nan2, 5.f}, nan1},
-      {{nan2, 7.f}, nan2},      {{-inf, -inf}, -inf}, {{-inf, 3.f, 2.f}, 3.f},
-      {{2.f, 2.f, -1.f}, 2.f},  {{-5.f}, -5.f},
+      {{-0.f, 0.f}, -0.f},  {{0.f, -0.f}, 0.f},      {{1.f, nan1, nan2, 5.f}, nan1}, {{nan2, 7.f}, nan2},
+      {{-inf, -inf}, -inf}, {{-inf, 3.f, 2.f}, 3.f}, {{2.f, 2.f, -1.f}, 2.f},        {{-5.f}, -5.f},
   };
   for (const auto& [taps, want] : cases) {
     std::vector<const float*> rows;
@@ -44,8 +44,15 @@ TEST(MaxRows, ReferenceKeepsTheFirstOfTiesAndTheFirstNaN) {
 
 TEST(MaxRows, SimdMatchesReferenceBitForBit) {
   std::mt19937 rng(::qrt::testing::TestSeed());
-  const float traps[] = {0.f, -0.f, FromBits(0x7fc00001), FromBits(0xffc00007), std::numeric_limits<float>::infinity(),
-                         -std::numeric_limits<float>::infinity(), 1.f, 1.f, -1.f};
+  const float traps[] = {0.f,
+                         -0.f,
+                         FromBits(0x7fc00001),
+                         FromBits(0xffc00007),
+                         std::numeric_limits<float>::infinity(),
+                         -std::numeric_limits<float>::infinity(),
+                         1.f,
+                         1.f,
+                         -1.f};
   std::uniform_real_distribution<float> u(-4.f, 4.f);
   for (int64_t k : {1, 2, 9, 25}) {
     for (int64_t n = 0; n <= 70; ++n) {

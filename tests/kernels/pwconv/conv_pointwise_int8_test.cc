@@ -4,6 +4,8 @@
 // float recomputation decides), on saturating outputs, tails of every size, several k blocks,
 // zero points at the ends of their types, PRelu chains, columns off their grid, batches and
 // threads. And the cases the plan must refuse.
+#include "ops/kernels/pwconv/conv_pointwise_int8.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,7 +16,6 @@
 #include <vector>
 
 #include "ops/kernels/conv/conv_float.h"
-#include "ops/kernels/pwconv/conv_pointwise_int8.h"
 #include "tests/kernels/kernel_test_util.h"
 
 namespace qrt {
@@ -125,8 +126,8 @@ std::vector<float> Expected(const Case& c, const Inputs& in) {
   std::vector<float> y(size_t(g.output_count()));
   std::vector<float> scratch(size_t(std::max<int64_t>(1, ConvFloatScratchFloats(g))));
   const ConvFloatKernels ref_kernels{ref::Sgemm, ref::SgemmOneRow, ref::SplitPairs};
-  ConvFloatOrdered(g, in.x.data(), in.w.data(), c.bias ? in.b.data() : nullptr, y.data(), ref_kernels,
-                   scratch.data(), 1, &in.epilogue);
+  ConvFloatOrdered(g, in.x.data(), in.w.data(), c.bias ? in.b.data() : nullptr, y.data(), ref_kernels, scratch.data(),
+                   1, &in.epilogue);
   return y;
 }
 
@@ -197,8 +198,8 @@ std::vector<uint8_t> RunInt8Codes(const Case& c, const Inputs& in, SgemmFn gemm,
 void ExpectExact(const Case& c, const Inputs& in) {
   const std::vector<float> want = Expected(c, in), got = RunInt8(c, in);
   for (size_t i = 0; i < want.size(); ++i) {
-    ASSERT_EQ(Bits(got[i]), Bits(want[i])) << "output " << i << ": " << got[i] << " vs " << want[i] << "; "
-                                           << Describe(c);
+    ASSERT_EQ(Bits(got[i]), Bits(want[i]))
+        << "output " << i << ": " << got[i] << " vs " << want[i] << "; " << Describe(c);
   }
   const std::vector<uint8_t> x_codes = CodesOf(in);
   if (!x_codes.empty()) {
@@ -271,8 +272,8 @@ TEST(ConvPointwiseInt8, OutputsWhoseFloatAndIntegerSumsStraddleABoundary) {
     Inputs in = Make(c, TestSeed() + seed);
     const ConvGeometry g = Pointwise(c);
     std::vector<float> sums(size_t(g.output_count())), scratch(size_t(std::max<int64_t>(1, ConvFloatScratchFloats(g))));
-    ConvFloatOrdered(g, in.x.data(), in.w.data(), in.b.data(), sums.data(), {ref::Sgemm, ref::SgemmOneRow, ref::SplitPairs},
-                     scratch.data());
+    ConvFloatOrdered(g, in.x.data(), in.w.data(), in.b.data(), sums.data(),
+                     {ref::Sgemm, ref::SgemmOneRow, ref::SplitPairs}, scratch.data());
     auto step = [](float v, float s) { return std::nearbyint(v / s); };  // QuantizeLinear's rounding
     float planted_scale = 0;
     for (int64_t ch = 0; ch < c.channels && planted_scale == 0; ++ch) {
@@ -435,7 +436,7 @@ TEST(ConvPointwiseInt8, RefusesWhatTheArgumentDoesNotCover) {
     for (size_t i = 0; i < wt.size(); ++i) {
       wt[i] = std::nearbyint(in.w[i] / in.w_grid.scales[i / size_t(c.k)]) * std::ldexp(1.f, -126);
     }
-    EXPECT_EQ(PlanPointwiseInt8(g, wt.data(), tiny, xg, b), nullptr);      // X's values overflow
+    EXPECT_EQ(PlanPointwiseInt8(g, wt.data(), tiny, xg, b), nullptr);         // X's values overflow
     EXPECT_EQ(PlanPointwiseInt8(g, wt.data(), tiny, in.x_grid, b), nullptr);  // products underflow
   }
   {
@@ -482,8 +483,8 @@ TEST(ConvPointwiseInt8, ARunAtAnotherScaleThanThePlansComputesItsOwnSteps) {
   Case c;
   c.channels = 13, c.columns = 100, c.k = 33;
   const Inputs in = Make(c, TestSeed());
-  const auto plan = PlanPointwiseInt8(Pointwise(c), in.w.data(), in.w_grid, in.x_grid, in.b.data(),
-                                      in.epilogue.before.scale * 3);
+  const auto plan =
+      PlanPointwiseInt8(Pointwise(c), in.w.data(), in.w_grid, in.x_grid, in.b.data(), in.epilogue.before.scale * 3);
   ASSERT_NE(plan, nullptr);
   ASSERT_EQ(plan->steps.size(), size_t(c.channels));
   std::vector<float> y(size_t(c.channels * c.columns));

@@ -137,8 +137,8 @@ TEST(QuantizedMul, RulesDisagreeOn0375Over003) {
 }
 
 TEST(QuantizedMul, ReciprocalTiesToEvenBeforeZeroPoint) {
-  EXPECT_EQ(Mul1(Rule::kReciprocal, 9, 0.5f, 0, 1, 1, 0, 1, 10), 14);   // 4.5 -> 4, + 10
-  EXPECT_EQ(Mul1(Rule::kReciprocal, 11, 0.5f, 0, 1, 1, 0, 1, 10), 16);  // 5.5 -> 6, + 10
+  EXPECT_EQ(Mul1(Rule::kReciprocal, 9, 0.5f, 0, 1, 1, 0, 1, 10), 14);       // 4.5 -> 4, + 10
+  EXPECT_EQ(Mul1(Rule::kReciprocal, 11, 0.5f, 0, 1, 1, 0, 1, 10), 16);      // 5.5 -> 6, + 10
   EXPECT_EQ(Mul1(Rule::kReciprocal, -5, 0.5f, 0, 1, 1, 0, 1, 10, kI8), 8);  // -2.5 -> -2, + 10
   // Divide rule: rint(2.5) + 1 = 3 (not rint(3.5) = 4).
   EXPECT_EQ(Mul1(Rule::kDivide, 5, 0.5f, 0, 1, 1, 0, 1, 1, kI8), 3);
@@ -147,7 +147,7 @@ TEST(QuantizedMul, ReciprocalTiesToEvenBeforeZeroPoint) {
 TEST(QuantizedMul, SaturatesAfterZeroPointAtBothEnds) {
   EXPECT_EQ(Mul1(Rule::kReciprocal, 255, 1, 0, 255, 1, 0, 1, 0), 255);
   EXPECT_EQ(Mul1(Rule::kReciprocal, 0, 1, 255, 255, 1, 0, 1, 0), 0);
-  EXPECT_EQ(Mul1(Rule::kReciprocal, 1, 1, 0, 1, 1, 0, 1, 255), 255);    // zc at the top
+  EXPECT_EQ(Mul1(Rule::kReciprocal, 1, 1, 0, 1, 1, 0, 1, 255), 255);  // zc at the top
   EXPECT_EQ(Mul1(Rule::kReciprocal, 0, 1, 1, 1, 1, 0, 1, 255), 254);
   EXPECT_EQ(Mul1(Rule::kDivide, 127, 1, -128, 127, 1, -128, 1, 0, kI8), 127);
   EXPECT_EQ(Mul1(Rule::kDivide, -128, 1, 127, 127, 1, -128, 1, 0, kI8), -128);
@@ -346,8 +346,8 @@ TEST(QuantizedBinary, DivideRuleEqualsSeparateOnnxOps) {
             const int64_t idx[3] = {e / 12, (e / 4) % 3, e % 4};
             const int64_t ka = axis < 0 ? 0 : idx[axis];
             const int64_t kb = axis == 0 ? idx[1] : 0;
-            const double want = OnnxChain(op, c.a[e], c.sa[ka], c.za[ka], c.b[idx[1]], c.sb[kb], c.zb[kb], c.sc,
-                                          c.zc, t);
+            const double want =
+                OnnxChain(op, c.a[e], c.sa[ka], c.za[ka], c.b[idx[1]], c.sb[kb], c.zb[kb], c.sc, c.zc, t);
             ASSERT_EQ(r.values[e], want) << DataTypeName(t) << " op " << int(op) << " axis " << axis << " e " << e;
           }
         }
@@ -387,7 +387,9 @@ TEST(QuantizedBinary, Validation) {
   d.a = {kU8, {2, 3}};
   d.b = {kU8, {3}};
   QuantizedBinaryAttrs attrs;
-  auto bad = [&](QuantizedBinaryDescs x, QuantizedBinaryAttrs at = {}) { return PrepareQuantizedMul(at, x, Isa::kScalar); };
+  auto bad = [&](QuantizedBinaryDescs x, QuantizedBinaryAttrs at = {}) {
+    return PrepareQuantizedMul(at, x, Isa::kScalar);
+  };
   EXPECT_TRUE(bad(d).ok());
   auto e = d;
   e.a.dtype = DataType::kInt32;
@@ -523,12 +525,12 @@ TEST(QuantizedBinaryAvx2, MatchesReferenceBitExact) {
                 auto v = RunCase(op, c, Isa::kAvx2, false, 1, &simd);
                 QRT_ASSERT_OK(v.status());
                 const int64_t d = FirstDiff(r->bytes.data(), v->bytes.data(), r->bytes.size(), false);
-                ASSERT_EQ(d, -1) << simd.name << " seed " << seed << " " << DataTypeName(ta) << "x"
-                                 << DataTypeName(tb) << "->" << DataTypeName(tc) << " op " << int(op) << " rule "
-                                 << int(rule) << " shape " << sh.name << " " << DimsToString(sh.a) << "x"
-                                 << DimsToString(sh.b) << " sa " << c.sa[0] << " sb " << c.sb[0] << " sc " << c.sc
-                                 << " za " << c.za[0] << " zb " << c.zb[0] << " zc " << c.zc << " at " << d
-                                 << " ref " << r->values[d] << " simd " << v->values[d];
+                ASSERT_EQ(d, -1) << simd.name << " seed " << seed << " " << DataTypeName(ta) << "x" << DataTypeName(tb)
+                                 << "->" << DataTypeName(tc) << " op " << int(op) << " rule " << int(rule) << " shape "
+                                 << sh.name << " " << DimsToString(sh.a) << "x" << DimsToString(sh.b) << " sa "
+                                 << c.sa[0] << " sb " << c.sb[0] << " sc " << c.sc << " za " << c.za[0] << " zb "
+                                 << c.zb[0] << " zc " << c.zc << " at " << d << " ref " << r->values[d] << " simd "
+                                 << v->values[d];
                 if (ta == tc && sh.a == r->dims) {  // in place over A
                   auto w = RunCase(op, c, Isa::kAvx2, true, 1, &simd);
                   QRT_ASSERT_OK(w.status());
@@ -637,11 +639,11 @@ TEST(QuantizedBinaryThreads, SplitRunsAreBitIdentical) {
     c.zc = 7;
   };
   std::vector<Case> cases(4);
-  cases[0].a_dims = cases[0].b_dims = {300001};           // one run, not streamed
-  cases[1].a_dims = cases[1].b_dims = {(1 << 22) + 77};   // one run, streamed output
-  cases[2].a_dims = {1, 64, 70, 70};                      // 64 runs of 4900
+  cases[0].a_dims = cases[0].b_dims = {300001};          // one run, not streamed
+  cases[1].a_dims = cases[1].b_dims = {(1 << 22) + 77};  // one run, streamed output
+  cases[2].a_dims = {1, 64, 70, 70};                     // 64 runs of 4900
   cases[2].b_dims = {1, 64, 1, 1};
-  cases[3].a_dims = {3, 4, 9000};                         // per-axis A scales: 12 runs
+  cases[3].a_dims = {3, 4, 9000};  // per-axis A scales: 12 runs
   cases[3].b_dims = {1};
   for (Case& c : cases) fill(c);
   cases[3].sa_dims = {4};

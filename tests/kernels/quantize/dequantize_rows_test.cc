@@ -1,12 +1,13 @@
 // Rows of codes dequantized into a convolution's planes (dequantize_rows.h): the same floats as
 // DequantizeLinear's reference kernel, (float(q) - float(zp)) * scale, for every row length and
 // tail, both types, zero points at their ends and scales that round; nothing written past a row.
+#include "ops/kernels/quantize/dequantize_rows.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 #include <vector>
 
-#include "ops/kernels/quantize/dequantize_rows.h"
 #include "ops/kernels/quantize/quantize_linear.h"
 #include "tests/kernels/kernel_test_util.h"
 

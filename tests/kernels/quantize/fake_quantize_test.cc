@@ -78,9 +78,7 @@ TEST(FakeQuantize, ReversedInputRangeTable) {
   EXPECT_EQ(y, want);
 }
 
-TEST(FakeQuantize, ReversedOutputRangeRunsDownwards) {
-  EXPECT_EQ(Fq1(5, 2, 0, 8, 8, 0), 6.0f);
-}
+TEST(FakeQuantize, ReversedOutputRangeRunsDownwards) { EXPECT_EQ(Fq1(5, 2, 0, 8, 8, 0), 6.0f); }
 
 TEST(FakeQuantize, NanAndInfinities) {
   EXPECT_TRUE(std::isnan(Fq1(5, std::nanf(""), 0, 8, 0, 8)));
@@ -180,9 +178,7 @@ TEST(FakeQuantize, DtypeValidation) {
   QRT_EXPECT_ERROR(PrepareFakeQuantize(attrs, i32, i32, i32, i32, i32, Isa::kScalar), "not supported");
 }
 
-TEST(FakeQuantize, EmptyX) {
-  EXPECT_TRUE(Fq(5, {{0, 3}, {}}, {{3}, {0, 0, 0}}, S(8), S(0), S(8)).value().empty());
-}
+TEST(FakeQuantize, EmptyX) { EXPECT_TRUE(Fq(5, {{0, 3}, {}}, {{3}, {0, 0, 0}}, S(8), S(0), S(8)).value().empty()); }
 
 // f16/bf16: each element is converted to f32, computed in f32 and rounded once.
 template <class ToF, class FromF>
@@ -212,9 +208,7 @@ void CheckHalfType(DataType dt, ToF to_f, FromF from_f) {
   EXPECT_EQ(y[4], from_f(2.0f / 6.0f * (to_f(oh[0]) - to_f(ol[0])) + to_f(ol[0])));
 }
 
-TEST(FakeQuantize, Float16ComputesInF32AndRoundsOnce) {
-  CheckHalfType(DataType::kFloat16, HalfToFloat, FloatToHalf);
-}
+TEST(FakeQuantize, Float16ComputesInF32AndRoundsOnce) { CheckHalfType(DataType::kFloat16, HalfToFloat, FloatToHalf); }
 TEST(FakeQuantize, BFloat16ComputesInF32AndRoundsOnce) {
   CheckHalfType(DataType::kBFloat16, BFloat16ToFloat, FloatToBFloat16);
 }
@@ -272,7 +266,8 @@ TEST(FakeQuantizeAvx2, MatchesReferenceBitExact) {
       }
       FakeQuantizeAttrs attrs{levels, AutoBroadcast::kNumpy, -1};
       auto desc = [](const Dims& d) { return TensorDesc{DataType::kFloat32, d}; };
-      auto ref = PrepareFakeQuantize(attrs, desc(p.x), desc(rd[0]), desc(rd[1]), desc(rd[2]), desc(rd[3]), Isa::kScalar);
+      auto ref =
+          PrepareFakeQuantize(attrs, desc(p.x), desc(rd[0]), desc(rd[1]), desc(rd[2]), desc(rd[3]), Isa::kScalar);
       auto vec = PrepareFakeQuantize(attrs, desc(p.x), desc(rd[0]), desc(rd[1]), desc(rd[2]), desc(rd[3]), Isa::kAvx2);
       QRT_ASSERT_OK(ref.status());
       QRT_ASSERT_OK(vec.status());

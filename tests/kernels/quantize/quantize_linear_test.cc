@@ -1,5 +1,7 @@
 // QuantizeLinear / DequantizeLinear kernels: the reference against the ONNX formula
 // evaluated independently, and AVX2 against the reference, bit for bit.
+#include "ops/kernels/quantize/quantize_linear.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,8 +9,6 @@
 #include <limits>
 #include <random>
 #include <vector>
-
-#include "ops/kernels/quantize/quantize_linear.h"
 
 namespace qrt {
 namespace {
@@ -18,10 +18,29 @@ namespace {
 std::vector<float> TrapInputs(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-300.f, 300.f);
-  const float traps[] = {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 127.5f, 128.5f, -128.5f, 254.5f, 255.5f,
-                         0.f, -0.f, 1e-45f, -1e-45f, 1e30f, -1e30f, std::numeric_limits<float>::infinity(),
-                         -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
-                         16777217.f, -16777216.f, 0.49999997f};
+  const float traps[] = {0.5f,
+                         1.5f,
+                         2.5f,
+                         -0.5f,
+                         -1.5f,
+                         -2.5f,
+                         127.5f,
+                         128.5f,
+                         -128.5f,
+                         254.5f,
+                         255.5f,
+                         0.f,
+                         -0.f,
+                         1e-45f,
+                         -1e-45f,
+                         1e30f,
+                         -1e30f,
+                         std::numeric_limits<float>::infinity(),
+                         -std::numeric_limits<float>::infinity(),
+                         std::numeric_limits<float>::quiet_NaN(),
+                         16777217.f,
+                         -16777216.f,
+                         0.49999997f};
   std::vector<float> x(n);
   for (size_t i = 0; i < n; ++i) x[i] = (i % 3 == 0) ? traps[(i / 3) % (sizeof(traps) / sizeof(float))] : u(rng);
   return x;
@@ -37,8 +56,8 @@ struct QuantFamily {
 std::vector<QuantFamily> SimdFamilies() {
   std::vector<QuantFamily> f;
   if (DetectCpuFeatures().avx2) {
-    f.push_back({"avx2", avx2::QuantizeF32ToU8, avx2::QuantizeF32ToS8, avx2::QuantizeDequantizeU8,
-                 avx2::QuantizeDequantizeS8});
+    f.push_back(
+        {"avx2", avx2::QuantizeF32ToU8, avx2::QuantizeF32ToS8, avx2::QuantizeDequantizeU8, avx2::QuantizeDequantizeS8});
   }
   if (DetectCpuFeatures().avx512f) {
     f.push_back({"avx512", avx512::QuantizeF32ToU8, avx512::QuantizeF32ToS8, avx512::QuantizeDequantizeU8,
@@ -111,7 +130,8 @@ TEST(QuantizeLinearKernel, SimdMatchesReferenceBitForBit) {
         for (const QuantFamily& f : SimdFamilies()) {
           ref::QuantizeF32ToU8(n, x.data(), scale, zp, a.data());
           f.q_u8(n, x.data(), scale, zp, b.data());
-          ASSERT_TRUE(SameBytes(a.data(), b.data(), m)) << f.name << " u8 n=" << n << " scale=" << scale << " zp=" << zp;
+          ASSERT_TRUE(SameBytes(a.data(), b.data(), m))
+              << f.name << " u8 n=" << n << " scale=" << scale << " zp=" << zp;
           ref::QuantizeF32ToS8(n, x.data(), scale, zp - 128, a.data());
           f.q_s8(n, x.data(), scale, zp - 128, b.data());
           ASSERT_TRUE(SameBytes(a.data(), b.data(), m)) << f.name << " s8 n=" << n << " scale=" << scale;
@@ -140,8 +160,9 @@ TEST(QuantizeLinearKernel, SimdDivisionFreeQuotientNearHalfIntegers) {
   if (!DetectCpuFeatures().avx2) GTEST_SKIP() << "no AVX2";
   std::mt19937 rng(2026);
   std::uniform_real_distribution<float> exponent(-20.f, 10.f);
-  std::vector<float> scales = {1e-45f, 1e-40f, 0.f, -0.f, 3e38f, std::numeric_limits<float>::infinity(),
-                               std::numeric_limits<float>::quiet_NaN(), -0.37f, -1e-3f};
+  std::vector<float> scales = {
+      1e-45f, 1e-40f, 0.f, -0.f, 3e38f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
+      -0.37f, -1e-3f};
   for (int i = 0; i < 400; ++i) scales.push_back(std::exp2(exponent(rng)));
   int64_t multiply_wrong = 0;
   for (float scale : scales) {

@@ -38,12 +38,18 @@ QuantizeV2Attrs Attrs(DataType t, Mode mode = Mode::kMinCombined, Round round = 
 
 int64_t LoadInt(DataType t, const std::vector<uint8_t>& buf, size_t i) {
   switch (t) {
-    case DataType::kInt8: return reinterpret_cast<const int8_t*>(buf.data())[i];
-    case DataType::kUInt8: return buf[i];
-    case DataType::kInt16: return reinterpret_cast<const int16_t*>(buf.data())[i];
-    case DataType::kUInt16: return reinterpret_cast<const uint16_t*>(buf.data())[i];
-    case DataType::kInt32: return reinterpret_cast<const int32_t*>(buf.data())[i];
-    default: return 0;
+    case DataType::kInt8:
+      return reinterpret_cast<const int8_t*>(buf.data())[i];
+    case DataType::kUInt8:
+      return buf[i];
+    case DataType::kInt16:
+      return reinterpret_cast<const int16_t*>(buf.data())[i];
+    case DataType::kUInt16:
+      return reinterpret_cast<const uint16_t*>(buf.data())[i];
+    case DataType::kInt32:
+      return reinterpret_cast<const int32_t*>(buf.data())[i];
+    default:
+      return 0;
   }
 }
 
@@ -60,7 +66,8 @@ StatusOr<QOut> Q(const QuantizeV2Attrs& attrs, const Dims& dims, const std::vect
   r.out_min.assign(nr, 0);
   r.out_max.assign(nr, 0);
   r.out_min_dims = plan.output_min_dims;
-  QRT_RETURN_IF_ERROR(RunQuantizeV2(plan, x.data(), mn.data(), mx.data(), out.data(), r.out_min.data(), r.out_max.data()));
+  QRT_RETURN_IF_ERROR(
+      RunQuantizeV2(plan, x.data(), mn.data(), mx.data(), out.data(), r.out_min.data(), r.out_max.data()));
   EXPECT_EQ(out.back(), 0xA5) << "wrote past the end";
   for (size_t i = 0; i < x.size(); ++i) r.q.push_back(LoadInt(attrs.T, out, i));
   return r;
@@ -78,7 +85,8 @@ TEST(QuantizeV2, RangeAdjustment) {
   EXPECT_EQ(r.out_min[0], -0.002f);
   EXPECT_EQ(Bits(r.out_max[0]), Bits(0.00799999945f));
   r = Q(Attrs(DataType::kUInt8, Mode::kMinCombined, Round::kHalfAwayFromZero, false, -1, 0.5f), {1}, {0}, {-6.0f},
-        {-4.0f}).value();
+        {-4.0f})
+          .value();
   EXPECT_EQ(r.out_min[0], -6.0f);
   EXPECT_EQ(r.out_max[0], 0.0f);
   r = Q(Attrs(DataType::kUInt8), {1}, {0}, {0.0f}, {0.0f}).value();
@@ -95,16 +103,16 @@ TEST(QuantizeV2, MinCombinedSignedShiftsBeforeRounding) {
   EXPECT_EQ(Q1(a, 10.5f, 0, 255), -118);
   EXPECT_EQ(Q1(a, 0.0f, 0, 255), -128);
   EXPECT_EQ(Q1(a, 255.0f, 0, 255), 127);
-  EXPECT_EQ(Q1(a, 300.0f, 0, 255), 127);   // clamped to the range
+  EXPECT_EQ(Q1(a, 300.0f, 0, 255), 127);  // clamped to the range
   EXPECT_EQ(Q1(a, -10.0f, 0, 255), -128);
-  EXPECT_EQ(Q1(a, 127.5f, 0, 255), -1);    // -0.5 rounds away from zero
+  EXPECT_EQ(Q1(a, 127.5f, 0, 255), -1);  // -0.5 rounds away from zero
 }
 
 TEST(QuantizeV2, MinCombinedUnsignedTruncPlusHalfTrap) {
   const auto a = Attrs(DataType::kUInt8);
   EXPECT_EQ(Q1(a, 0.49999997f, 0, 255), 1);  // 0.49999997f + 0.5f rounds to 1.0f
   EXPECT_EQ(Q1(a, 0.4999999f, 0, 255), 0);
-  EXPECT_EQ(Q1(a, 2.5f, 0, 255), 3);         // half up
+  EXPECT_EQ(Q1(a, 2.5f, 0, 255), 3);  // half up
   EXPECT_EQ(Q1(a, 254.6f, 0, 255), 255);
   EXPECT_EQ(Q1(a, -1.0f, 0, 255), 0);
   const auto b = Attrs(DataType::kUInt16);
@@ -114,7 +122,7 @@ TEST(QuantizeV2, MinCombinedUnsignedTruncPlusHalfTrap) {
 
 TEST(QuantizeV2, MinCombinedQint32NoUndefinedConversion) {
   const auto a = Attrs(DataType::kInt32);
-  EXPECT_EQ(Q1(a, 1.0f, 0, 1), 2147483647);     // v - 2^31 reaches 2^31: saturates
+  EXPECT_EQ(Q1(a, 1.0f, 0, 1), 2147483647);  // v - 2^31 reaches 2^31: saturates
   EXPECT_EQ(Q1(a, 0.0f, 0, 1), -2147483647 - 1);
   EXPECT_EQ(Q1(a, 0.5f, 0, 1), 0);
   const auto b = Attrs(DataType::kInt16);
@@ -247,7 +255,7 @@ TEST(QuantizeV2, Validation) {
   QRT_EXPECT_ERROR(prep(Attrs(DataType::kInt8, Mode::kScaled, Round::kHalfAwayFromZero, false, 1), {}),
                    "must be a 1-D tensor whose size matches");
   QRT_EXPECT_ERROR(prep(Attrs(DataType::kInt8), {2}), "must contain a single float element");
-  EXPECT_TRUE(prep(Attrs(DataType::kInt8), {1}).ok());      // qrt: any one-element tensor
+  EXPECT_TRUE(prep(Attrs(DataType::kInt8), {1}).ok());  // qrt: any one-element tensor
   EXPECT_TRUE(prep(Attrs(DataType::kInt8), {1, 1}).ok());
   auto mf = prep(Attrs(DataType::kInt8, Mode::kMinFirst, Round::kHalfAwayFromZero, false, 1), {3});
   QRT_EXPECT_ERROR(mf, "MIN_FIRST mode is not implemented");
@@ -260,10 +268,10 @@ TEST(QuantizeV2, Validation) {
 
 TEST(QuantizeV2, MaxBelowMinIsARunTimeError) {
   QRT_EXPECT_ERROR(Q(Attrs(DataType::kUInt8), {1}, {0}, {2}, {1}), "input_max_range must be larger");
-  QRT_EXPECT_ERROR(Q(Attrs(DataType::kInt8, Mode::kScaled, Round::kHalfAwayFromZero, false, 0), {2}, {0, 0},
-                     {0, 2}, {1, 1}, {2}),
-                   "input_max_range must be larger");
-  EXPECT_TRUE(Q(Attrs(DataType::kUInt8), {1}, {0}, {1}, {1}).ok());  // equal is fine
+  QRT_EXPECT_ERROR(
+      Q(Attrs(DataType::kInt8, Mode::kScaled, Round::kHalfAwayFromZero, false, 0), {2}, {0, 0}, {0, 2}, {1, 1}, {2}),
+      "input_max_range must be larger");
+  EXPECT_TRUE(Q(Attrs(DataType::kUInt8), {1}, {0}, {1}, {1}).ok());              // equal is fine
   EXPECT_TRUE(Q(Attrs(DataType::kUInt8), {1}, {0}, {std::nanf("")}, {1}).ok());  // NaN passes !(max < min)
 }
 
@@ -278,13 +286,14 @@ TEST(QuantizeV2, ParseNames) {
 
 TEST(QuantizeV2, PerAxisShapesAndDimOneTakesPerTensorPath) {
   auto r = Q(Attrs(DataType::kUInt8, Mode::kMinCombined, Round::kHalfAwayFromZero, false, 1), {2, 3},
-             {0, 1, 2, 3, 4, 5}, {0, 0, 0}, {255, 1, 2}, {3}).value();
+             {0, 1, 2, 3, 4, 5}, {0, 0, 0}, {255, 1, 2}, {3})
+               .value();
   EXPECT_EQ(r.out_min_dims, (Dims{3}));
   EXPECT_EQ(r.out_max, (std::vector<float>{255, 1, 2}));
   EXPECT_EQ(r.q, (std::vector<int64_t>{0, 255, 255, 3, 255, 255}));
   // dim(axis) == 1: per-tensor path, scalar output_min, MIN_FIRST allowed.
-  r = Q(Attrs(DataType::kUInt8, Mode::kMinFirst, Round::kHalfAwayFromZero, false, 1), {2, 1}, {-1, 3}, {-1}, {3},
-        {1}).value();
+  r = Q(Attrs(DataType::kUInt8, Mode::kMinFirst, Round::kHalfAwayFromZero, false, 1), {2, 1}, {-1, 3}, {-1}, {3}, {1})
+          .value();
   EXPECT_TRUE(r.out_min_dims.empty());
   EXPECT_EQ(r.q, (std::vector<int64_t>{0, 255}));
 }
@@ -304,7 +313,8 @@ TEST(QuantizeV2, PerAxisEqualsPerSliceAtEveryAxis) {
         mn[i] = -1.0f - i;
         mx[i] = 0.5f + 0.7f * i;
       }
-      const auto r = Q(Attrs(DataType::kInt8, mode, Round::kHalfAwayFromZero, false, axis), dims, x, mn, mx, {c}).value();
+      const auto r =
+          Q(Attrs(DataType::kInt8, mode, Round::kHalfAwayFromZero, false, axis), dims, x, mn, mx, {c}).value();
       for (int64_t e = 0; e < 60; ++e) {
         const int64_t idx[3] = {e / 20, (e / 5) % 4, e % 5};
         const int64_t s = idx[axis];
@@ -336,21 +346,19 @@ TEST(QuantizeV2Avx2, MatchesReferenceBitExact) {
     Round round;
     bool narrow;
   };
-  const Cfg cfgs[] = {{Mode::kMinCombined, Round::kHalfAwayFromZero, false},
-                      {Mode::kMinFirst, Round::kHalfAwayFromZero, false},
-                      {Mode::kScaled, Round::kHalfAwayFromZero, false},
-                      {Mode::kScaled, Round::kHalfToEven, false},
-                      {Mode::kScaled, Round::kHalfAwayFromZero, true},
-                      {Mode::kScaled, Round::kHalfToEven, true}};
+  const Cfg cfgs[] = {
+      {Mode::kMinCombined, Round::kHalfAwayFromZero, false}, {Mode::kMinFirst, Round::kHalfAwayFromZero, false},
+      {Mode::kScaled, Round::kHalfAwayFromZero, false},      {Mode::kScaled, Round::kHalfToEven, false},
+      {Mode::kScaled, Round::kHalfAwayFromZero, true},       {Mode::kScaled, Round::kHalfToEven, true}};
   std::vector<std::pair<Dims, int64_t>> shapes;  // dims, axis
   for (int64_t n = 0; n <= 257; ++n) shapes.push_back({{n}, -1});
   shapes.push_back({{100003}, -1});
   for (int64_t n : {1, 5, 8, 31, 33, 64}) {
-    shapes.push_back({{3, n}, 1});        // inner == 1: constants advance per element
+    shapes.push_back({{3, n}, 1});  // inner == 1: constants advance per element
     shapes.push_back({{n, 3}, 0});
     shapes.push_back({{2, 3, n}, 1});
   }
-  shapes.push_back({{2, 300, 2}, 1});     // more slices than one constants chunk
+  shapes.push_back({{2, 300, 2}, 1});  // more slices than one constants chunk
   shapes.push_back({{2, 300}, 1});
   for (DataType t : {DataType::kInt8, DataType::kUInt8}) {
     for (const Cfg& cfg : cfgs) {
@@ -381,8 +389,8 @@ TEST(QuantizeV2Avx2, MatchesReferenceBitExact) {
         for (int64_t i = 0; i < n; ++i) {
           ASSERT_EQ(r->q[i], v->q[i]) << "seed " << seed << " T " << DataTypeName(t) << " mode "
                                       << static_cast<int>(cfg.mode) << " round " << static_cast<int>(cfg.round)
-                                      << " narrow " << cfg.narrow << " dims " << DimsToString(dims) << " axis "
-                                      << axis << " i " << i << " x " << x[i];
+                                      << " narrow " << cfg.narrow << " dims " << DimsToString(dims) << " axis " << axis
+                                      << " i " << i << " x " << x[i];
         }
         ASSERT_EQ(FirstDiff(r->out_min.data(), v->out_min.data(), r->out_min.size() * 4, true), -1);
       }

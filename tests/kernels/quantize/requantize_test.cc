@@ -64,18 +64,34 @@ TEST(RequantizeRow, ReferenceValues) {
 TEST(RequantizeRow, Avx2MatchesReferenceBitExact) {
   QRT_REQUIRE_AVX2();
   std::mt19937 rng(TestSeed());
-  const float mults[] = {0.5f, 0.25f, 1e-3f, 0.0173f, 3.7e-5f, 1.f, 255.f, 1e30f,
-                         std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(), 0.f};
+  const float mults[] = {0.5f,
+                         0.25f,
+                         1e-3f,
+                         0.0173f,
+                         3.7e-5f,
+                         1.f,
+                         255.f,
+                         1e30f,
+                         std::numeric_limits<float>::infinity(),
+                         std::numeric_limits<float>::quiet_NaN(),
+                         0.f};
   for (DataType t : {DataType::kUInt8, DataType::kInt8}) {
     for (int64_t n : {0, 1, 7, 8, 9, 31, 64, 1001}) {
       for (float mult : mults) {
         std::vector<int32_t> acc(static_cast<size_t>(n));
         for (size_t i = 0; i < acc.size(); ++i) {
           switch (i % 4) {
-            case 0: acc[i] = int32_t(rng()); break;                       // full range
-            case 1: acc[i] = int32_t(rng() % 2001) - 1000; break;         // small
-            case 2: acc[i] = 2 * int32_t(rng() % 200) + 1; break;         // odd: ties at 0.5
-            default: acc[i] = std::numeric_limits<int32_t>::max() - int32_t(rng() % 3);  // bias wraps
+            case 0:
+              acc[i] = int32_t(rng());
+              break;  // full range
+            case 1:
+              acc[i] = int32_t(rng() % 2001) - 1000;
+              break;  // small
+            case 2:
+              acc[i] = 2 * int32_t(rng() % 200) + 1;
+              break;  // odd: ties at 0.5
+            default:
+              acc[i] = std::numeric_limits<int32_t>::max() - int32_t(rng() % 3);  // bias wraps
           }
         }
         RequantizeParams p;

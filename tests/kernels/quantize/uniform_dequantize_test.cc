@@ -41,8 +41,9 @@ TEST(UniformDequantize, Int32SubtractsBeforeConverting) {
 
 TEST(UniformDequantize, Int32OverflowWrapsWithoutUndefinedBehaviour) {
   // INT32_MIN - 1 wraps to INT32_MAX (x86 TF's result); INT32_MAX - (-1) wraps to INT32_MIN.
-  const auto y = Dq<int32_t>({2}, {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()}, {},
-                             {1.0f}, {1}).value();
+  const auto y =
+      Dq<int32_t>({2}, {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()}, {}, {1.0f}, {1})
+          .value();
   EXPECT_EQ(y[0], 2147483648.0f);
   EXPECT_EQ(y[1], 2147483646.0f);
   const auto z = Dq<int32_t>({1}, {std::numeric_limits<int32_t>::max()}, {}, {1.0f}, {-1}).value();
@@ -145,8 +146,8 @@ void CompareAvx2(std::mt19937& rng, uint32_t seed) {
     const auto r = Dq<T>(dims, x, sd, s, z, axis, Isa::kScalar).value();
     const auto v = Dq<T>(dims, x, sd, s, z, axis, Isa::kAvx2).value();
     const int64_t d = FirstDiff(r.data(), v.data(), r.size() * 4, true);
-    ASSERT_EQ(d, -1) << "seed " << seed << " " << DataTypeName(DataTypeOf<T>::value) << " dims "
-                     << DimsToString(dims) << " axis " << axis << " at " << d;
+    ASSERT_EQ(d, -1) << "seed " << seed << " " << DataTypeName(DataTypeOf<T>::value) << " dims " << DimsToString(dims)
+                     << " axis " << axis << " at " << d;
   }
 }
 
