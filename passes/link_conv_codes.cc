@@ -119,7 +119,8 @@ StatusOr<Verdict> LinkWriter(Rewriter& rw, NodeId writer_id) {
 StatusOr<Verdict> ReadDequantizeLinearCodes(Rewriter& rw, NodeId reader_id) {
   const Graph& g = rw.graph();
   const Node& reader = g.node(reader_id);
-  if (!IsReader(g, reader) || reader.inputs.empty()) return Refuse("not a fused convolution that can read codes");
+  if (reader.attrs.Has(cqd::kInputCodes)) return Refuse("it reads codes already");
+  if (!IsReader(g, reader) || reader.inputs.empty()) return Refuse("not a 1x1 or depthwise fused convolution");
   DqInfo dq;
   if (!MatchDq(g, reader.inputs[0], &dq)) return Refuse("X is not made by a DequantizeLinear");
   if (!IsConstScalar(g, dq.scale) || (dq.zero_point.valid() && !IsConstScalar(g, dq.zero_point)) ||

@@ -1,6 +1,8 @@
 #include "passes/rewriter.h"
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 namespace qrt {
 namespace {
@@ -15,6 +17,9 @@ StatusOr<int> RunPatterns(Graph& graph, std::string_view pass, const std::vector
   Rewriter rw(graph);
   int rewrites = 0;
   Explanations refusals;
+  // (pattern, node) pairs rewritten: their later refusals are of the node the rewrite made
+  // (a fused node keeps the anchor's name), not of a candidate left as it was.
+  std::set<std::pair<std::string_view, std::string>> rewritten;
   for (int round = 0;; ++round) {
     if (round == kMaxRounds) return Internal("pass ", pass, " still rewrote after ", kMaxRounds, " rounds");
     refusals.clear();
@@ -42,6 +47,7 @@ StatusOr<int> RunPatterns(Graph& graph, std::string_view pass, const std::vector
           continue;
         }
         ++this_round;
+        rewritten.emplace(p.name, e.node);
         e.rewritten = true;
         if (explain != nullptr) explain->push_back(std::move(e));
       }
@@ -50,7 +56,9 @@ StatusOr<int> RunPatterns(Graph& graph, std::string_view pass, const std::vector
     if (this_round == 0) break;
   }
   if (explain != nullptr) {
-    for (Explanation& e : refusals) explain->push_back(std::move(e));
+    for (Explanation& e : refusals) {
+      if (!rewritten.count({e.pattern, e.node})) explain->push_back(std::move(e));
+    }
   }
   return rewrites;
 }

@@ -98,7 +98,8 @@ enum class VisitOrder { kNodes, kProducersFirst, kConsumersFirst };
 // Applies `patterns` at every live node of their anchor kinds, in `order`, until a round
 // rewrites nothing (an error past 64 rounds: a pattern that undoes another). Returns the
 // rewrites. Appends to `explain` (if not null) each rewrite as it happens and each refusal of
-// the last round, under the pass name `pass`.
+// the last round, under the pass name `pass` (but those of a node a pattern rewrote earlier
+// under the same name: that is the rewrite's product).
 StatusOr<int> RunPatterns(Graph& graph, std::string_view pass, const std::vector<Pattern>& patterns,
                           Explanations* explain, VisitOrder order = VisitOrder::kNodes);
 
