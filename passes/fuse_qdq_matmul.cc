@@ -105,6 +105,8 @@ StatusOr<Verdict> FuseMatMul(Rewriter& rw, NodeId qi) {
   const int64_t b_rank = bt ? bt->rank() : (bshape ? int64_t(bshape->size()) : -1);
   const int64_t n = bt && b_rank == 2 ? bt->dims()[1] : -1;
   if (!BScaleFits(cg, b, b_rank, 1, n)) return Refuse("B's scale is neither per tensor nor per column");
+  // Copied before the graph grows: adding a value may move every tensor the graph holds.
+  const Dims b_scale_dims = cg.ConstantOf(b.scale)->dims();
   Graph& g = rw.Mutate();
 
   Node fused;
@@ -113,9 +115,8 @@ StatusOr<Verdict> FuseMatMul(Rewriter& rw, NodeId qi) {
   fused.opset = g.opsets.count("") ? g.opsets.at("") : 13;
   fused.def = def;
   const ValueId a_zp = a.zero_point.valid() ? a.zero_point : ZeroConstant(g, mm.name + "_a_zp", DqDataType(g, a), {});
-  const ValueId b_zp = b.zero_point.valid()
-                           ? b.zero_point
-                           : ZeroConstant(g, mm.name + "_b_zp", DqDataType(g, b), g.ConstantOf(b.scale)->dims());
+  const ValueId b_zp =
+      b.zero_point.valid() ? b.zero_point : ZeroConstant(g, mm.name + "_b_zp", DqDataType(g, b), b_scale_dims);
   fused.inputs = {a.data, a.scale, a_zp, b.data, b.scale, b_zp, y.scale, y.zero_point};
   fused.outputs = g.node(qi).outputs;
   const std::vector<ValueId> dq_outputs = {g.node(mm_id).inputs[0], g.node(mm_id).inputs[1]};
@@ -192,12 +193,15 @@ StatusOr<Verdict> FuseGemm(Rewriter& rw, NodeId qi) {
     for (int64_t j = 0; j < k; ++j) dst[r * k + j] = src[trans_b ? r * k + j : j * n + r];
   }
   const std::string name = gm.name;
-  const ValueId w_id = g.AddUniqueValue(name + "_w", bt->dtype());
+  // Copied before the graph grows: adding a value may move every tensor the graph holds.
+  const DataType b_type = bt->dtype();
+  const Dims b_scale_dims = g.ConstantOf(b.scale)->dims();
+  const ValueId w_id = g.AddUniqueValue(name + "_w", b_type);
   g.value(w_id).shape = ShapeFromDims({n, k, 1, 1});
   g.value(w_id).constant = std::move(w);
   // QLinearConv takes b's scale and zero point as they are: one element, or [N].
   ValueId w_scale = b.scale, w_zp = b.zero_point;
-  if (!w_zp.valid()) w_zp = ZeroConstant(g, name + "_w_zp", bt->dtype(), g.ConstantOf(w_scale)->dims());
+  if (!w_zp.valid()) w_zp = ZeroConstant(g, name + "_w_zp", b_type, b_scale_dims);
   const ValueId a_zp = a.zero_point.valid() ? a.zero_point : ZeroConstant(g, name + "_a_zp", DqDataType(g, a), {});
 
   const ValueId a4 = g.AddUniqueValue(name + "_a4", DqDataType(g, a));
