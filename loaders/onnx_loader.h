@@ -16,7 +16,7 @@ StatusOr<Graph> LoadOnnxFile(const std::string& path);
 StatusOr<Graph> LoadOnnxBuffer(const void* data, size_t size, const std::string& source, const std::string& model_dir);
 
 // Lowest and highest ai.onnx opset qrt accepts.
-inline constexpr int64_t kMinOnnxOpset = 7;
+inline constexpr int64_t kMinOnnxOpset = 1;
 inline constexpr int64_t kMaxOnnxOpset = 21;
 
 }  // namespace qrt

@@ -148,6 +148,7 @@ Status PrepareBinary(PrepareContext& ctx) {
   BinaryState s;
   s.op = kOp;
   s.dtype = a.dtype;
+  Dims b_dims = b.dims;
   if (kOp == BinaryOp::kPRelu) {
     // PRelu's slope broadcasts to X (unidirectionally); the output has X's shape.
     QRT_ASSIGN_OR_RETURN(s.out_dims, BroadcastDims(a.dims, b.dims));
@@ -156,10 +157,11 @@ Status PrepareBinary(PrepareContext& ctx) {
                              DimsToString(a.dims));
     }
   } else {
-    QRT_ASSIGN_OR_RETURN(s.out_dims, BroadcastDims(a.dims, b.dims));
+    QRT_ASSIGN_OR_RETURN(b_dims, LegacyBroadcastDims(ctx, a.dims, b.dims));
+    QRT_ASSIGN_OR_RETURN(s.out_dims, BroadcastDims(a.dims, b_dims));
   }
   s.a_strides = BroadcastStrides(a.dims, s.out_dims);
-  s.b_strides = BroadcastStrides(b.dims, s.out_dims);
+  s.b_strides = BroadcastStrides(b_dims, s.out_dims);
   ctx.SetOutput(0, a.dtype, s.out_dims);
   ctx.SetKernel<BinaryState, RunBinary>(std::move(s));
   return Status::Ok();

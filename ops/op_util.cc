@@ -74,3 +74,28 @@ StatusOr<std::vector<int64_t>> NormalizeAxes(const std::vector<int64_t>& axes, i
 }
 
 }  // namespace qrt
+
+namespace qrt {
+
+StatusOr<Dims> LegacyBroadcastDims(const PrepareContext& ctx, const Dims& a, const Dims& b) {
+  if (ctx.opset() >= 7) return b;
+  QRT_ASSIGN_OR_RETURN(int64_t broadcast, ctx.attrs().GetInt("broadcast", 0));
+  if (broadcast == 0) {
+    if (a != b) {
+      return InvalidArgument("shapes ", DimsToString(a), " and ", DimsToString(b), " differ and broadcast is 0 (opset ",
+                             ctx.opset(), ")");
+    }
+    return b;
+  }
+  const int64_t ra = int64_t(a.size()), rb = int64_t(b.size());
+  QRT_ASSIGN_OR_RETURN(int64_t axis, ctx.attrs().GetInt("axis", ra - rb));
+  if (axis < 0) axis += ra;
+  if (axis < 0 || axis + rb > ra) {
+    return InvalidArgument("B ", DimsToString(b), " does not fit A ", DimsToString(a), " at axis ", axis);
+  }
+  Dims out = b;
+  out.resize(size_t(ra - axis), 1);  // trailing 1s align B at `axis`
+  return out;
+}
+
+}  // namespace qrt

@@ -135,6 +135,12 @@ Status ExpectDType(const PrepareContext& ctx, int input, std::initializer_list<D
 // channel (axis 1) of `channels`: every dim is 1 except, possibly, the one on axis 1.
 bool IsPerChannel(const Dims& d, int64_t channels, size_t rank);
 
+// B's dims under the broadcasting rule of the node's opset. Before opset 7, binary ops
+// broadcast only B onto A, and only with broadcast=1, aligning B's dims at `axis` (default:
+// the trailing dims); the result is B's dims padded with trailing 1s, for numpy broadcasting.
+// From opset 7 on: b unchanged.
+StatusOr<Dims> LegacyBroadcastDims(const PrepareContext& ctx, const Dims& a, const Dims& b);
+
 // Error for an input whose value must be known when the graph is planned.
 Status NeedsConstant(const PrepareContext& ctx, int input, const char* what);
 

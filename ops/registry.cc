@@ -8,6 +8,9 @@ namespace qrt {
 
 const std::vector<const OpDef*>& AllOps() {
   static const std::vector<const OpDef*> kOps = {
+      // ops/arg_max_min.cc
+      &kArgMaxOp,
+      &kArgMinOp,
       // ops/binary.cc
       &kAddOp,
       &kSubOp,
@@ -17,30 +20,70 @@ const std::vector<const OpDef*>& AllOps() {
       // ops/cast.cc
       &kCastOp,
       &kCastLikeOp,
+      // ops/comparison.cc
+      &kEqualOp,
+      &kGreaterOp,
+      &kGreaterOrEqualOp,
+      &kLessOp,
+      &kLessOrEqualOp,
       // ops/concat_split.cc
       &kConcatOp,
       &kSplitOp,
+      // ops/constant_of_shape.cc
+      &kConstantOfShapeOp,
       // ops/conv.cc
       &kConvOp,
       &kQrtConvQuantizeDequantizeOp,
       &kConvIntegerOp,
       &kQLinearConvOp,
       &kQrtQLinearConvOp,
+      // ops/cum_sum.cc
+      &kCumSumOp,
+      // ops/depth_to_space.cc
+      &kDepthToSpaceOp,
+      &kSpaceToDepthOp,
       // ops/dynamic_quantize_linear.cc
       &kDynamicQuantizeLinearOp,
+      // ops/expand.cc
+      &kExpandOp,
+      // ops/eye_like.cc
+      &kEyeLikeOp,
       // ops/fake_quantize.cc
       &kFakeQuantizeOp,
       // ops/gather.cc
       &kGatherOp,
+      // ops/gather_elements.cc
+      &kGatherElementsOp,
+      // ops/gather_nd.cc
+      &kGatherNdOp,
+      // ops/instance_normalization.cc
+      &kInstanceNormalizationOp,
+      // ops/layer_normalization.cc
+      &kLayerNormalizationOp,
+      // ops/logical.cc
+      &kAndOp,
+      &kOrOp,
+      &kXorOp,
+      &kBitShiftOp,
       // ops/lookup_table.cc
       &kLookupTableOp,
+      // ops/lp_normalization.cc
+      &kLpNormalizationOp,
+      // ops/lrn.cc
+      &kLrnOp,
       // ops/matmul.cc
       &kMatMulOp,
       &kGemmOp,
       &kMatMulIntegerOp,
       &kQLinearMatMulOp,
+      // ops/mean_variance_normalization.cc
+      &kMeanVarianceNormalizationOp,
+      // ops/mod.cc
+      &kModOp,
       // ops/normalization.cc
       &kBatchNormalizationOp,
+      // ops/one_hot.cc
+      &kOneHotOp,
       // ops/pad.cc
       &kPadOp,
       // ops/pool.cc
@@ -50,6 +93,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kGlobalAveragePoolOp,
       &kLpPoolOp,
       &kGlobalLpPoolOp,
+      // ops/pow.cc
+      &kPowOp,
       // ops/quantize_linear.cc
       &kQuantizeDequantizeOp,
       &kQuantizeLinearOp,
@@ -61,12 +106,27 @@ const std::vector<const OpDef*>& AllOps() {
       &kQuantizedAddOp,
       &kQLinearMulOp,
       &kQLinearAddOp,
-      // ops/reduce_mean.cc
+      // ops/range.cc
+      &kRangeOp,
+      // ops/reduce.cc
+      &kReduceSumOp,
       &kReduceMeanOp,
+      &kReduceMaxOp,
+      &kReduceMinOp,
+      &kReduceProdOp,
+      &kReduceL1Op,
+      &kReduceL2Op,
+      &kReduceSumSquareOp,
+      &kReduceLogSumOp,
+      &kReduceLogSumExpOp,
       // ops/resize.cc
       &kResizeOp,
       // ops/scan.cc
       &kScanOp,
+      // ops/scatter.cc
+      &kScatterElementsOp,
+      &kScatterOp,
+      &kScatterNdOp,
       // ops/shape_ops.cc
       &kIdentityOp,
       &kReshapeOp,
@@ -74,15 +134,23 @@ const std::vector<const OpDef*>& AllOps() {
       &kSqueezeOp,
       &kUnsqueezeOp,
       &kShapeOp,
+      &kSizeOp,
+      &kDropoutOp,
       &kConstantOp,
       // ops/slice.cc
       &kSliceOp,
       // ops/softmax.cc
       &kSoftmaxOp,
+      &kLogSoftmaxOp,
+      &kHardmaxOp,
       // ops/tile.cc
       &kTileOp,
+      // ops/top_k.cc
+      &kTopKOp,
       // ops/transpose.cc
       &kTransposeOp,
+      // ops/trilu.cc
+      &kTriluOp,
       // ops/unary.cc
       &kReluOp,
       &kSigmoidOp,
@@ -94,8 +162,46 @@ const std::vector<const OpDef*>& AllOps() {
       &kLeakyReluOp,
       &kHardSigmoidOp,
       &kClipOp,
+      &kLogOp,
+      &kReciprocalOp,
+      &kFloorOp,
+      &kCeilOp,
+      &kRoundOp,
+      &kSignOp,
+      &kErfOp,
+      &kSinOp,
+      &kCosOp,
+      &kTanOp,
+      &kAsinOp,
+      &kAcosOp,
+      &kAtanOp,
+      &kSinhOp,
+      &kCoshOp,
+      &kAsinhOp,
+      &kAcoshOp,
+      &kAtanhOp,
+      &kSoftplusOp,
+      &kSoftsignOp,
+      &kEluOp,
+      &kSeluOp,
+      &kCeluOp,
+      &kThresholdedReluOp,
+      &kHardSwishOp,
+      &kShrinkOp,
+      &kMishOp,
+      &kGeluOp,
+      &kIsNaNOp,
+      &kIsInfOp,
+      &kNotOp,
       // ops/uniform_dequantize.cc
       &kUniformDequantizeOp,
+      // ops/variadic.cc
+      &kMaxOp,
+      &kMinOp,
+      &kSumOp,
+      &kMeanOp,
+      // ops/where.cc
+      &kWhereOp,
   };
   return kOps;
 }

@@ -1,9 +1,12 @@
-// Softmax: float32 in ONNX Runtime's row computation (ops/kernels/eltwise/softmax.h: its exp
-// approximation, lane sums, a multiply by 1/sum), bit for bit. Other float types:
-// y_i = exp(x_i - max_j x_j) / sum_j exp(x_j - max_j x_j), exp and the difference in the
-// element's type, the sum in double, one division. Before opset 13 the input is coerced to
-// 2-D [prod(dims[:axis]), prod(dims[axis:])] and each row is one softmax; from 13 on the
-// softmax runs along the single axis. float16 and bfloat16 compute in float32 and round once.
+// The softmax family: Softmax, LogSoftmax and Hardmax along one axis.
+// Softmax and LogSoftmax on float32 follow ONNX Runtime's row computation
+// (ops/kernels/eltwise/softmax.h: its exp approximation, lane sums, a multiply by 1/sum or a
+// subtraction of log(sum)), bit for bit. Other float types: y_i = exp(x_i - m) / sum_j
+// exp(x_j - m) (LogSoftmax: (x_i - m) - log(sum)), m the row's maximum, exp and the difference
+// in the element's type, the sum in double. Hardmax is 1 at the first maximum of each row.
+// Before opset 13 the input is coerced to 2-D [prod(dims[:axis]), prod(dims[axis:])] and each
+// row is one softmax; from 13 on it runs along the single axis. float16 and bfloat16 compute
+// in float32 and round once.
 #include "ops/kernels/eltwise/softmax.h"
 
 #include <cmath>
@@ -17,7 +20,10 @@
 namespace qrt {
 namespace {
 
+enum class Family { kSoftmax, kLogSoftmax, kHardmax };
+
 struct SoftmaxState {
+  Family op = Family::kSoftmax;
   DataType dtype;
   int64_t outer = 1, n = 1, inner = 1;
   SoftmaxRowFn row = nullptr;  // float32: ORT's row kernel (ops/kernels/eltwise/softmax.h)
@@ -52,8 +58,26 @@ void SoftmaxRows(const SoftmaxState& s, Load load, Store store) {
         const T v = load(base + i * s.inner);
         if (v > m || std::isnan(v)) m = v;
       }
+      if (s.op == Family::kHardmax) {
+        bool found = false;
+        for (int64_t i = 0; i < s.n; ++i) {
+          const int64_t at = base + i * s.inner;
+          const bool first_max = !found && (load(at) == m || (std::isnan(m) && std::isnan(load(at))));
+          found = found || first_max;
+          store(at, T(first_max ? 1 : 0));
+        }
+        continue;
+      }
       double sum = 0;
       for (int64_t i = 0; i < s.n; ++i) sum += double(std::exp(load(base + i * s.inner) - m));
+      if (s.op == Family::kLogSoftmax) {
+        const T log_sum = T(std::log(sum));
+        for (int64_t i = 0; i < s.n; ++i) {
+          const int64_t at = base + i * s.inner;
+          store(at, T((load(at) - m) - log_sum));
+        }
+        continue;
+      }
       for (int64_t i = 0; i < s.n; ++i) {
         const int64_t at = base + i * s.inner;
         store(at, T(double(std::exp(load(at) - m)) / sum));
@@ -80,6 +104,7 @@ Status RunSoftmax(const SoftmaxState& s, const RunArgs& args) {
   return Status::Ok();
 }
 
+template <Family kOp>
 Status PrepareSoftmax(PrepareContext& ctx) {
   const TensorInfo& x = ctx.input(0);
   QRT_RETURN_IF_ERROR(
@@ -90,6 +115,7 @@ Status PrepareSoftmax(PrepareContext& ctx) {
   QRT_ASSIGN_OR_RETURN(int64_t axis_attr, ctx.attrs().GetInt("axis", coerce_2d ? 1 : -1));
   QRT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_attr, rank));
   SoftmaxState s;
+  s.op = kOp;
   s.dtype = x.dtype;
   for (int64_t d = 0; d < rank; ++d) {
     const int64_t v = x.dims[size_t(d)];
@@ -100,7 +126,8 @@ Status PrepareSoftmax(PrepareContext& ctx) {
     else
       s.inner *= v;
   }
-  if (s.dtype == DataType::kFloat32) s.row = SelectSoftmaxRow(ctx.isa());
+  if (s.dtype == DataType::kFloat32 && kOp == Family::kSoftmax) s.row = SelectSoftmaxRow(ctx.isa());
+  if (s.dtype == DataType::kFloat32 && kOp == Family::kLogSoftmax) s.row = ref::LogSoftmaxRow;
   ctx.SetOutput(0, x.dtype, x.dims);
   ctx.SetKernel<SoftmaxState, RunSoftmax>(std::move(s));
   return Status::Ok();
@@ -108,6 +135,8 @@ Status PrepareSoftmax(PrepareContext& ctx) {
 
 }  // namespace
 
-const OpDef kSoftmaxOp{"", "Softmax", 1, 1, 1, 1, PrepareSoftmax};
+const OpDef kSoftmaxOp{"", "Softmax", 1, 1, 1, 1, PrepareSoftmax<Family::kSoftmax>};
+const OpDef kLogSoftmaxOp{"", "LogSoftmax", 1, 1, 1, 1, PrepareSoftmax<Family::kLogSoftmax>};
+const OpDef kHardmaxOp{"", "Hardmax", 1, 1, 1, 1, PrepareSoftmax<Family::kHardmax>};
 
 }  // namespace qrt

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -46,6 +47,8 @@ TEST(OnnxBackend, NodeTests) {
   ASSERT_FALSE(known.empty()) << "known_failures.txt is missing";
   int passed = 0, failed = 0, unsupported = 0, known_failed = 0;
   std::string failures;
+  // QRT_LIST_UNSUPPORTED=1 prints each unsupported test with its reason (to choose what to build next).
+  const bool list_unsupported = std::getenv("QRT_LIST_UNSUPPORTED") != nullptr;
   for (const std::string& name : testing::ListDir(kNodeTestDir)) {
     const std::string dir = std::string(kNodeTestDir) + "/" + name;
     if (KnownBadData(name)) {
@@ -56,6 +59,7 @@ TEST(OnnxBackend, NodeTests) {
     auto classify = [&](const Status& s) {
       if (s.code() == StatusCode::kUnsupported || s.code() == StatusCode::kNeedsKnownValue) {
         ++unsupported;
+        if (list_unsupported) std::printf("unsupported %s: %s\n", name.c_str(), s.message().c_str());
       } else if (known.count(name)) {
         ++known_failed;
       } else {

@@ -6,6 +6,7 @@
 // an output has no quantizer). Skips cleanly when ../shared is absent.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 
 #include "loaders/model_io.h"
@@ -45,6 +46,25 @@ INSTANTIATE_TEST_SUITE_P(Models, SharedModelTest,
 
 class SharedModelOrtReference : public ::testing::TestWithParam<const char*> {};
 
+// Elements of a model's float output that may differ from the reference, and why. The
+// transformer's reference was made on a CPU without VNNI, where ONNX Runtime's u8 x s8
+// MatMulInteger kernel sums byte pairs with VPMADDUBSW, which saturates at int16: two of
+// the ten logits come out of a saturated sum (20536 for the exact 17478 in column 0).
+// qrt computes the exact integer product ONNX defines, as ONNX Runtime does with VNNI
+// (checked bit for bit on an AVX-512 VNNI machine); docs/float-order.md, "MatMulInteger".
+size_t AllowedMismatches(const std::string& model) { return model == "mnist_tiny_transformer_dyn_int8" ? 2 : 0; }
+
+// The number of elements of `got` outside `rel` of `want` (same dtype and dims required).
+size_t CountMismatches(const Tensor& got, const Tensor& want, double rel) {
+  if (got.dtype() != want.dtype() || got.dims() != want.dims()) return size_t(-1);
+  size_t bad = 0;
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    const double a = got.GetAsDouble(i), b = want.GetAsDouble(i);
+    if (!(std::fabs(a - b) <= rel * std::fabs(b))) ++bad;
+  }
+  return bad;
+}
+
 TEST_P(SharedModelOrtReference, MatchesOrtLiteralOutput) {
   const std::string name = GetParam();
   const std::string base = testing::SharedModelsDir() + "/" + name;
@@ -71,6 +91,12 @@ TEST_P(SharedModelOrtReference, MatchesOrtLiteralOutput) {
     ASSERT_EQ(dflt->size(), ref->size());
     for (size_t k = 0; k < ref->size(); ++k) {
       const std::string what = name + " output " + std::to_string(k) + " isa " + std::string(IsaName(isa));
+      const size_t allowed = AllowedMismatches(name);
+      if (allowed > 0) {
+        EXPECT_LE(CountMismatches((*none)[k], (*ref)[k], 1e-5), allowed) << what << " --passes none";
+        EXPECT_LE(CountMismatches((*dflt)[k], (*ref)[k], 1e-5), allowed) << what << " --passes default";
+        continue;
+      }
       EXPECT_EQ(testing::CompareTensors((*none)[k], (*ref)[k], 1e-5, 0), "") << what << " --passes none";
       const testing::OutputStep step = testing::FindOutputStep(*graph, k);
       if (step.step.empty()) {
@@ -88,7 +114,8 @@ TEST_P(SharedModelOrtReference, MatchesOrtLiteralOutput) {
 
 INSTANTIATE_TEST_SUITE_P(Models, SharedModelOrtReference,
                          ::testing::Values("ort_qdq_layernorm_reshape", "ort_qdq_silu_per_axis",
-                                           "ort_dynquant_matmulinteger"));
+                                           "ort_dynquant_matmulinteger", "mnist_tiny_transformer_dyn_int8",
+                                           "yolox_nano_416_convinteger_dyn_opset11"));
 
 }  // namespace
 }  // namespace qrt

@@ -18,6 +18,8 @@ using SoftmaxRowFn = void (*)(int64_t n, const float* x, float* y);
 
 namespace ref {
 void SoftmaxRow(int64_t n, const float* x, float* y);
+// LogSoftmax as MLAS computes it: the same m and lane sum, then y_i = (x_i + (-m)) - log(sum).
+void LogSoftmaxRow(int64_t n, const float* x, float* y);
 }  // namespace ref
 namespace avx2 {
 void SoftmaxRow(int64_t n, const float* x, float* y);  // bit-identical to ref::

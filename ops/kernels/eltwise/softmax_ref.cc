@@ -30,21 +30,34 @@ float Exp(float v) {
   return p * scale;
 }
 
+// sum_i exp~(neg_max + x_i) in eight lanes, reduced as the header says; y_i = exp~(...) if y.
+float SumExp(int64_t n, const float* x, float neg_max, float* y) {
+  float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int64_t i = 0; i < n; ++i) {
+    const float e = Exp(neg_max + x[i]);
+    if (y != nullptr) y[i] = e;
+    lane[i % 8] = lane[i % 8] + e;
+  }
+  const float lo = (lane[0] + lane[1]) + (lane[2] + lane[3]);
+  const float hi = (lane[4] + lane[5]) + (lane[6] + lane[7]);
+  return hi + lo;
+}
+
 }  // namespace
 
 void SoftmaxRow(int64_t n, const float* x, float* y) {
   float m;
   if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
-  const float neg_max = -m;
-  float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  for (int64_t i = 0; i < n; ++i) {
-    y[i] = Exp(neg_max + x[i]);
-    lane[i % 8] = lane[i % 8] + y[i];
-  }
-  const float lo = (lane[0] + lane[1]) + (lane[2] + lane[3]);
-  const float hi = (lane[4] + lane[5]) + (lane[6] + lane[7]);
-  const float scale = 1.f / (hi + lo);
+  const float scale = 1.f / SumExp(n, x, -m, y);
   for (int64_t i = 0; i < n; ++i) y[i] = y[i] * scale;
+}
+
+void LogSoftmaxRow(int64_t n, const float* x, float* y) {
+  float m;
+  if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
+  const float neg_max = -m;
+  const float log_sum = std::log(SumExp(n, x, neg_max, nullptr));
+  for (int64_t i = 0; i < n; ++i) y[i] = (x[i] + neg_max) - log_sum;
 }
 
 }  // namespace ref

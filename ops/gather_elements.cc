@@ -1,0 +1,82 @@
+// GatherElements(data, indices, axis): y[i] = data[i with i[axis] replaced by indices[i]],
+// y of the indices' shape. Pure data movement, every dtype; negative indices count from the
+// end; an index out of range is an error, at plan time when known and at run time otherwise.
+#include <cstring>
+
+#include "ops/op_util.h"
+#include "ops/ops.h"
+
+namespace qrt {
+namespace {
+
+struct GatherElementsState {
+  size_t elem_size;
+  Dims index_dims;
+  std::vector<int64_t> data_strides;  // of data, in elements
+  int64_t axis = 0, axis_len = 0;
+  DataType index_dtype;
+};
+
+template <class I>
+Status GatherTyped(const GatherElementsState& s, const I* idx, const char* x, char* y) {
+  const size_t rank = s.index_dims.size();
+  const int64_t n = ElementCount(s.index_dims);
+  std::vector<int64_t> pos(rank, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t k = int64_t(idx[i]);
+    if (k < -s.axis_len || k >= s.axis_len) {
+      return InvalidArgument("index ", k, " is out of range for an axis of length ", s.axis_len);
+    }
+    if (k < 0) k += s.axis_len;
+    int64_t off = 0;
+    for (size_t d = 0; d < rank; ++d) off += (int64_t(d) == s.axis ? k : pos[d]) * s.data_strides[d];
+    std::memcpy(y + size_t(i) * s.elem_size, x + size_t(off) * s.elem_size, s.elem_size);
+    for (size_t d = rank; d-- > 0;) {
+      if (++pos[d] < s.index_dims[d]) break;
+      pos[d] = 0;
+    }
+  }
+  return Status::Ok();
+}
+
+Status RunGatherElements(const GatherElementsState& s, const RunArgs& args) {
+  const char* x = static_cast<const char*>(args.input(0)->raw());
+  char* y = static_cast<char*>(args.output(0)->raw());
+  if (s.index_dtype == DataType::kInt32) return GatherTyped(s, args.input(1)->data<int32_t>(), x, y);
+  return GatherTyped(s, args.input(1)->data<int64_t>(), x, y);
+}
+
+Status PrepareGatherElements(PrepareContext& ctx) {
+  const TensorInfo& x = ctx.input(0);
+  const TensorInfo& ind = ctx.input(1);
+  QRT_RETURN_IF_ERROR(ExpectDType(ctx, 1, {DataType::kInt32, DataType::kInt64}));
+  const int64_t rank = int64_t(x.dims.size());
+  if (rank == 0) return InvalidArgument("data must have rank >= 1");
+  if (int64_t(ind.dims.size()) != rank) {
+    return InvalidArgument("indices ", DimsToString(ind.dims), " and data ", DimsToString(x.dims), " differ in rank");
+  }
+  QRT_ASSIGN_OR_RETURN(int64_t axis_attr, ctx.attrs().GetInt("axis", 0));
+  QRT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_attr, rank));
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != axis && ind.dims[size_t(d)] > x.dims[size_t(d)]) {
+      return InvalidArgument("indices ", DimsToString(ind.dims), " exceed data ", DimsToString(x.dims), " on axis ", d);
+    }
+  }
+  GatherElementsState s;
+  s.elem_size = DataTypeSize(x.dtype);
+  s.index_dims = ind.dims;
+  s.axis = axis;
+  s.axis_len = x.dims[size_t(axis)];
+  s.index_dtype = ind.dtype;
+  s.data_strides.assign(size_t(rank), 1);
+  for (size_t d = size_t(rank); d-- > 1;) s.data_strides[d - 1] = s.data_strides[d] * x.dims[d];
+  ctx.SetOutput(0, x.dtype, ind.dims);
+  ctx.SetKernel<GatherElementsState, RunGatherElements>(std::move(s));
+  return Status::Ok();
+}
+
+}  // namespace
+
+const OpDef kGatherElementsOp{"", "GatherElements", 2, 2, 1, 1, PrepareGatherElements};
+
+}  // namespace qrt

@@ -1,0 +1,22 @@
+// One float32 LayerNormalization row as MLAS's centered two-pass kernel computes it (ONNX
+// Runtime 1.30 runs it for rows of kLayerNormMinRow elements or more; docs/float-order.md):
+//   mean: the elements widened to double, summed in four lanes (lane i % 4) over whole
+//         groups of four, the lanes reduced (l0 + l2) + (l1 + l3), the tail added one by
+//         one in double; mean = float(sum / n)
+//   var:  d = x - mean in float; eight float lanes v = fma(d, d, v) (lane i % 8) over whole
+//         groups of eight, reduced lane k + lane k+4, then (0 + 2) + (1 + 3); the tail's
+//         fma(d, d, v) one by one into that sum
+//   inv = 1 / sqrtf(var / float(n) + epsilon);  y = fma((x - mean) * inv, scale, bias)
+#pragma once
+
+#include <cstdint>
+
+namespace qrt::ref {
+
+inline constexpr int64_t kLayerNormMinRow = 8;
+
+// bias may be null (then 0). Writes the row's mean and inverse standard deviation.
+void LayerNormRow(int64_t n, const float* x, const float* scale, const float* bias, float epsilon, float* y,
+                  float* mean, float* inv_std_dev);
+
+}  // namespace qrt::ref

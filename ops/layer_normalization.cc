@@ -1,0 +1,126 @@
+// LayerNormalization (opset 17): each row of the trailing axes [axis, rank) normalized by
+// its mean and standard deviation, times Scale, plus B (optional); optional outputs Mean and
+// InvStdDev of shape dims[:axis] + [1]*. float32 rows of 8 or more elements with float32
+// scale and bias follow MLAS's centered two-pass kernel, which ONNX Runtime 1.30 runs
+// (ops/kernels/norm/layer_norm.h). Other rows and types (the reference definition, as in
+// ONNX Runtime's scalar code), in the compute type:
+//   mean = (sum x) / n;  msq = (sum x*x) / n  (both sums in input order)
+//   d = sqrt(msq - mean*mean + epsilon);  y = (x - mean) / d * scale + bias
+// float64 computes in double; float16 and bfloat16 in float32, rounded once.
+#include <cmath>
+#include <type_traits>
+
+#include "ops/elementwise.h"
+#include "ops/kernels/norm/layer_norm.h"
+#include "ops/op_util.h"
+#include "ops/ops.h"
+
+namespace qrt {
+namespace {
+
+struct LayerNormState {
+  DataType dtype, scale_dtype;
+  int64_t rows = 1, n = 1;
+  float epsilon = 1e-5f;
+  bool has_bias = false;
+};
+
+// EX, EP, ES: the input's, the scale's and the statistics' element types.
+template <class EX, class EP, class ES>
+void LayerNormTyped(const LayerNormState& s, const RunArgs& args) {
+  using C = std::conditional_t<std::is_same_v<typename EX::Compute, double>, double, float>;
+  const auto* x = args.input(0)->data<typename EX::Stored>();
+  const auto* scale = args.input(1)->data<typename EP::Stored>();
+  const auto* bias = s.has_bias ? args.input(2)->data<typename EP::Stored>() : nullptr;
+  auto* y = args.output(0)->data<typename EX::Stored>();
+  auto* mean_out = args.num_outputs > 1 && args.output(1) ? args.output(1)->data<typename ES::Stored>() : nullptr;
+  auto* inv_out = args.num_outputs > 2 && args.output(2) ? args.output(2)->data<typename ES::Stored>() : nullptr;
+  const C n = C(s.n);
+  for (int64_t r = 0; r < s.rows; ++r) {
+    const auto* row = x + r * s.n;
+    auto* out = y + r * s.n;
+    if constexpr (std::is_same_v<typename EX::Stored, float> && std::is_same_v<typename EP::Stored, float>) {
+      if (s.n >= ref::kLayerNormMinRow) {
+        float mean, inv;
+        ref::LayerNormRow(s.n, row, scale, bias, s.epsilon, out, &mean, &inv);
+        if (mean_out) mean_out[r] = mean;
+        if (inv_out) inv_out[r] = inv;
+        continue;
+      }
+    }
+    C sum = 0, sum_sq = 0;
+    for (int64_t i = 0; i < s.n; ++i) {
+      const C v = C(EX::Load(row[i]));
+      sum += v;
+      sum_sq += v * v;
+    }
+    const C mean = sum / n;
+    const C d = std::sqrt(sum_sq / n - mean * mean + C(s.epsilon));
+    for (int64_t i = 0; i < s.n; ++i) {
+      C v = (C(EX::Load(row[i])) - mean) / d * C(EP::Load(scale[i]));
+      if (bias) v = v + C(EP::Load(bias[i]));
+      out[i] = EX::Store(typename EX::Compute(v));
+    }
+    if (mean_out) mean_out[r] = ES::Store(typename ES::Compute(mean));
+    if (inv_out) inv_out[r] = ES::Store(typename ES::Compute(C(1) / d));
+  }
+}
+
+template <class Tag>
+constexpr bool IsFloatTag() {
+  return std::is_same_v<Tag, float> || std::is_same_v<Tag, double> || std::is_same_v<Tag, Float16Tag> ||
+         std::is_same_v<Tag, BFloat16Tag>;
+}
+
+Status RunLayerNorm(const LayerNormState& s, const RunArgs& args) {
+  DispatchElem(s.dtype, [&](auto xt) {
+    DispatchElem(s.scale_dtype, [&](auto pt) {
+      using XT = decltype(xt);
+      using PT = decltype(pt);
+      if constexpr (IsFloatTag<XT>() && IsFloatTag<PT>()) LayerNormTyped<Elem<XT>, Elem<PT>, Elem<float>>(s, args);
+    });
+  });
+  return Status::Ok();
+}
+
+Status PrepareLayerNorm(PrepareContext& ctx) {
+  const TensorInfo& x = ctx.input(0);
+  if (!IsFloatType(x.dtype)) return InvalidArgument("X must be a float type, not ", DataTypeName(x.dtype));
+  const int64_t rank = int64_t(x.dims.size());
+  if (rank == 0) return InvalidArgument("X must have rank >= 1");
+  QRT_ASSIGN_OR_RETURN(int64_t axis_attr, ctx.attrs().GetInt("axis", -1));
+  QRT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_attr, rank));
+  QRT_ASSIGN_OR_RETURN(int64_t stash, ctx.attrs().GetInt("stash_type", 1));
+  if (stash != 1) return Unsupported("stash_type ", stash, " (qrt computes float32 statistics)");
+  LayerNormState s;
+  s.dtype = x.dtype;
+  QRT_ASSIGN_OR_RETURN(s.epsilon, ctx.attrs().GetFloat("epsilon", 1e-5f));
+  for (int64_t d = 0; d < rank; ++d) (d < axis ? s.rows : s.n) *= x.dims[size_t(d)];
+  const Dims norm_dims(x.dims.begin() + axis, x.dims.end());
+  for (int i = 1; i <= 2; ++i) {
+    if (!ctx.has_input(i)) continue;
+    const TensorInfo& p = ctx.input(i);
+    if (!IsFloatType(p.dtype)) return InvalidArgument("input ", i, " must be a float type");
+    if (ElementCount(p.dims) != s.n || !BroadcastsTo(p.dims, norm_dims)) {
+      return Unsupported("input ", i, " of shape ", DimsToString(p.dims), " is not the normalized shape ",
+                         DimsToString(norm_dims));
+    }
+  }
+  if (!ctx.has_input(1)) return InvalidArgument("Scale is required");
+  s.scale_dtype = ctx.input(1).dtype;
+  s.has_bias = ctx.has_input(2);
+  if (s.has_bias && ctx.input(2).dtype != s.scale_dtype) return InvalidArgument("Scale and B must share a dtype");
+  Dims stat_dims = x.dims;
+  for (int64_t d = axis; d < rank; ++d) stat_dims[size_t(d)] = 1;
+  ctx.SetOutput(0, x.dtype, x.dims);
+  if (ctx.num_outputs() > 1) ctx.SetOutput(1, DataType::kFloat32, stat_dims);
+  if (ctx.num_outputs() > 2) ctx.SetOutput(2, DataType::kFloat32, stat_dims);
+  ctx.SetKernel<LayerNormState, RunLayerNorm>(std::move(s));
+  return Status::Ok();
+}
+
+}  // namespace
+
+const OpDef kLayerNormalizationOp{"", "LayerNormalization", 2, 3, 1, 3, PrepareLayerNorm};
+
+}  // namespace qrt

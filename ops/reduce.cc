@@ -1,0 +1,325 @@
+// The Reduce ops: ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2,
+// ReduceSumSquare, ReduceLogSum, ReduceLogSumExp. Axes are an attribute before opset 18
+// (ReduceSum: 13) and an optional input from then on; no axes reduce every axis, unless
+// noop_with_empty_axes makes the op an identity.
+//
+// float32 folds in ONNX Runtime's order, which depends on the op and on the reduction's shape
+// (OrderFor below; ops/kernels/reduce/float_reduce.h); Mean divides the float sum by the
+// count, L2 and LogSum take sqrtf and logf of it. Other float types sum in double in input
+// order and round once (float16 and bfloat16 then round to their type); Prod, Max and Min
+// compute in the element type. Integers wrap (two's complement) and Mean truncates toward
+// zero. An empty reduction gives the operation's identity: 0 for the sums, 1 for Prod, -inf
+// (the type's lowest) for Max and LogSum(Exp), +inf (highest) for Min.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "ops/elementwise.h"
+#include "ops/kernels/reduce/float_reduce.h"
+#include "ops/op_util.h"
+#include "ops/ops.h"
+
+namespace qrt {
+namespace {
+
+enum class Reduce { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kSumSquare, kLogSum, kLogSumExp };
+
+// The order a float32 reduction folds in (ops/kernels/reduce/float_reduce.h).
+enum class FloatOrder { kSequential, kEigen, kGroupsOfFour };
+
+// y[i] = reduce over j of x[kept[i] + reduced[j]]: the offsets of each output's first
+// input element and of the reduced elements relative to it.
+struct ReduceState {
+  DataType dtype;
+  std::vector<int64_t> kept, reduced;
+  FloatOrder order = FloatOrder::kSequential;
+};
+
+// Elements before the next 16-byte boundary of a row starting at element `offset` of a
+// 16-byte aligned float buffer (where Eigen's aligned packets begin).
+int64_t Lead(int64_t offset) { return (4 - offset % 4) % 4; }
+
+// ONNX Runtime's reduction shapes: after dropping dims of size 1 and merging neighbours of
+// one kind, all reduced (R), kept-reduced (KR), reduced-kept (RK), KRK, or anything else.
+enum class ReduceShape { kAll, kKR, kRK, kKRK, kOther };
+
+ReduceShape ClassifyShape(const Dims& dims, const std::vector<char>& reduce) {
+  std::string kinds;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] == 1) continue;
+    const char k = reduce[d] ? 'R' : 'K';
+    if (kinds.empty() || kinds.back() != k) kinds += k;
+  }
+  if (kinds == "R" || kinds.empty()) return ReduceShape::kAll;
+  if (kinds == "KR") return ReduceShape::kKR;
+  if (kinds == "RK") return ReduceShape::kRK;
+  if (kinds == "KRK") return ReduceShape::kKRK;
+  return ReduceShape::kOther;
+}
+
+// Which order ONNX Runtime 1.30 uses for op kOp on that shape: Sum and Mean have fast paths
+// for R, KR (Eigen) and KRK (SGEMM); the other sums and Prod only reduce everything with
+// Eigen; all else folds element by element.
+template <Reduce kOp>
+FloatOrder OrderFor(ReduceShape shape) {
+  if (kOp == Reduce::kSum || kOp == Reduce::kMean) {
+    if (shape == ReduceShape::kAll || shape == ReduceShape::kKR) return FloatOrder::kEigen;
+    if (shape == ReduceShape::kKRK) return FloatOrder::kGroupsOfFour;
+    return FloatOrder::kSequential;
+  }
+  if (kOp == Reduce::kLogSumExp) return FloatOrder::kSequential;
+  return shape == ReduceShape::kAll ? FloatOrder::kEigen : FloatOrder::kSequential;
+}
+
+// One output of a float reduction, C = float or double. `at(j)` is the j-th reduced element.
+template <Reduce kOp, class C, class At>
+C ReduceFloat(int64_t count, At at) {
+  if constexpr (kOp == Reduce::kMax || kOp == Reduce::kMin) {
+    C acc = kOp == Reduce::kMax ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::infinity();
+    for (int64_t j = 0; j < count; ++j) {
+      const C v = at(j);
+      if (std::isnan(v)) return v;
+      if (kOp == Reduce::kMax ? v > acc : v < acc) acc = v;
+    }
+    return acc;
+  } else if constexpr (kOp == Reduce::kProd) {
+    C acc = 1;
+    for (int64_t j = 0; j < count; ++j) acc *= at(j);
+    return acc;
+  } else if constexpr (kOp == Reduce::kLogSumExp) {
+    // log(sum(exp(x - max))) + max: the shift keeps exp from overflowing.
+    double mx = -std::numeric_limits<double>::infinity();
+    for (int64_t j = 0; j < count; ++j) mx = std::max(mx, double(at(j)));
+    if (std::isinf(mx)) return C(mx);  // also the empty reduction's -inf
+    double sum = 0;
+    for (int64_t j = 0; j < count; ++j) sum += std::exp(double(at(j)) - mx);
+    return C(std::log(sum) + mx);
+  } else {
+    double sum = 0;
+    for (int64_t j = 0; j < count; ++j) {
+      const double v = double(at(j));
+      if constexpr (kOp == Reduce::kL1) {
+        sum += std::fabs(v);
+      } else if constexpr (kOp == Reduce::kL2 || kOp == Reduce::kSumSquare) {
+        sum += v * v;
+      } else {
+        sum += v;
+      }
+    }
+    if constexpr (kOp == Reduce::kMean) return C(sum / double(count));
+    if constexpr (kOp == Reduce::kL2) return C(std::sqrt(sum));
+    if constexpr (kOp == Reduce::kLogSum) return C(std::log(sum));
+    return C(sum);
+  }
+}
+
+template <Reduce kOp, class T>
+T ReduceInt(int64_t count, const T* first, const std::vector<int64_t>& reduced) {
+  using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+  if constexpr (kOp == Reduce::kMax || kOp == Reduce::kMin) {
+    T acc = kOp == Reduce::kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+    for (int64_t r : reduced) acc = kOp == Reduce::kMax ? std::max(acc, first[r]) : std::min(acc, first[r]);
+    return acc;
+  } else if constexpr (kOp == Reduce::kProd) {
+    U acc = 1;
+    for (int64_t r : reduced) acc = U(acc * U(first[r]));
+    return T(acc);
+  } else if constexpr (kOp == Reduce::kLogSum || kOp == Reduce::kLogSumExp || kOp == Reduce::kL2) {
+    double sum = 0;
+    for (int64_t r : reduced) {
+      const double v = double(first[r]);
+      sum += kOp == Reduce::kLogSumExp ? std::exp(v) : (kOp == Reduce::kL2 ? v * v : v);
+    }
+    const double y = kOp == Reduce::kL2 ? std::sqrt(sum) : std::log(sum);
+    if (!(y > double(std::numeric_limits<T>::lowest()))) return std::numeric_limits<T>::lowest();
+    if (y >= double(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+    return T(y);
+  } else {
+    uint64_t sum = 0;  // wraps instead of overflowing
+    for (int64_t r : reduced) {
+      const int64_t v = int64_t(first[r]);
+      if constexpr (kOp == Reduce::kL1) {
+        sum += uint64_t(v < 0 ? -v : v);
+      } else if constexpr (kOp == Reduce::kSumSquare) {
+        sum += uint64_t(v) * uint64_t(v);
+      } else {
+        sum += uint64_t(v);
+      }
+    }
+    if constexpr (kOp == Reduce::kMean) return count ? T(int64_t(sum) / count) : T(0);
+    return T(sum);
+  }
+}
+
+// float32 sums and products in ONNX Runtime's order for the reduction's shape
+// (ops/kernels/reduce/float_reduce.h); LogSumExp as m + logf(sum of expf(x - m)).
+template <Reduce kOp>
+void ReduceFloat32(const ReduceState& s, const float* x, float* y) {
+  const int64_t n = int64_t(s.reduced.size());
+  const int64_t* red = s.reduced.data();
+  auto add = [](float a, float b) { return a + b; };
+  for (size_t i = 0; i < s.kept.size(); ++i) {
+    const float* first = x + s.kept[i];
+    auto at = [&](int64_t j) {
+      const float v = first[red[j]];
+      if constexpr (kOp == Reduce::kL1) return std::fabs(v);
+      if constexpr (kOp == Reduce::kL2 || kOp == Reduce::kSumSquare) return v * v;
+      return v;
+    };
+    if constexpr (kOp == Reduce::kLogSumExp) {
+      float m = -std::numeric_limits<float>::infinity();
+      for (int64_t j = 0; j < n; ++j) m = std::max(m, at(j));
+      if (std::isinf(m)) {
+        y[i] = m;
+        continue;
+      }
+      const float sum = ref::FoldSequential(
+          n, 0.f, [&](int64_t j) { return std::exp(at(j) - m); }, add);
+      y[i] = std::log(sum) + m;
+      continue;
+    }
+    float r;
+    if constexpr (kOp == Reduce::kProd) {
+      auto mul = [](float a, float b) { return a * b; };
+      r = s.order == FloatOrder::kEigen ? ref::FoldEigen(n, Lead(s.kept[i]), 1.f, at, mul)
+                                        : ref::FoldSequential(n, 1.f, at, mul);
+    } else if (s.order == FloatOrder::kEigen) {
+      r = ref::FoldEigen(n, Lead(s.kept[i]), 0.f, at, add);
+    } else if (s.order == FloatOrder::kGroupsOfFour) {
+      r = ref::SumGroupsOfFour(n, at);
+    } else {
+      r = ref::FoldSequential(n, 0.f, at, add);
+    }
+    if constexpr (kOp == Reduce::kMean) r = r / float(n);
+    if constexpr (kOp == Reduce::kL2) r = std::sqrt(r);
+    if constexpr (kOp == Reduce::kLogSum) r = std::log(r);
+    y[i] = r;
+  }
+}
+
+template <Reduce kOp>
+Status RunReduce(const ReduceState& s, const RunArgs& args) {
+  const int64_t count = int64_t(s.reduced.size());
+  if constexpr (kOp != Reduce::kMax && kOp != Reduce::kMin) {
+    if (s.dtype == DataType::kFloat32) {
+      ReduceFloat32<kOp>(s, args.input(0)->data<float>(), args.output(0)->data<float>());
+      return Status::Ok();
+    }
+  }
+  DispatchElem(s.dtype, [&](auto tag) {
+    using E = Elem<decltype(tag)>;
+    using S = typename E::Stored;
+    using C = typename E::Compute;
+    const S* x = args.input(0)->data<S>();
+    S* y = args.output(0)->data<S>();
+    for (size_t i = 0; i < s.kept.size(); ++i) {
+      const S* first = x + s.kept[i];
+      if constexpr (std::is_same_v<C, bool>) {
+        // bool Max/Min (opset 20): any / all.
+        bool acc = kOp == Reduce::kMin;
+        for (int64_t r : s.reduced) acc = kOp == Reduce::kMax ? (acc || first[r]) : (acc && first[r]);
+        y[i] = acc;
+      } else if constexpr (std::is_integral_v<C>) {
+        y[i] = ReduceInt<kOp, C>(count, first, s.reduced);
+      } else {
+        y[i] = E::Store(ReduceFloat<kOp, C>(count, [&](int64_t j) { return E::Load(first[s.reduced[size_t(j)]]); }));
+      }
+    }
+  });
+  return Status::Ok();
+}
+
+// All offsets sum_d idx_d * strides[d] over the axes in `axes`, in row-major order.
+std::vector<int64_t> Offsets(const Dims& dims, const std::vector<int64_t>& strides, const std::vector<size_t>& axes) {
+  std::vector<int64_t> out = {0};
+  for (size_t a : axes) {
+    std::vector<int64_t> next;
+    next.reserve(out.size() * size_t(dims[a]));
+    for (int64_t base : out) {
+      for (int64_t i = 0; i < dims[a]; ++i) next.push_back(base + i * strides[a]);
+    }
+    out.swap(next);
+  }
+  return out;
+}
+
+// The opset from which the op takes its axes as an input.
+template <Reduce kOp>
+constexpr int64_t AxesInputSince() {
+  return kOp == Reduce::kSum ? 13 : 18;
+}
+
+template <Reduce kOp>
+Status PrepareReduce(PrepareContext& ctx) {
+  const TensorInfo& x = ctx.input(0);
+  const bool bool_ok = kOp == Reduce::kMax || kOp == Reduce::kMin;
+  if (x.dtype == DataType::kUndefined || (x.dtype == DataType::kBool && !bool_ok)) {
+    return InvalidArgument("input dtype ", DataTypeName(x.dtype), " is not supported by this op");
+  }
+  const int64_t rank = int64_t(x.dims.size());
+  QRT_ASSIGN_OR_RETURN(int64_t keepdims, ctx.attrs().GetInt("keepdims", 1));
+  std::vector<int64_t> axes;
+  bool noop_if_empty = false;
+  if (ctx.opset() < AxesInputSince<kOp>()) {
+    if (ctx.attrs().Has("axes")) {
+      QRT_ASSIGN_OR_RETURN(axes, ctx.attrs().GetInts("axes"));
+    }
+  } else {
+    QRT_ASSIGN_OR_RETURN(int64_t noop, ctx.attrs().GetInt("noop_with_empty_axes", 0));
+    noop_if_empty = noop != 0;
+    if (ctx.has_input(1)) {
+      QRT_RETURN_IF_ERROR(ExpectDType(ctx, 1, {DataType::kInt64}));
+      if (ctx.input(1).dims.size() != 1) return InvalidArgument("axes input must be 1-D");
+      if (ctx.input(1).value == nullptr) return NeedsConstant(ctx, 1, "axes");
+      axes = ToInt64Vector(*ctx.input(1).value);
+    }
+  }
+  std::vector<char> reduce(size_t(rank), 0);
+  if (axes.empty()) {
+    if (!noop_if_empty) reduce.assign(size_t(rank), 1);
+  } else {
+    for (int64_t a : axes) {
+      QRT_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(a, rank));
+      if (reduce[size_t(ax)]) return InvalidArgument("axis ", a, " is repeated");
+      reduce[size_t(ax)] = 1;
+    }
+  }
+  Dims out;
+  std::vector<size_t> kept_axes, reduced_axes;
+  for (size_t d = 0; d < size_t(rank); ++d) {
+    if (reduce[d]) {
+      reduced_axes.push_back(d);
+      if (keepdims) out.push_back(1);
+    } else {
+      kept_axes.push_back(d);
+      out.push_back(x.dims[d]);
+    }
+  }
+  ReduceState s;
+  s.dtype = x.dtype;
+  std::vector<int64_t> strides(size_t(rank), 1);
+  for (size_t d = size_t(rank); d-- > 1;) strides[d - 1] = strides[d] * x.dims[d];
+  s.kept = Offsets(x.dims, strides, kept_axes);
+  s.reduced = Offsets(x.dims, strides, reduced_axes);
+  s.order = OrderFor<kOp>(ClassifyShape(x.dims, reduce));
+  ctx.SetOutput(0, x.dtype, out);
+  ctx.SetKernel<ReduceState, RunReduce<kOp>>(std::move(s));
+  return Status::Ok();
+}
+
+}  // namespace
+
+const OpDef kReduceSumOp{"", "ReduceSum", 1, 2, 1, 1, PrepareReduce<Reduce::kSum>};
+const OpDef kReduceMeanOp{"", "ReduceMean", 1, 2, 1, 1, PrepareReduce<Reduce::kMean>};
+const OpDef kReduceMaxOp{"", "ReduceMax", 1, 2, 1, 1, PrepareReduce<Reduce::kMax>};
+const OpDef kReduceMinOp{"", "ReduceMin", 1, 2, 1, 1, PrepareReduce<Reduce::kMin>};
+const OpDef kReduceProdOp{"", "ReduceProd", 1, 2, 1, 1, PrepareReduce<Reduce::kProd>};
+const OpDef kReduceL1Op{"", "ReduceL1", 1, 2, 1, 1, PrepareReduce<Reduce::kL1>};
+const OpDef kReduceL2Op{"", "ReduceL2", 1, 2, 1, 1, PrepareReduce<Reduce::kL2>};
+const OpDef kReduceSumSquareOp{"", "ReduceSumSquare", 1, 2, 1, 1, PrepareReduce<Reduce::kSumSquare>};
+const OpDef kReduceLogSumOp{"", "ReduceLogSum", 1, 2, 1, 1, PrepareReduce<Reduce::kLogSum>};
+const OpDef kReduceLogSumExpOp{"", "ReduceLogSumExp", 1, 2, 1, 1, PrepareReduce<Reduce::kLogSumExp>};
+
+}  // namespace qrt

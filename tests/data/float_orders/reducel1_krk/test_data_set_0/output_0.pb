@@ -1,0 +1,1 @@
+By0JHÊ™¸DÀE	xlE™F½)+EÒ»D÷DÆD>&FÀE!°gDpVgE;g¾Eò]!EÚÓDÀB³D&!½D%ÎÔD¥’¤E

@@ -1,0 +1,1 @@
+By0JHÇDŸ©óDyàEò9D¬ãDÓãEÇŠD‰ªDEyF³DióEâ%Er/EUeD`ÙŒCWD9DÃÔ:E

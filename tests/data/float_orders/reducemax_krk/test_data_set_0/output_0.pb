@@ -1,0 +1,1 @@
+By0JHöÐZA…FDó{DÂD©äžC†äDY¬TDås„DIeÉDô¸§DÊºcC!ýCì÷C@P÷Bà}øD½FåB‡˜ßDi“D

@@ -1,0 +1,1 @@
+@By0J€äªC§ jDìØB¸…#DÇä½BégØD_˜ÚDzpmD^4D¥*@¯›GBÊ~C†(@ÎèCe‹tD)ÃDÓnéCÜŠD„ƒBÀbøDS$Ô@z£ÞCmÊC¾ÝtC4ÃûCGYZCŒ„CÚ±`Aÿ¥²D9ˆDŠ~¡CyaB·±C­p”DÜ´]DxvjC”›>ÂbÓC¨c&DÁ“wDÜwÕC¦Š%Dõ+gD±ÇDÐÔ¡D*apDáTòCÀ¨°C|Ä‰DúÕD‚âíCt`[CZ`D BEˆþD0|DC0Sâ?ŒùA'(¤AÙ=D•£“D“jC§ÞD¨ÛzC

@@ -1,0 +1,1 @@
+By0JHå‡?E²ŠcDÎhWÅqCY¦&ÅlöÅeg)Dˆ/³D´×Cby(ÅÔTEvEr®$Dù­^Åì?gÅí²ðCÅmIÄ>ÄûD

@@ -1,0 +1,2 @@
+@By0J€QzhIšØ J9$•Ic;|J0J­†J÷Ï?I2ÈJJÞ[uJP)J®OJ[ZG—˜IÿQ{JÚ–DJÒ6GJÜÜJ<NmJLH5#9IcùHÇ(4J«,‰IÞHM©kHNJ+›÷HDýAJá6¸JàžJ%³RJm.IRÎJ	–ýIê½•IÍïiH“¬™IÁ]E“NfGtÃrJ`r¹I×m…J€8I‚J/BIn¦FJQJQF}öRJ<ÔI%êhH^ÅSJÎïãJßnÅHÞ;:Hi­¹IBGXßâHz
+J• JŠˆ‰J‹ã¼IØÑèH!MJÿq¾G
