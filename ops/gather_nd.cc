@@ -11,13 +11,13 @@ namespace {
 
 struct GatherNdState {
   size_t elem_size;
-  int64_t batch = 1;        // product of the batch dims
-  int64_t per_batch = 1;    // index rows per batch
-  int64_t m = 0;            // index row length
-  Dims indexed;             // the m data dims an index row addresses
+  int64_t batch = 1;             // product of the batch dims
+  int64_t per_batch = 1;         // index rows per batch
+  int64_t m = 0;                 // index row length
+  Dims indexed;                  // the m data dims an index row addresses
   std::vector<int64_t> strides;  // their strides, in slices
-  int64_t slice = 1;        // elements per gathered slice
-  int64_t batch_stride = 0; // data elements per batch
+  int64_t slice = 1;             // elements per gathered slice
+  int64_t batch_stride = 0;      // data elements per batch
 };
 
 Status RunGatherNd(const GatherNdState& s, const RunArgs& args) {
@@ -50,7 +50,8 @@ Status PrepareGatherNd(PrepareContext& ctx) {
   const int64_t r = int64_t(x.dims.size()), q = int64_t(ind.dims.size());
   QRT_ASSIGN_OR_RETURN(int64_t b, ctx.attrs().GetInt("batch_dims", 0));
   if (r < 1 || q < 1) return InvalidArgument("data and indices must have rank >= 1");
-  if (b < 0 || b >= std::min(r, q)) return InvalidArgument("batch_dims ", b, " must be < min(rank(data), rank(indices))");
+  if (b < 0 || b >= std::min(r, q))
+    return InvalidArgument("batch_dims ", b, " must be < min(rank(data), rank(indices))");
   for (int64_t d = 0; d < b; ++d) {
     if (x.dims[size_t(d)] != ind.dims[size_t(d)]) return InvalidArgument("batch dim ", d, " differs");
   }

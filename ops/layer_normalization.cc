@@ -1,9 +1,8 @@
 // LayerNormalization (opset 17): each row of the trailing axes [axis, rank) normalized by
 // its mean and standard deviation, times Scale, plus B (optional); optional outputs Mean and
-// InvStdDev of shape dims[:axis] + [1]*. float32 rows of 8 or more elements with float32
-// scale and bias follow MLAS's centered two-pass kernel, which ONNX Runtime 1.30 runs
-// (ops/kernels/norm/layer_norm.h). Other rows and types (the reference definition, as in
-// ONNX Runtime's scalar code), in the compute type:
+// InvStdDev of shape dims[:axis] + [1]*. float32 with float32 scale and bias follows ONNX
+// Runtime 1.30 bit for bit (ops/kernels/norm/layer_norm.h): MLAS's centered two-pass kernel
+// for rows of 8 or more, Welford's update for shorter ones. Other types, in the compute type:
 //   mean = (sum x) / n;  msq = (sum x*x) / n  (both sums in input order)
 //   d = sqrt(msq - mean*mean + epsilon);  y = (x - mean) / d * scale + bias
 // float64 computes in double; float16 and bfloat16 in float32, rounded once.
@@ -40,13 +39,12 @@ void LayerNormTyped(const LayerNormState& s, const RunArgs& args) {
     const auto* row = x + r * s.n;
     auto* out = y + r * s.n;
     if constexpr (std::is_same_v<typename EX::Stored, float> && std::is_same_v<typename EP::Stored, float>) {
-      if (s.n >= ref::kLayerNormMinRow) {
-        float mean, inv;
-        ref::LayerNormRow(s.n, row, scale, bias, s.epsilon, out, &mean, &inv);
-        if (mean_out) mean_out[r] = mean;
-        if (inv_out) inv_out[r] = inv;
-        continue;
-      }
+      float mean, inv;
+      (s.n >= ref::kLayerNormMinRow ? ref::LayerNormRow : ref::LayerNormShortRow)(s.n, row, scale, bias, s.epsilon, out,
+                                                                                  &mean, &inv);
+      if (mean_out) mean_out[r] = mean;
+      if (inv_out) inv_out[r] = inv;
+      continue;
     }
     C sum = 0, sum_sq = 0;
     for (int64_t i = 0; i < s.n; ++i) {

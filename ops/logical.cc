@@ -34,8 +34,8 @@ Status PrepareBroadcast(PrepareContext& ctx, BroadcastState& s) {
 
 template <Logic kOp>
 Status RunLogic(const BroadcastState& s, const RunArgs& args) {
-  BroadcastMap2(s.loop, args.input(0)->data<uint8_t>(), args.input(1)->data<uint8_t>(),
-                args.output(0)->data<uint8_t>(), [](uint8_t a, uint8_t b) -> uint8_t {
+  BroadcastMap2(s.loop, args.input(0)->data<uint8_t>(), args.input(1)->data<uint8_t>(), args.output(0)->data<uint8_t>(),
+                [](uint8_t a, uint8_t b) -> uint8_t {
                   const bool x = a != 0, y = b != 0;
                   if constexpr (kOp == Logic::kAnd) return x && y;
                   if constexpr (kOp == Logic::kOr) return x || y;

@@ -42,7 +42,8 @@ Status PrepareOneHot(PrepareContext& ctx) {
   const TensorInfo& ind = ctx.input(0);
   const TensorInfo& depth = ctx.input(1);
   const TensorInfo& values = ctx.input(2);
-  if (ind.dtype == DataType::kBool || ind.dtype == DataType::kUndefined) return InvalidArgument("indices must be numeric");
+  if (ind.dtype == DataType::kBool || ind.dtype == DataType::kUndefined)
+    return InvalidArgument("indices must be numeric");
   if (ElementCount(depth.dims) != 1) return InvalidArgument("depth must hold one element");
   if (depth.value == nullptr) return NeedsConstant(ctx, 1, "depth");
   if (ElementCount(values.dims) != 2 || values.dims.size() != 1) return InvalidArgument("values must be [off, on]");

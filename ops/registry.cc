@@ -37,6 +37,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kConvIntegerOp,
       &kQLinearConvOp,
       &kQrtQLinearConvOp,
+      // ops/conv_transpose.cc
+      &kConvTransposeOp,
       // ops/cum_sum.cc
       &kCumSumOp,
       // ops/depth_to_space.cc
@@ -67,6 +69,9 @@ const std::vector<const OpDef*>& AllOps() {
       &kBitShiftOp,
       // ops/lookup_table.cc
       &kLookupTableOp,
+      // ops/loss.cc
+      &kNegativeLogLikelihoodLossOp,
+      &kSoftmaxCrossEntropyLossOp,
       // ops/lp_normalization.cc
       &kLpNormalizationOp,
       // ops/lrn.cc

@@ -43,9 +43,15 @@ void Combine(Reduction r, typename E::Stored* at, typename E::Stored u) {
     v = r == Reduction::kAdd || r == Reduction::kMax ? (a || b) : (a && b);
   } else if constexpr (std::is_integral_v<C>) {
     using U = std::conditional_t<(sizeof(C) < sizeof(unsigned)), unsigned, std::make_unsigned_t<C>>;
-    v = r == Reduction::kAdd ? C(U(a) + U(b)) : r == Reduction::kMul ? C(U(a) * U(b)) : r == Reduction::kMax ? std::max(a, b) : std::min(a, b);
+    v = r == Reduction::kAdd   ? C(U(a) + U(b))
+        : r == Reduction::kMul ? C(U(a) * U(b))
+        : r == Reduction::kMax ? std::max(a, b)
+                               : std::min(a, b);
   } else {
-    v = r == Reduction::kAdd ? a + b : r == Reduction::kMul ? a * b : r == Reduction::kMax ? std::max(a, b) : std::min(a, b);
+    v = r == Reduction::kAdd   ? a + b
+        : r == Reduction::kMul ? a * b
+        : r == Reduction::kMax ? std::max(a, b)
+                               : std::min(a, b);
   }
   *at = E::Store(v);
 }

@@ -305,6 +305,54 @@ def more_float_op_cases():
     return out
 
 
+def new_op_cases():
+    """Ops added for issue 21 between a DequantizeLinear and a QuantizeLinear."""
+    out = []
+    x = [1, 3, 11, 13]
+    rng = np.random.default_rng(21)
+    for op in ["Floor", "Ceil", "Round", "Reciprocal", "Sqrt", "Erf", "Log", "Exp", "Sin", "Cos", "Elu", "Selu",
+               "Celu", "Softplus", "Softsign", "HardSwish", "ThresholdedRelu", "Sign", "Mish"]:
+        attrs = {}
+        opset = {"Mish": 18, "HardSwish": 14}.get(op, 13)
+        out.append(case(op.lower() + "_s8", op, x, attrs, opset=opset, zp=0, qtype=np.int8))
+    out.append(case("shrink", "Shrink", x, dict(lambd=1.5, bias=0.5), zp=0, qtype=np.int8))
+    out.append(case("pow_square", "Pow", x, consts=[f32(2.0)], zp=0, qtype=np.int8))
+    out.append(case("pow_half", "Pow", x, consts=[f32(0.5)], zp=0, qtype=np.uint8))
+    out.append(case("max_self_const", "Max", x, consts=["dq", f32(0.3)], opset=13))
+    out.append(case("mean_self", "Mean", x, consts=["dq", "dq"], opset=13))
+    for op in ["ReduceSum", "ReduceMax", "ReduceMin", "ReduceL2", "ReduceL1", "ReduceSumSquare", "ReduceProd",
+               "ReduceLogSumExp"]:
+        out.append(case(op.lower() + "_axes13", op, x, dict(keepdims=1), consts=[i64(1, 3)], opset=18,
+                        scale=0.02 if op == "ReduceProd" else 0.1))
+    out.append(case("reducesum_last", "ReduceSum", x, dict(keepdims=0), consts=[i64(-1)], opset=18))
+    out.append(case("reducemean_hw", "ReduceMean", x, dict(keepdims=1), consts=[i64(2, 3)], opset=18))
+    scale, bias = rng.uniform(0.5, 1.5, 13).astype(F32), rng.uniform(-1, 1, 13).astype(F32)
+    out.append(case("layernorm_last", "LayerNormalization", x, dict(axis=-1), consts=[scale, bias], opset=17))
+    s2 = rng.uniform(0.5, 1.5, 11 * 13).reshape(11, 13).astype(F32)
+    out.append(case("layernorm_axis2", "LayerNormalization", x, dict(axis=2), consts=[s2], opset=17))
+    out.append(case("instancenorm", "InstanceNormalization", x, consts=[scale[:3], bias[:3]], opset=13))
+    out.append(case("lpnorm_l2", "LpNormalization", x, dict(axis=-1, p=2), opset=13))
+    out.append(case("mvn", "MeanVarianceNormalization", x, opset=13))
+    out.append(case("lrn", "LRN", x, dict(size=3, alpha=1e-2, beta=0.75, bias=1.0), opset=13))
+    out.append(case("logsoftmax", "LogSoftmax", x, dict(axis=-1), opset=13))
+    out.append(case("hardmax", "Hardmax", x, dict(axis=1), opset=13))
+    out.append(case("cumsum_axis3", "CumSum", x, consts=[np.array(3, np.int64)], opset=14))
+    out.append(case("expand", "Expand", [1, 3, 1, 13], consts=[i64(2, 3, 4, 13)], opset=13))
+    out.append(case("depthtospace_crd", "DepthToSpace", [1, 8, 3, 5], dict(blocksize=2, mode="CRD"), opset=13))
+    out.append(case("spacetodepth", "SpaceToDepth", [1, 2, 6, 4], dict(blocksize=2), opset=13))
+    idx = rng.integers(-3, 3, (1, 3, 11, 4)).astype(np.int64)
+    out.append(case("gatherelements", "GatherElements", x, dict(axis=3), consts=[idx], opset=13))
+    out.append(case("trilu_lower", "Trilu", x, dict(upper=0), consts=[np.array(1, np.int64)], opset=14))
+    wt = (rng.integers(-8, 9, (3, 2, 3, 3)) * 0.125).astype(F32)
+    bt = (rng.integers(-8, 9, 2) * 0.25).astype(F32)
+    out.append(case("convtranspose_s2", "ConvTranspose", x, dict(strides=[2, 2], pads=[1, 1, 0, 0]), consts=[wt, bt],
+                    opset=13))
+    wg = (rng.integers(-8, 9, (3, 1, 2, 2)) * 0.125).astype(F32)
+    out.append(case("convtranspose_depthwise", "ConvTranspose", x, dict(group=3, output_padding=[1, 0],
+                                                                         strides=[2, 1]), consts=[wg], opset=13))
+    return out
+
+
 def integer_op_cases():
     """The ops that read the 8-bit tensor themselves."""
     out = []
@@ -372,7 +420,7 @@ def quantizer_and_cast_cases():
 
 
 def all_cases():
-    cases = (resize_cases() + average_pool_cases() + lp_pool_cases() + other_cases() + more_float_op_cases()
+    cases = (resize_cases() + average_pool_cases() + lp_pool_cases() + other_cases() + more_float_op_cases() + new_op_cases()
              + integer_op_cases() + quantizer_and_cast_cases())
     names = [c["name"] for c in cases]
     assert len(names) == len(set(names)), "duplicate case names"

@@ -71,7 +71,7 @@ def reduce_cases():
 
 def other_cases():
     out = []
-    for shape in ([2, 5, 64], [3, 384], [10, 1003], [30, 9], [4, 16]):
+    for shape in ([2, 5, 64], [3, 384], [10, 1003], [30, 9], [4, 16], [20, 14], [20, 13], [30, 5], [30, 1], [30, 7]):
         n = shape[-1]
         name = "layernorm_" + "x".join(map(str, shape))
         out.append(case(name, "LayerNormalization", [normal(shape, n)], {"axis": -1, "epsilon": 1e-5}, opset=17,
@@ -90,8 +90,20 @@ def other_cases():
     out.append(case("mean_three", "Mean", [spread([5, 7], 6), spread([7], 7), spread([5, 1], 8)], opset=13))
     out.append(case("sum_three", "Sum", [spread([5, 7], 9), spread([7], 10), spread([5, 1], 11)], opset=13))
     out.append(case("cumsum", "CumSum", [spread([3, 40], 12)], consts=[("axis", np.array(1, np.int64))], opset=14))
-    out.append(case("instancenorm", "InstanceNormalization", [normal([2, 3, 5, 7], 13)],
-                    consts=[("s", normal([3], 14)), ("b", normal([3], 15))], opset=6))
+    for shape in ([2, 3, 5, 7], [1, 4, 9, 16], [1, 3, 13, 11], [3, 5, 37, 1]):
+        c = shape[1]
+        out.append(case("instancenorm_" + "x".join(map(str, shape)), "InstanceNormalization", [normal(shape, 13)],
+                        consts=[("s", normal([c], 14)), ("b", normal([c], 15))], opset=6))
+    w = normal([4, 3, 3, 3], 17)
+    convt = [("convtranspose_s2_pads", [normal([2, 4, 7, 6], 18)], {"strides": [2, 2], "pads": [1, 0, 1, 1]}, w, 3),
+             ("convtranspose_groups_dil", [normal([1, 4, 5, 5], 19)], {"group": 2, "dilations": [2, 1]},
+              normal([4, 2, 3, 2], 20), 4),
+             ("convtranspose_wide_cin", [normal([1, 40, 4, 4], 21)], {"strides": [2, 2], "output_padding": [1, 1]},
+              normal([40, 3, 3, 3], 22), 3),
+             ("convtranspose_1d", [normal([2, 3, 11], 23)], {"strides": [3]}, normal([3, 2, 4], 24), 2),
+             ("convtranspose_3d", [normal([1, 2, 3, 4, 3], 25)], {"strides": [1, 2, 1]}, normal([2, 2, 2, 2, 2], 26), 2)]
+    for name, ins, attrs, wt, cout in convt:
+        out.append(case(name, "ConvTranspose", ins, attrs, opset=11, consts=[("w", wt), ("b", normal([cout], 27))]))
     out.append(case("softplus", "Softplus", [normal([4, 50], 16)], opset=1))
     return out
 

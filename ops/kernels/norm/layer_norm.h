@@ -5,7 +5,8 @@
 //         one in double; mean = float(sum / n)
 //   var:  d = x - mean in float; eight float lanes v = fma(d, d, v) (lane i % 8) over whole
 //         groups of eight, reduced lane k + lane k+4, then (0 + 2) + (1 + 3); the tail's
-//         fma(d, d, v) one by one into that sum
+//         steps into that sum one by one: v = v + d*d (unfused) for the first four when
+//         there are four or more, then v = fma(d, d, v)
 //   inv = 1 / sqrtf(var / float(n) + epsilon);  y = fma((x - mean) * inv, scale, bias)
 #pragma once
 
@@ -18,5 +19,11 @@ inline constexpr int64_t kLayerNormMinRow = 8;
 // bias may be null (then 0). Writes the row's mean and inverse standard deviation.
 void LayerNormRow(int64_t n, const float* x, const float* scale, const float* bias, float epsilon, float* y,
                   float* mean, float* inv_std_dev);
+
+// Rows shorter than kLayerNormMinRow, as ONNX Runtime's own code computes them (Welford):
+//   m = 0, M2 = 0; for each x: d = x - m; m = m + d / (i + 1); M2 = M2 + d * (x - m)
+//   den = sqrtf(M2 / n + epsilon);  y = ((x - m) / den) * scale + bias;  InvStdDev = 1 / den
+void LayerNormShortRow(int64_t n, const float* x, const float* scale, const float* bias, float epsilon, float* y,
+                       float* mean, float* inv_std_dev);
 
 }  // namespace qrt::ref

@@ -23,14 +23,40 @@ void LayerNormRow(int64_t n, const float* x, const float* scale, const float* bi
   float v4[4];
   for (int k = 0; k < 4; ++k) v4[k] = v8[k] + v8[k + 4];
   float var = (v4[0] + v4[2]) + (v4[1] + v4[3]);
-  for (int64_t i = groups8; i < n; ++i) {
-    const float d = x[i] - mean;
+  // The tail: four unfused steps first when there are four (a 4-wide vectorized loop
+  // summing in order), then fused ones.
+  int64_t t = groups8;
+  if (n - groups8 >= 4) {
+    for (const int64_t end = t + 4; t < end; ++t) {
+      const float d = x[t] - mean;
+      var = var + d * d;
+    }
+  }
+  for (; t < n; ++t) {
+    const float d = x[t] - mean;
     var = std::fma(d, d, var);
   }
   const float inv = 1.0f / std::sqrt(var / float(n) + epsilon);
   for (int64_t i = 0; i < n; ++i) y[i] = std::fma((x[i] - mean) * inv, scale[i], bias ? bias[i] : 0.f);
   *mean_out = mean;
   *inv_out = inv;
+}
+
+void LayerNormShortRow(int64_t n, const float* x, const float* scale, const float* bias, float epsilon, float* y,
+                       float* mean_out, float* inv_out) {
+  float mean = 0, m2 = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const float d = x[i] - mean;
+    mean = mean + d / float(i + 1);
+    m2 = m2 + d * (x[i] - mean);
+  }
+  const float den = std::sqrt(m2 / float(n) + epsilon);
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = ((x[i] - mean) / den) * scale[i];
+    y[i] = bias ? v + bias[i] : v;
+  }
+  *mean_out = mean;
+  *inv_out = 1.0f / den;
 }
 
 }  // namespace qrt::ref

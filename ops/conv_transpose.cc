@@ -1,0 +1,228 @@
+// ConvTranspose (1-D to 3-D, groups, strides, dilations, pads, auto_pad, output_padding,
+// output_shape), float32 in ONNX Runtime's order; other float types widen to float32 and
+// round once. Per image and group, as ONNX Runtime computes it:
+//   col[kd, p] = sum over the group's input channels ci of W[ci, kd] * X[ci, p]
+//     (kd runs over the group's output channels and kernel offsets; a GEMM with W transposed,
+//      in MLAS's summation order: ops/kernels/gemm/sgemm.h)
+//   col2im: y = 0, then for each kd (channel, kernel offset) and each input position p in
+//     order, y[channel, p * stride - pad + offset * dilation] += col[kd, p] where inside;
+//   then y += B[channel] when there is a bias.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "ops/elementwise.h"
+#include "ops/kernels/common/thread_scratch.h"
+#include "ops/kernels/gemm/sgemm.h"
+#include "ops/op_util.h"
+#include "ops/ops.h"
+
+namespace qrt {
+namespace {
+
+struct ConvTransposeState {
+  DataType dtype;
+  int64_t batch = 1, in_channels = 1, out_channels = 1, group = 1;
+  Dims in_spatial, out_spatial, kernel, strides, dilations, pads_begin;
+  bool has_bias = false;
+  SgemmFn gemm = nullptr;
+  int threads = 1;
+};
+
+// Adds col [kd, in positions] into the image of `channels` output planes.
+void Col2Im(const ConvTransposeState& s, int64_t channels, const float* col, float* image) {
+  const size_t r = s.in_spatial.size();
+  const int64_t kernel_size = ElementCount(s.kernel), in_size = ElementCount(s.in_spatial);
+  const int64_t out_size = ElementCount(s.out_spatial);
+  int64_t k_idx[3] = {0, 0, 0}, p_idx[3] = {0, 0, 0};
+  for (int64_t c = 0; c < channels; ++c) {
+    float* plane = image + c * out_size;
+    for (int64_t k = 0; k < kernel_size; ++k) {
+      for (size_t d = r, rest = size_t(k); d-- > 0;) k_idx[d] = int64_t(rest % size_t(s.kernel[d])), rest /= size_t(s.kernel[d]);
+      const float* row = col + (c * kernel_size + k) * in_size;
+      for (size_t d = 0; d < r; ++d) p_idx[d] = 0;
+      for (int64_t p = 0; p < in_size; ++p) {
+        int64_t at = 0;
+        bool inside = true;
+        for (size_t d = 0; d < r; ++d) {
+          const int64_t o = p_idx[d] * s.strides[d] - s.pads_begin[d] + k_idx[d] * s.dilations[d];
+          inside = inside && o >= 0 && o < s.out_spatial[d];
+          at = at * s.out_spatial[d] + o;
+        }
+        if (inside) plane[at] += row[p];
+        for (size_t d = r; d-- > 0;) {
+          if (++p_idx[d] < s.in_spatial[d]) break;
+          p_idx[d] = 0;
+        }
+      }
+    }
+  }
+}
+
+// float32 input, weights and bias (widened copies for the other float types).
+void RunFloat(const ConvTransposeState& s, const float* x, const float* w, const float* b, float* y) {
+  const int64_t cin_g = s.in_channels / s.group, cout_g = s.out_channels / s.group;
+  const int64_t kernel_size = ElementCount(s.kernel), in_size = ElementCount(s.in_spatial);
+  const int64_t out_size = ElementCount(s.out_spatial), kd = cout_g * kernel_size;
+  float* wt = ThreadScratchFloats(ScratchSlot::kOp1, size_t(kd * cin_g));
+  float* col = ThreadScratchFloats(ScratchSlot::kOp2, size_t(kd * in_size));
+  std::memset(y, 0, size_t(s.batch * s.out_channels * out_size) * sizeof(float));
+  for (int64_t g = 0; g < s.group; ++g) {
+    // W's group block [cin_g, kd] transposed to the GEMM's row-major A [kd, cin_g].
+    const float* wg = w + g * cin_g * kd;
+    for (int64_t ci = 0; ci < cin_g; ++ci) {
+      for (int64_t j = 0; j < kd; ++j) wt[j * cin_g + ci] = wg[ci * kd + j];
+    }
+    for (int64_t n = 0; n < s.batch; ++n) {
+      SgemmArgs a;
+      a.m = kd;
+      a.n = in_size;
+      a.k = cin_g;
+      a.a = wt;
+      a.lda = cin_g;
+      a.b = x + (n * s.in_channels + g * cin_g) * in_size;
+      a.ldb = in_size;
+      a.c = col;
+      a.ldc = in_size;
+      a.one_row_kernels = false;  // MLAS takes A transposed here
+      a.threads = s.threads;
+      s.gemm(a);
+      Col2Im(s, cout_g, col, y + (n * s.out_channels + g * cout_g) * out_size);
+    }
+  }
+  if (b != nullptr) {
+    for (int64_t n = 0; n < s.batch; ++n) {
+      for (int64_t c = 0; c < s.out_channels; ++c) {
+        float* plane = y + (n * s.out_channels + c) * out_size;
+        for (int64_t i = 0; i < out_size; ++i) plane[i] = plane[i] + b[c];
+      }
+    }
+  }
+}
+
+// A float tensor's values as float32 (the 16-bit types widen exactly; float64 rounds).
+std::vector<float> ToFloat32(const Tensor& t) {
+  std::vector<float> out(size_t(t.numel()));
+  DispatchElem(t.dtype(), [&](auto tag) {
+    using E = Elem<decltype(tag)>;
+    const auto* p = t.data<typename E::Stored>();
+    for (size_t i = 0; i < out.size(); ++i) out[i] = float(E::Load(p[i]));
+  });
+  return out;
+}
+
+Status RunConvTranspose(const ConvTransposeState& s, const RunArgs& args) {
+  const Tensor& x = *args.input(0);
+  const Tensor& w = *args.input(1);
+  const Tensor* b = s.has_bias ? args.input(2) : nullptr;
+  Tensor& y = *args.output(0);
+  if (s.dtype == DataType::kFloat32) {
+    RunFloat(s, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr, y.data<float>());
+    return Status::Ok();
+  }
+  const std::vector<float> xf = ToFloat32(x), wf = ToFloat32(w), bf = b ? ToFloat32(*b) : std::vector<float>();
+  std::vector<float> yf(size_t(y.numel()));
+  RunFloat(s, xf.data(), wf.data(), b ? bf.data() : nullptr, yf.data());
+  DispatchElem(s.dtype, [&](auto tag) {
+    using E = Elem<decltype(tag)>;
+    if constexpr (std::is_floating_point_v<typename E::Compute>) {
+      auto* p = y.data<typename E::Stored>();
+      for (size_t i = 0; i < yf.size(); ++i) p[i] = E::Store(typename E::Compute(yf[i]));
+    }
+  });
+  return Status::Ok();
+}
+
+StatusOr<std::vector<int64_t>> IntsOr(const PrepareContext& ctx, const char* name, size_t n, int64_t dflt) {
+  QRT_ASSIGN_OR_RETURN(std::vector<int64_t> v, ctx.attrs().GetInts(name, std::vector<int64_t>(n, dflt)));
+  if (v.size() != n) return InvalidArgument(name, " has ", v.size(), " values, expected ", n);
+  return v;
+}
+
+Status PrepareConvTranspose(PrepareContext& ctx) {
+  const TensorInfo& x = ctx.input(0);
+  const TensorInfo& w = ctx.input(1);
+  if (!IsFloatType(x.dtype)) return InvalidArgument("X must be a float type, not ", DataTypeName(x.dtype));
+  if (w.dtype != x.dtype) return InvalidArgument("W must have X's dtype");
+  const size_t rank = x.dims.size();
+  if (rank < 3 || rank > 5) return Unsupported("ConvTranspose on rank ", rank, " (qrt has 1-D to 3-D)");
+  if (w.dims.size() != rank) return InvalidArgument("W ", DimsToString(w.dims), " and X differ in rank");
+  const size_t r = rank - 2;
+  ConvTransposeState s;
+  s.dtype = x.dtype;
+  s.batch = x.dims[0];
+  s.in_channels = x.dims[1];
+  QRT_ASSIGN_OR_RETURN(s.group, ctx.attrs().GetInt("group", 1));
+  if (s.group < 1 || s.in_channels % s.group != 0 || w.dims[0] != s.in_channels) {
+    return InvalidArgument("W ", DimsToString(w.dims), " does not fit ", s.in_channels, " channels in ", s.group,
+                           " groups");
+  }
+  s.out_channels = w.dims[1] * s.group;
+  s.in_spatial.assign(x.dims.begin() + 2, x.dims.end());
+  QRT_ASSIGN_OR_RETURN(s.kernel, IntsOr(ctx, "kernel_shape", r, 0));
+  for (size_t d = 0; d < r; ++d) {
+    if (s.kernel[d] == 0) s.kernel[d] = w.dims[2 + d];
+    if (s.kernel[d] != w.dims[2 + d]) return InvalidArgument("kernel_shape does not match W");
+  }
+  QRT_ASSIGN_OR_RETURN(s.strides, IntsOr(ctx, "strides", r, 1));
+  QRT_ASSIGN_OR_RETURN(s.dilations, IntsOr(ctx, "dilations", r, 1));
+  QRT_ASSIGN_OR_RETURN(std::vector<int64_t> out_pad, IntsOr(ctx, "output_padding", r, 0));
+  QRT_ASSIGN_OR_RETURN(std::vector<int64_t> pads, IntsOr(ctx, "pads", 2 * r, 0));
+  QRT_ASSIGN_OR_RETURN(std::string auto_pad, ctx.attrs().GetString("auto_pad", "NOTSET"));
+  for (size_t d = 0; d < r; ++d) {
+    if (s.strides[d] < 1 || s.dilations[d] < 1 || s.kernel[d] < 1 || pads[d] < 0 || pads[r + d] < 0) {
+      return InvalidArgument("strides, dilations and the kernel must be positive, pads not negative");
+    }
+    if (out_pad[d] < 0 || (out_pad[d] >= s.strides[d] && out_pad[d] >= s.dilations[d])) {
+      return InvalidArgument("output_padding ", out_pad[d], " must be below the stride or the dilation");
+    }
+  }
+  std::vector<int64_t> out_shape;
+  if (ctx.attrs().Has("output_shape")) {
+    QRT_ASSIGN_OR_RETURN(out_shape, ctx.attrs().GetInts("output_shape"));
+    if (out_shape.size() == r + 2) out_shape.erase(out_shape.begin(), out_shape.begin() + 2);
+    if (out_shape.size() != r) return InvalidArgument("output_shape needs ", r, " spatial dims");
+  }
+  s.pads_begin.assign(r, 0);
+  s.out_spatial.assign(r, 0);
+  for (size_t d = 0; d < r; ++d) {
+    const int64_t full = s.strides[d] * (s.in_spatial[d] - 1) + out_pad[d] + (s.kernel[d] - 1) * s.dilations[d] + 1;
+    if (!out_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      const int64_t target = out_shape.empty() ? s.in_spatial[d] * s.strides[d] : out_shape[d];
+      const int64_t total = full - target;
+      // Odd padding: SAME_LOWER (and NOTSET) put the extra one at the start, SAME_UPPER at the
+      // end. A target beyond the full output extends it with zeros at the end.
+      s.pads_begin[d] = total < 0 ? 0 : auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      s.out_spatial[d] = target;
+    } else if (auto_pad == "NOTSET" || auto_pad == "VALID") {
+      if (auto_pad == "VALID") pads[d] = pads[r + d] = 0;
+      s.pads_begin[d] = pads[d];
+      s.out_spatial[d] = full - pads[d] - pads[r + d];
+    } else {
+      return InvalidArgument("auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID, not \"", auto_pad, "\"");
+    }
+    if (s.out_spatial[d] < 0) return InvalidArgument("the output would have a negative size");
+  }
+  if (ctx.has_input(2)) {
+    if (ctx.input(2).dtype != x.dtype || ctx.input(2).dims != Dims{s.out_channels}) {
+      return InvalidArgument("B must be [", s.out_channels, "] of X's dtype");
+    }
+    s.has_bias = true;
+  }
+  Dims out = {s.batch, s.out_channels};
+  out.insert(out.end(), s.out_spatial.begin(), s.out_spatial.end());
+  QRT_RETURN_IF_ERROR(CheckedElementCount(out, sizeof(float)).status());
+  const int64_t kd = (s.out_channels / s.group) * ElementCount(s.kernel);
+  QRT_RETURN_IF_ERROR(CheckedElementCount({kd, ElementCount(s.in_spatial)}, sizeof(float)).status());
+  s.gemm = SelectSgemmKernel(ctx.isa());
+  s.threads = ctx.threads();
+  ctx.SetOutput(0, x.dtype, out);
+  ctx.SetKernel<ConvTransposeState, RunConvTranspose>(std::move(s));
+  return Status::Ok();
+}
+
+}  // namespace
+
+const OpDef kConvTransposeOp{"", "ConvTranspose", 2, 3, 1, 1, PrepareConvTranspose};
+
+}  // namespace qrt
