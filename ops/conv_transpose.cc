@@ -38,7 +38,8 @@ void Col2Im(const ConvTransposeState& s, int64_t channels, const float* col, flo
   for (int64_t c = 0; c < channels; ++c) {
     float* plane = image + c * out_size;
     for (int64_t k = 0; k < kernel_size; ++k) {
-      for (size_t d = r, rest = size_t(k); d-- > 0;) k_idx[d] = int64_t(rest % size_t(s.kernel[d])), rest /= size_t(s.kernel[d]);
+      for (size_t d = r, rest = size_t(k); d-- > 0;)
+        k_idx[d] = int64_t(rest % size_t(s.kernel[d])), rest /= size_t(s.kernel[d]);
       const float* row = col + (c * kernel_size + k) * in_size;
       for (size_t d = 0; d < r; ++d) p_idx[d] = 0;
       for (int64_t p = 0; p < in_size; ++p) {

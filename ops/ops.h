@@ -99,6 +99,8 @@ extern const OpDef kLpPoolOp;
 extern const OpDef kGlobalLpPoolOp;
 // pow.cc
 extern const OpDef kPowOp;
+// qgemm.cc
+extern const OpDef kQGemmOp;
 // quantize_linear.cc
 extern const OpDef kQuantizeDequantizeOp;
 extern const OpDef kQuantizeLinearOp;

@@ -100,6 +100,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kGlobalLpPoolOp,
       // ops/pow.cc
       &kPowOp,
+      // ops/qgemm.cc
+      &kQGemmOp,
       // ops/quantize_linear.cc
       &kQuantizeDequantizeOp,
       &kQuantizeLinearOp,

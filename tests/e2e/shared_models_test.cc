@@ -6,7 +6,6 @@
 // an output has no quantizer). Skips cleanly when ../shared is absent.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <cstdio>
 
 #include "loaders/model_io.h"
@@ -46,25 +45,6 @@ INSTANTIATE_TEST_SUITE_P(Models, SharedModelTest,
 
 class SharedModelOrtReference : public ::testing::TestWithParam<const char*> {};
 
-// Elements of a model's float output that may differ from the reference, and why. The
-// transformer's reference was made on a CPU without VNNI, where ONNX Runtime's u8 x s8
-// MatMulInteger kernel sums byte pairs with VPMADDUBSW, which saturates at int16: two of
-// the ten logits come out of a saturated sum (20536 for the exact 17478 in column 0).
-// qrt computes the exact integer product ONNX defines, as ONNX Runtime does with VNNI
-// (checked bit for bit on an AVX-512 VNNI machine); docs/float-order.md, "MatMulInteger".
-size_t AllowedMismatches(const std::string& model) { return model == "mnist_tiny_transformer_dyn_int8" ? 2 : 0; }
-
-// The number of elements of `got` outside `rel` of `want` (same dtype and dims required).
-size_t CountMismatches(const Tensor& got, const Tensor& want, double rel) {
-  if (got.dtype() != want.dtype() || got.dims() != want.dims()) return size_t(-1);
-  size_t bad = 0;
-  for (int64_t i = 0; i < got.numel(); ++i) {
-    const double a = got.GetAsDouble(i), b = want.GetAsDouble(i);
-    if (!(std::fabs(a - b) <= rel * std::fabs(b))) ++bad;
-  }
-  return bad;
-}
-
 TEST_P(SharedModelOrtReference, MatchesOrtLiteralOutput) {
   const std::string name = GetParam();
   const std::string base = testing::SharedModelsDir() + "/" + name;
@@ -91,12 +71,6 @@ TEST_P(SharedModelOrtReference, MatchesOrtLiteralOutput) {
     ASSERT_EQ(dflt->size(), ref->size());
     for (size_t k = 0; k < ref->size(); ++k) {
       const std::string what = name + " output " + std::to_string(k) + " isa " + std::string(IsaName(isa));
-      const size_t allowed = AllowedMismatches(name);
-      if (allowed > 0) {
-        EXPECT_LE(CountMismatches((*none)[k], (*ref)[k], 1e-5), allowed) << what << " --passes none";
-        EXPECT_LE(CountMismatches((*dflt)[k], (*ref)[k], 1e-5), allowed) << what << " --passes default";
-        continue;
-      }
       EXPECT_EQ(testing::CompareTensors((*none)[k], (*ref)[k], 1e-5, 0), "") << what << " --passes none";
       const testing::OutputStep step = testing::FindOutputStep(*graph, k);
       if (step.step.empty()) {
@@ -114,8 +88,36 @@ TEST_P(SharedModelOrtReference, MatchesOrtLiteralOutput) {
 
 INSTANTIATE_TEST_SUITE_P(Models, SharedModelOrtReference,
                          ::testing::Values("ort_qdq_layernorm_reshape", "ort_qdq_silu_per_axis",
-                                           "ort_dynquant_matmulinteger", "mnist_tiny_transformer_dyn_int8",
-                                           "yolox_nano_416_convinteger_dyn_opset11"));
+                                           "ort_dynquant_matmulinteger", "yolox_nano_416_convinteger_dyn_opset11"));
+
+// Models whose shared reference was made on a CPU without VNNI, where ONNX Runtime's u8 x s8
+// kernels saturate byte-pair sums at int16 (tests/data/ort_vnni_refs/README.md): qrt matches,
+// bit for bit, ONNX Runtime's exact output on a VNNI CPU, kept in tests/data/ort_vnni_refs,
+// under both pass settings and at both tiers.
+class SharedModelOrtVnniReference : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(SharedModelOrtVnniReference, MatchesOrtExactIntegerOutput) {
+  const std::string name = GetParam();
+  const std::string base = testing::SharedModelsDir() + "/" + name;
+  if (!testing::FileExists(base + ".onnx")) GTEST_SKIP() << base << ".onnx is not present";
+  auto inputs = testing::ReadTestDataSet(base + "/ort130_noopt_ref_0", "input");
+  auto ref = testing::ReadTestDataSet(testing::SourceDir() + "/tests/data/ort_vnni_refs/" + name, "output");
+  ASSERT_TRUE(inputs.ok() && ref.ok());
+  for (const char* passes : {"none", "default"}) {
+    for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+      auto got = testing::RunModelFile(base + ".onnx", *inputs, passes, isa);
+      ASSERT_TRUE(got.ok()) << got.status().message();
+      ASSERT_EQ(got->size(), ref->size());
+      for (size_t k = 0; k < ref->size(); ++k) {
+        EXPECT_EQ(testing::CompareBits((*got)[k], (*ref)[k]), "")
+            << name << " output " << k << " passes " << passes << " isa " << IsaName(isa);
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, SharedModelOrtVnniReference,
+                         ::testing::Values("tinycnn_cifar10_qlinear_qgemm", "mnist_tiny_transformer_dyn_int8"));
 
 }  // namespace
 }  // namespace qrt
