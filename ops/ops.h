@@ -43,6 +43,8 @@ extern const OpDef kCumSumOp;
 // depth_to_space.cc
 extern const OpDef kDepthToSpaceOp;
 extern const OpDef kSpaceToDepthOp;
+// det.cc
+extern const OpDef kDetOp;
 // dynamic_quantize_linear.cc
 extern const OpDef kDynamicQuantizeLinearOp;
 // expand.cc
@@ -57,6 +59,8 @@ extern const OpDef kGatherOp;
 extern const OpDef kGatherElementsOp;
 // gather_nd.cc
 extern const OpDef kGatherNdOp;
+// grid_sample.cc
+extern const OpDef kGridSampleOp;
 // instance_normalization.cc
 extern const OpDef kInstanceNormalizationOp;
 // layer_normalization.cc
@@ -80,6 +84,8 @@ extern const OpDef kMatMulOp;
 extern const OpDef kGemmOp;
 extern const OpDef kMatMulIntegerOp;
 extern const OpDef kQLinearMatMulOp;
+// max_unpool.cc
+extern const OpDef kMaxUnpoolOp;
 // mean_variance_normalization.cc
 extern const OpDef kMeanVarianceNormalizationOp;
 // mod.cc
@@ -127,6 +133,12 @@ extern const OpDef kReduceLogSumOp;
 extern const OpDef kReduceLogSumExpOp;
 // resize.cc
 extern const OpDef kResizeOp;
+// reverse_sequence.cc
+extern const OpDef kReverseSequenceOp;
+// rnn.cc
+extern const OpDef kRnnOp;
+extern const OpDef kGruOp;
+extern const OpDef kLstmOp;
 // scan.cc
 extern const OpDef kScanOp;
 // scatter.cc
@@ -208,5 +220,9 @@ extern const OpDef kSumOp;
 extern const OpDef kMeanOp;
 // where.cc
 extern const OpDef kWhereOp;
+// window.cc
+extern const OpDef kHannWindowOp;
+extern const OpDef kHammingWindowOp;
+extern const OpDef kBlackmanWindowOp;
 
 }  // namespace qrt

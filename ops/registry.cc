@@ -44,6 +44,8 @@ const std::vector<const OpDef*>& AllOps() {
       // ops/depth_to_space.cc
       &kDepthToSpaceOp,
       &kSpaceToDepthOp,
+      // ops/det.cc
+      &kDetOp,
       // ops/dynamic_quantize_linear.cc
       &kDynamicQuantizeLinearOp,
       // ops/expand.cc
@@ -58,6 +60,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kGatherElementsOp,
       // ops/gather_nd.cc
       &kGatherNdOp,
+      // ops/grid_sample.cc
+      &kGridSampleOp,
       // ops/instance_normalization.cc
       &kInstanceNormalizationOp,
       // ops/layer_normalization.cc
@@ -81,6 +85,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kGemmOp,
       &kMatMulIntegerOp,
       &kQLinearMatMulOp,
+      // ops/max_unpool.cc
+      &kMaxUnpoolOp,
       // ops/mean_variance_normalization.cc
       &kMeanVarianceNormalizationOp,
       // ops/mod.cc
@@ -128,6 +134,12 @@ const std::vector<const OpDef*>& AllOps() {
       &kReduceLogSumExpOp,
       // ops/resize.cc
       &kResizeOp,
+      // ops/reverse_sequence.cc
+      &kReverseSequenceOp,
+      // ops/rnn.cc
+      &kRnnOp,
+      &kGruOp,
+      &kLstmOp,
       // ops/scan.cc
       &kScanOp,
       // ops/scatter.cc
@@ -209,6 +221,10 @@ const std::vector<const OpDef*>& AllOps() {
       &kMeanOp,
       // ops/where.cc
       &kWhereOp,
+      // ops/window.cc
+      &kHannWindowOp,
+      &kHammingWindowOp,
+      &kBlackmanWindowOp,
   };
   return kOps;
 }

@@ -29,8 +29,9 @@ TEST(Comparison, BroadcastsAndTreatsNanAsUnordered) {
   EXPECT_EQ(Values<uint8_t>((*le)[0]), (std::vector<uint8_t>{1, 1, 0, 0, 0, 0}));
   // int64 near the ends compares exactly (no detour through float).
   const int64_t big = std::numeric_limits<int64_t>::max();
-  auto lt = RunSingleNode("Less", 13,
-                          {Data(Tensor::FromVector<int64_t>({big - 1}, {1})), Data(Tensor::FromVector<int64_t>({big}, {1}))}, {});
+  auto lt = RunSingleNode(
+      "Less", 13, {Data(Tensor::FromVector<int64_t>({big - 1}, {1})), Data(Tensor::FromVector<int64_t>({big}, {1}))},
+      {});
   ASSERT_TRUE(lt.ok());
   EXPECT_EQ(Values<uint8_t>((*lt)[0]), (std::vector<uint8_t>{1}));
   EXPECT_FALSE(RunSingleNode("Greater", 13, {Data(a), Data(Tensor::FromVector<int32_t>({1}, {1}))}, {}).ok());
@@ -49,13 +50,16 @@ TEST(Logical, TruthTablesAndBitShift) {
   EXPECT_EQ(Values<uint8_t>((*one)[0]), (std::vector<uint8_t>{0, 1, 1, 0}));
   Attributes left;
   left.Set("direction", std::string("LEFT"));
-  auto sh = RunSingleNode("BitShift", 11,
-                          {Data(Tensor::FromVector<uint8_t>({1, 255, 3}, {3})), Data(Tensor::FromVector<uint8_t>({7, 1, 9}, {3}))},
-                          left);
+  auto sh = RunSingleNode(
+      "BitShift", 11,
+      {Data(Tensor::FromVector<uint8_t>({1, 255, 3}, {3})), Data(Tensor::FromVector<uint8_t>({7, 1, 9}, {3}))}, left);
   ASSERT_TRUE(sh.ok()) << sh.status().message();
   EXPECT_EQ(Values<uint8_t>((*sh)[0]), (std::vector<uint8_t>{128, 254, 0}));  // a shift of 9 >= 8 bits gives 0
   left.Set("direction", std::string("UP"));
-  EXPECT_FALSE(RunSingleNode("BitShift", 11, {Data(Tensor::FromVector<uint8_t>({1}, {1})), Data(Tensor::FromVector<uint8_t>({1}, {1}))}, left).ok());
+  EXPECT_FALSE(RunSingleNode("BitShift", 11,
+                             {Data(Tensor::FromVector<uint8_t>({1}, {1})), Data(Tensor::FromVector<uint8_t>({1}, {1}))},
+                             left)
+                   .ok());
 }
 
 TEST(Logical, LegacyBroadcastAlignsBAtAxis) {
@@ -70,14 +74,18 @@ TEST(Logical, LegacyBroadcastAlignsBAtAxis) {
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ(Values<uint8_t>((*out)[0]), (std::vector<uint8_t>{1, 1, 1, 0, 0, 0}));
   // Without broadcast=1 the shapes must agree.
-  EXPECT_FALSE(RunSingleNode("And", 6, {Data(Tensor::FromVector<bool>({true, true}, {2})), Data(Tensor::FromVector<bool>({true}, {1}))}, {}).ok());
+  EXPECT_FALSE(RunSingleNode(
+                   "And", 6,
+                   {Data(Tensor::FromVector<bool>({true, true}, {2})), Data(Tensor::FromVector<bool>({true}, {1}))}, {})
+                   .ok());
 }
 
 TEST(Where, BroadcastsAllThreeOperands) {
-  auto out = RunSingleNode("Where", 16,
-                           {Data(Tensor::FromVector<bool>({true, false}, {2, 1})),
-                            Data(Tensor::FromVector<int64_t>({1, 2, 3}, {3})), Data(Tensor::FromVector<int64_t>({-1}, {1}))},
-                           {});
+  auto out =
+      RunSingleNode("Where", 16,
+                    {Data(Tensor::FromVector<bool>({true, false}, {2, 1})),
+                     Data(Tensor::FromVector<int64_t>({1, 2, 3}, {3})), Data(Tensor::FromVector<int64_t>({-1}, {1}))},
+                    {});
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ((*out)[0].dims(), (Dims{2, 3}));
   EXPECT_EQ(Values<int64_t>((*out)[0]), (std::vector<int64_t>{1, 2, 3, -1, -1, -1}));

@@ -60,7 +60,8 @@ TEST(Generators, ExpandTriluCumSum) {
   auto e2 = RunSingleNode("Expand", 13, {Data(Tensor::FromVector<int8_t>({1, 2, 3}, {3})), Known(I64({2, 1}))}, {});
   ASSERT_TRUE(e2.ok());
   EXPECT_EQ((*e2)[0].dims(), (Dims{2, 3}));  // numpy rule: the input's larger dims stay
-  EXPECT_FALSE(RunSingleNode("Expand", 13, {Data(Tensor::FromVector<int8_t>({1, 2, 3}, {3})), Known(I64({2}))}, {}).ok());
+  EXPECT_FALSE(
+      RunSingleNode("Expand", 13, {Data(Tensor::FromVector<int8_t>({1, 2, 3}, {3})), Known(I64({2}))}, {}).ok());
 
   const Tensor m = Tensor::FromVector<int32_t>({1, 2, 3, 4, 5, 6, 7, 8, 9}, {3, 3});
   Attributes lower;
@@ -72,7 +73,9 @@ TEST(Generators, ExpandTriluCumSum) {
   Attributes rev;
   rev.Set("reverse", int64_t(1));
   rev.Set("exclusive", int64_t(1));
-  auto cs = RunSingleNode("CumSum", 14, {Data(Tensor::FromVector<int32_t>({1, 2, 3}, {3})), Known(Tensor::FromVector<int64_t>({0}, {}))}, rev);
+  auto cs = RunSingleNode(
+      "CumSum", 14, {Data(Tensor::FromVector<int32_t>({1, 2, 3}, {3})), Known(Tensor::FromVector<int64_t>({0}, {}))},
+      rev);
   ASSERT_TRUE(cs.ok()) << cs.status().message();
   EXPECT_EQ(Values<int32_t>((*cs)[0]), (std::vector<int32_t>{5, 3, 0}));
 }

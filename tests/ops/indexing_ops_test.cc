@@ -20,10 +20,12 @@ using testing::Values;
 
 TEST(GatherElements, NegativeIndicesAndRangeErrors) {
   const Tensor x = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
-  auto out = RunSingleNode("GatherElements", 13, {Data(x), Data(Tensor::FromVector<int64_t>({-1, 0, 1, 2}, {2, 2}))}, AxisAttr(1));
+  auto out = RunSingleNode("GatherElements", 13, {Data(x), Data(Tensor::FromVector<int64_t>({-1, 0, 1, 2}, {2, 2}))},
+                           AxisAttr(1));
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{3, 1, 5, 6}));
-  Status s = RunSingleNode("GatherElements", 13, {Data(x), Data(Tensor::FromVector<int64_t>({3}, {1, 1}))}, AxisAttr(1)).status();
+  Status s = RunSingleNode("GatherElements", 13, {Data(x), Data(Tensor::FromVector<int64_t>({3}, {1, 1}))}, AxisAttr(1))
+                 .status();
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("out of range"), std::string::npos) << s.message();
 }
@@ -57,23 +59,26 @@ TEST(Scatter, ElementsWithReductionsAndNd) {
   auto mx = RunSingleNode("ScatterElements", 18, {Data(x), Data(idx), Data(upd)}, add);
   ASSERT_TRUE(mx.ok());
   EXPECT_EQ(Values<float>((*mx)[0]), (std::vector<float>{1, 20, 3, 30}));
-  auto nd = RunSingleNode("ScatterND", 16,
-                          {Data(Tensor::FromVector<float>({0, 0, 0, 0}, {2, 2})), Data(Tensor::FromVector<int64_t>({1}, {1, 1})),
-                           Data(Tensor::FromVector<float>({7, 8}, {1, 2}))},
-                          {});
+  auto nd =
+      RunSingleNode("ScatterND", 16,
+                    {Data(Tensor::FromVector<float>({0, 0, 0, 0}, {2, 2})),
+                     Data(Tensor::FromVector<int64_t>({1}, {1, 1})), Data(Tensor::FromVector<float>({7, 8}, {1, 2}))},
+                    {});
   ASSERT_TRUE(nd.ok()) << nd.status().message();
   EXPECT_EQ(Values<float>((*nd)[0]), (std::vector<float>{0, 0, 7, 8}));
-  EXPECT_FALSE(RunSingleNode("ScatterElements", 16, {Data(x), Data(Tensor::FromVector<int64_t>({4}, {1, 1})),
-                                                     Data(Tensor::FromVector<float>({1}, {1, 1}))},
+  EXPECT_FALSE(RunSingleNode("ScatterElements", 16,
+                             {Data(x), Data(Tensor::FromVector<int64_t>({4}, {1, 1})),
+                              Data(Tensor::FromVector<float>({1}, {1, 1}))},
                              AxisAttr(1))
                    .ok());
 }
 
 TEST(OneHot, AxisNegativeIndicesAndOutOfRange) {
-  auto out = RunSingleNode("OneHot", 11,
-                           {Data(Tensor::FromVector<int64_t>({0, -1, 5}, {3})), Known(Tensor::FromVector<int64_t>({3}, {})),
-                            Known(Tensor::FromVector<float>({-1, 1}, {2}))},
-                           AxisAttr(0));
+  auto out =
+      RunSingleNode("OneHot", 11,
+                    {Data(Tensor::FromVector<int64_t>({0, -1, 5}, {3})), Known(Tensor::FromVector<int64_t>({3}, {})),
+                     Known(Tensor::FromVector<float>({-1, 1}, {2}))},
+                    AxisAttr(0));
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ((*out)[0].dims(), (Dims{3, 3}));
   // Column j is index j's one-hot: 0 -> row 0, -1 -> row 2, 5 (out of range) -> none.

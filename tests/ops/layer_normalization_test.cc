@@ -48,13 +48,18 @@ TEST(LayerNormalization, AxisAndErrors) {
   const Tensor x = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6, 7, 8}, {2, 2, 2});
   Attributes a;
   a.Set("axis", int64_t(1));
-  auto out = RunSingleNode("LayerNormalization", 17, {Data(x), Known(Tensor::FromVector<float>({1, 1, 1, 1}, {2, 2}))}, a);
+  auto out =
+      RunSingleNode("LayerNormalization", 17, {Data(x), Known(Tensor::FromVector<float>({1, 1, 1, 1}, {2, 2}))}, a);
   ASSERT_TRUE(out.ok()) << out.status().message();
   const std::vector<float> y = Values<float>((*out)[0]);
   EXPECT_NEAR(y[0], -1.3416, 1e-3);  // (1 - 2.5) / sqrt(1.25)
   EXPECT_NEAR(y[7], 1.3416, 1e-3);
-  EXPECT_FALSE(RunSingleNode("LayerNormalization", 17, {Data(x), Known(Tensor::FromVector<float>({1, 1, 1}, {3}))}, {}).ok());
-  EXPECT_FALSE(RunSingleNode("LayerNormalization", 17, {Data(Tensor::FromVector<int32_t>({1}, {1})), Known(Tensor::FromVector<int32_t>({1}, {1}))}, {}).ok());
+  EXPECT_FALSE(
+      RunSingleNode("LayerNormalization", 17, {Data(x), Known(Tensor::FromVector<float>({1, 1, 1}, {3}))}, {}).ok());
+  EXPECT_FALSE(
+      RunSingleNode("LayerNormalization", 17,
+                    {Data(Tensor::FromVector<int32_t>({1}, {1})), Known(Tensor::FromVector<int32_t>({1}, {1}))}, {})
+          .ok());
   a.Set("axis", int64_t(3));
   EXPECT_FALSE(RunSingleNode("LayerNormalization", 17, {Data(x), Known(Tensor::FromVector<float>({1}, {1}))}, a).ok());
 }

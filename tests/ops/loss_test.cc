@@ -32,7 +32,9 @@ TEST(Loss, NllWeightsAndIgnoreIndex) {
   auto ig = RunSingleNode("NegativeLogLikelihoodLoss", 13, {Data(x), Data(t)}, ignore);
   ASSERT_TRUE(ig.ok());
   EXPECT_FLOAT_EQ(Values<float>((*ig)[0])[0], 3.f);
-  EXPECT_FALSE(RunSingleNode("NegativeLogLikelihoodLoss", 13, {Data(x), Data(Tensor::FromVector<int64_t>({3, 0}, {2}))}, {}).ok());
+  EXPECT_FALSE(
+      RunSingleNode("NegativeLogLikelihoodLoss", 13, {Data(x), Data(Tensor::FromVector<int64_t>({3, 0}, {2}))}, {})
+          .ok());
 }
 
 TEST(Loss, SoftmaxCrossEntropyEqualsNllOfLogSoftmax) {

@@ -41,7 +41,8 @@ TEST(Variadic, FoldsLeftToRightWithBroadcasting) {
   auto one = RunSingleNode("Sum", 13, {Data(a)}, {});
   ASSERT_TRUE(one.ok());
   EXPECT_EQ(std::memcmp((*one)[0].raw(), a.raw(), a.nbytes()), 0);
-  auto mn = RunSingleNode("Min", 13, {Data(Tensor::FromVector<int32_t>({3, -7}, {2})), Data(Tensor::FromVector<int32_t>({0}, {1}))}, {});
+  auto mn = RunSingleNode(
+      "Min", 13, {Data(Tensor::FromVector<int32_t>({3, -7}, {2})), Data(Tensor::FromVector<int32_t>({0}, {1}))}, {});
   ASSERT_TRUE(mn.ok());
   EXPECT_EQ(Values<int32_t>((*mn)[0]), (std::vector<int32_t>{0, -7}));
   EXPECT_FALSE(RunSingleNode("Sum", 13, {Data(Tensor::FromVector<int32_t>({3}, {1}))}, {}).ok());
@@ -59,10 +60,15 @@ TEST(Pow, SquaresAndCubesMultiplyOtherExponentsCallPow) {
     }
   }
   // int32 base with an int64 exponent; float base with an int exponent through double.
-  auto ip = RunSingleNode("Pow", 15, {Data(Tensor::FromVector<int32_t>({2, -3}, {2})), Data(Tensor::FromVector<int64_t>({10, 3}, {2}))}, {});
+  auto ip = RunSingleNode(
+      "Pow", 15, {Data(Tensor::FromVector<int32_t>({2, -3}, {2})), Data(Tensor::FromVector<int64_t>({10, 3}, {2}))},
+      {});
   ASSERT_TRUE(ip.ok()) << ip.status().message();
   EXPECT_EQ(Values<int32_t>((*ip)[0]), (std::vector<int32_t>{1024, -27}));
-  EXPECT_FALSE(RunSingleNode("Pow", 15, {Data(Tensor::FromVector<int8_t>({2}, {1})), Data(Tensor::FromVector<int8_t>({2}, {1}))}, {}).ok());
+  EXPECT_FALSE(RunSingleNode("Pow", 15,
+                             {Data(Tensor::FromVector<int8_t>({2}, {1})), Data(Tensor::FromVector<int8_t>({2}, {1}))},
+                             {})
+                   .ok());
 }
 
 TEST(Mod, SignRulesAndDivisionByZero) {
@@ -76,10 +82,13 @@ TEST(Mod, SignRulesAndDivisionByZero) {
   auto c = RunSingleNode("Mod", 13, {Data(a), Data(b)}, fmod);
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(Values<int32_t>((*c)[0]), (std::vector<int32_t>{1, -1, 1, -1, 0, 0}));
-  auto f = RunSingleNode("Mod", 13, {Data(Tensor::FromVector<float>({-5.5f}, {1})), Data(Tensor::FromVector<float>({2}, {1}))}, fmod);
+  auto f = RunSingleNode(
+      "Mod", 13, {Data(Tensor::FromVector<float>({-5.5f}, {1})), Data(Tensor::FromVector<float>({2}, {1}))}, fmod);
   ASSERT_TRUE(f.ok());
   EXPECT_EQ(Values<float>((*f)[0]), (std::vector<float>{-1.5f}));
-  EXPECT_FALSE(RunSingleNode("Mod", 13, {Data(Tensor::FromVector<float>({1}, {1})), Data(Tensor::FromVector<float>({2}, {1}))}, {}).ok());
+  EXPECT_FALSE(RunSingleNode("Mod", 13,
+                             {Data(Tensor::FromVector<float>({1}, {1})), Data(Tensor::FromVector<float>({2}, {1}))}, {})
+                   .ok());
 }
 
 }  // namespace

@@ -102,6 +102,13 @@ def other_cases():
               normal([40, 3, 3, 3], 22), 3),
              ("convtranspose_1d", [normal([2, 3, 11], 23)], {"strides": [3]}, normal([3, 2, 4], 24), 2),
              ("convtranspose_3d", [normal([1, 2, 3, 4, 3], 25)], {"strides": [1, 2, 1]}, normal([2, 2, 2, 2, 2], 26), 2)]
+    img = normal([1, 2, 5, 7], 28)
+    grid = np.random.default_rng(29).uniform(-1.3, 1.3, (1, 4, 6, 2)).astype(np.float32)
+    for mode in ("bilinear", "nearest", "bicubic"):
+        for padding in ("zeros", "border", "reflection"):
+            for align in (0, 1):
+                out.append(case(f"gridsample_{mode}_{padding}_{align}", "GridSample", [img, grid],
+                                {"mode": mode, "padding_mode": padding, "align_corners": align}, opset=16))
     for name, ins, attrs, wt, cout in convt:
         out.append(case(name, "ConvTranspose", ins, attrs, opset=11, consts=[("w", wt), ("b", normal([cout], 27))]))
     out.append(case("softplus", "Softplus", [normal([4, 50], 16)], opset=1))
