@@ -59,7 +59,8 @@ Status PrepareDet(PrepareContext& ctx) {
   const TensorInfo& x = ctx.input(0);
   if (!IsFloatType(x.dtype)) return InvalidArgument("input must be a float type");
   const size_t r = x.dims.size();
-  if (r < 2 || x.dims[r - 1] != x.dims[r - 2]) return InvalidArgument("input must be [*, M, M], not ", DimsToString(x.dims));
+  if (r < 2 || x.dims[r - 1] != x.dims[r - 2])
+    return InvalidArgument("input must be [*, M, M], not ", DimsToString(x.dims));
   DetState s;
   s.dtype = x.dtype;
   s.m = x.dims[r - 1];

@@ -47,6 +47,8 @@ extern const OpDef kSpaceToDepthOp;
 extern const OpDef kDetOp;
 // dynamic_quantize_linear.cc
 extern const OpDef kDynamicQuantizeLinearOp;
+// einsum.cc
+extern const OpDef kEinsumOp;
 // expand.cc
 extern const OpDef kExpandOp;
 // eye_like.cc
@@ -213,6 +215,8 @@ extern const OpDef kIsInfOp;
 extern const OpDef kNotOp;
 // uniform_dequantize.cc
 extern const OpDef kUniformDequantizeOp;
+// upsample.cc
+extern const OpDef kUpsampleOp;
 // variadic.cc
 extern const OpDef kMaxOp;
 extern const OpDef kMinOp;

@@ -48,6 +48,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kDetOp,
       // ops/dynamic_quantize_linear.cc
       &kDynamicQuantizeLinearOp,
+      // ops/einsum.cc
+      &kEinsumOp,
       // ops/expand.cc
       &kExpandOp,
       // ops/eye_like.cc
@@ -214,6 +216,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kNotOp,
       // ops/uniform_dequantize.cc
       &kUniformDequantizeOp,
+      // ops/upsample.cc
+      &kUpsampleOp,
       // ops/variadic.cc
       &kMaxOp,
       &kMinOp,

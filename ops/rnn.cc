@@ -18,8 +18,19 @@ namespace qrt {
 namespace {
 
 enum class Cell { kRnn, kGru, kLstm };
-enum class Act { kRelu, kTanh, kSigmoid, kAffine, kLeakyRelu, kThresholdedRelu, kScaledTanh, kHardSigmoid, kElu,
-                 kSoftsign, kSoftplus };
+enum class Act {
+  kRelu,
+  kTanh,
+  kSigmoid,
+  kAffine,
+  kLeakyRelu,
+  kThresholdedRelu,
+  kScaledTanh,
+  kHardSigmoid,
+  kElu,
+  kSoftsign,
+  kSoftplus
+};
 
 struct Activation {
   Act act = Act::kSigmoid;
@@ -59,8 +70,8 @@ struct RnnState {
   DataType dtype;
   int64_t seq = 0, batch = 0, input = 0, hidden = 0, dirs = 1, gates = 1;
   bool reverse_only = false, layout1 = false, input_forget = false, linear_before_reset = false;
-  float clip = 0;                        // 0: none
-  std::vector<Activation> acts;          // per direction: f, g[, h]
+  float clip = 0;                // 0: none
+  std::vector<Activation> acts;  // per direction: f, g[, h]
   int acts_per_dir = 1;
 };
 
@@ -187,13 +198,17 @@ Status RunRnn(const RnnState& s, const RunArgs& args) {
 }
 
 StatusOr<Act> ParseActivation(const std::string& name) {
-  static const std::pair<const char*, Act> kNames[] = {
-      {"Relu", Act::kRelu},         {"Tanh", Act::kTanh},
-      {"Sigmoid", Act::kSigmoid},   {"Affine", Act::kAffine},
-      {"LeakyRelu", Act::kLeakyRelu}, {"ThresholdedRelu", Act::kThresholdedRelu},
-      {"ScaledTanh", Act::kScaledTanh}, {"HardSigmoid", Act::kHardSigmoid},
-      {"Elu", Act::kElu},           {"Softsign", Act::kSoftsign},
-      {"Softplus", Act::kSoftplus}};
+  static const std::pair<const char*, Act> kNames[] = {{"Relu", Act::kRelu},
+                                                       {"Tanh", Act::kTanh},
+                                                       {"Sigmoid", Act::kSigmoid},
+                                                       {"Affine", Act::kAffine},
+                                                       {"LeakyRelu", Act::kLeakyRelu},
+                                                       {"ThresholdedRelu", Act::kThresholdedRelu},
+                                                       {"ScaledTanh", Act::kScaledTanh},
+                                                       {"HardSigmoid", Act::kHardSigmoid},
+                                                       {"Elu", Act::kElu},
+                                                       {"Softsign", Act::kSoftsign},
+                                                       {"Softplus", Act::kSoftplus}};
   for (const auto& [n, a] : kNames) {
     if (name == n) return a;
   }
@@ -257,7 +272,8 @@ Status PrepareRnn(PrepareContext& ctx) {
   if (r.dtype != x.dtype || r.dims != Dims{s.dirs, G * H, H}) {
     return InvalidArgument("R must be [", s.dirs, ", ", G * H, ", ", H, "], not ", DimsToString(r.dims));
   }
-  if (ctx.has_input(3) && ctx.input(3).dims != Dims{s.dirs, 2 * G * H}) return InvalidArgument("B must be [num_directions, 2*gates*hidden]");
+  if (ctx.has_input(3) && ctx.input(3).dims != Dims{s.dirs, 2 * G * H})
+    return InvalidArgument("B must be [num_directions, 2*gates*hidden]");
   if (ctx.has_input(4)) {
     QRT_RETURN_IF_ERROR(ExpectDType(ctx, 4, {DataType::kInt32}));
     if (ctx.input(4).dims != Dims{s.batch}) return InvalidArgument("sequence_lens must be [batch]");

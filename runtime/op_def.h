@@ -95,6 +95,8 @@ class PrepareContext {
     kernel_.run = [](const void*, const RunArgs& a) { return Fn(a); };
     kernel_.state = nullptr;
   }
+  // A kernel another op's prepare made (an op defined as another op, as Upsample is Resize-10).
+  void SetKernel(Kernel kernel) { kernel_ = std::move(kernel); }
   Kernel TakeKernel() { return std::move(kernel_); }
 
   // Declares that the kernel reads no input data (only shapes), so the planner runs it

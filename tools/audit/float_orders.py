@@ -109,6 +109,11 @@ def other_cases():
             for align in (0, 1):
                 out.append(case(f"gridsample_{mode}_{padding}_{align}", "GridSample", [img, grid],
                                 {"mode": mode, "padding_mode": padding, "align_corners": align}, opset=16))
+    up = normal([1, 2, 3, 4], 30)
+    for mode in ("nearest", "linear"):
+        out.append(case(f"upsample7_{mode}", "Upsample", [up], {"mode": mode, "scales": [1.0, 1.0, 2.0, 1.5]}, opset=7))
+        out.append(case(f"upsample9_{mode}", "Upsample", [up], {"mode": mode}, opset=9,
+                        consts=[("scales", np.array([1, 1, 2.5, 3], np.float32))]))
     for name, ins, attrs, wt, cout in convt:
         out.append(case(name, "ConvTranspose", ins, attrs, opset=11, consts=[("w", wt), ("b", normal([cout], 27))]))
     out.append(case("softplus", "Softplus", [normal([4, 50], 16)], opset=1))
