@@ -18,8 +18,8 @@ namespace {
 
 struct EinsumState {
   DataType dtype;
-  int num_labels = 0, num_out = 0;   // labels 0..num_out-1 index the output, the rest are summed
-  std::vector<int64_t> label_size;   // per label
+  int num_labels = 0, num_out = 0;            // labels 0..num_out-1 index the output, the rest are summed
+  std::vector<int64_t> label_size;            // per label
   std::vector<std::vector<int64_t>> strides;  // per input, per label: the element stride (0 if absent/broadcast)
 };
 
