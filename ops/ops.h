@@ -109,6 +109,11 @@ extern const OpDef kGlobalLpPoolOp;
 extern const OpDef kPowOp;
 // qgemm.cc
 extern const OpDef kQGemmOp;
+// qlinear_contrib.cc
+extern const OpDef kQLinearSigmoidOp;
+extern const OpDef kQLinearLeakyReluOp;
+extern const OpDef kQLinearConcatOp;
+extern const OpDef kQLinearGlobalAveragePoolOp;
 // quantize_linear.cc
 extern const OpDef kQuantizeDequantizeOp;
 extern const OpDef kQuantizeLinearOp;

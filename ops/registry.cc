@@ -110,6 +110,11 @@ const std::vector<const OpDef*>& AllOps() {
       &kPowOp,
       // ops/qgemm.cc
       &kQGemmOp,
+      // ops/qlinear_contrib.cc
+      &kQLinearSigmoidOp,
+      &kQLinearLeakyReluOp,
+      &kQLinearConcatOp,
+      &kQLinearGlobalAveragePoolOp,
       // ops/quantize_linear.cc
       &kQuantizeDequantizeOp,
       &kQuantizeLinearOp,

@@ -47,11 +47,11 @@ def make_model(c):
     if c["dequantize"]:
         nodes.append(helper.make_node("DequantizeLinear", ["x", "scale", "zero_point"], ["x_f"], name="dq"))
         x_in = "x_f"
-    op_inputs = [x_in]
+    op_inputs = [] if c.get("x_in_consts") else [x_in]
     for k, v in enumerate(c["consts"]):
         if v is None:
             op_inputs.append("")
-        elif isinstance(v, str) and v == "dq":
+        elif isinstance(v, str) and v in ("dq", "x"):
             op_inputs.append(x_in)
         else:
             name = f"c{k}"

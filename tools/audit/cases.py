@@ -10,7 +10,8 @@ A case is a dict:
   shape    the 8-bit input's shape
   attrs    the op's attributes
   consts   extra op inputs after the activation, in order: None (omitted), a numpy array
-           (an initializer) or "dq" (the activation again, for binary ops)
+           (an initializer) or "dq" (the activation again, for binary ops); with x_in_consts,
+           all the op's inputs, "x" marking where the activation goes
   qtype    np.uint8 or np.int8; scale, zp: the shared quantization
   seed     for the input data
   dequantize, quantize  False for ops that take or give the 8-bit tensor themselves (the
@@ -29,13 +30,14 @@ I64 = np.int64
 
 
 def case(name, op, shape, attrs=None, consts=(), opset=13, qtype=np.uint8, scale=0.1, zp=None, seed=0,
-         exception=None, dequantize=True, quantize=True, out_type=None, domain="", extra_outputs=0):
+         exception=None, dequantize=True, quantize=True, out_type=None, domain="", extra_outputs=0,
+         x_in_consts=False):
     if zp is None:
         zp = 128 if qtype == np.uint8 else 0
     return dict(name=name, op=op, opset=opset, shape=list(shape), attrs=attrs or {}, consts=list(consts),
                 qtype=qtype, scale=float(scale), zp=int(zp), seed=seed, exception=exception,
                 dequantize=dequantize, quantize=quantize, out_type=out_type, domain=domain,
-                extra_outputs=extra_outputs)
+                extra_outputs=extra_outputs, x_in_consts=x_in_consts)
 
 
 def f32(*v):
@@ -382,6 +384,19 @@ def integer_op_cases():
         out.append(case(op.lower(), op, x, consts=[sf(0.1), np.uint8(128), b, sf(0.05), np.uint8(100), sf(0.1),
                                                    np.uint8(128)],
                         dequantize=False, quantize=False, out_type=TensorProto.UINT8, domain="com.microsoft"))
+    for qt, name in ((np.uint8, "u8"), (np.int8, "s8")):
+        zin, zout = (np.uint8(100), np.uint8(128)) if qt == np.uint8 else (np.int8(-20), np.int8(0))
+        out_t = TensorProto.UINT8 if qt == np.uint8 else TensorProto.INT8
+        for op, attrs in (("QLinearSigmoid", {}), ("QLinearLeakyRelu", dict(alpha=0.1))):
+            out.append(case(f"{op.lower()}_{name}", op, x, attrs, consts=[sf(0.05), zin, sf(1 / 256), zout], qtype=qt,
+                            dequantize=False, quantize=False, out_type=out_t, domain="com.microsoft"))
+        out.append(case(f"qlinearglobalaveragepool_{name}", "QLinearGlobalAveragePool", x,
+                        consts=[sf(0.1), zin, sf(0.07), zout], qtype=qt, dequantize=False, quantize=False,
+                        out_type=out_t, domain="com.microsoft"))
+    out.append(case("qlinearconcat", "QLinearConcat", x, dict(axis=1),
+                    consts=[sf(0.08), np.uint8(120), "x", sf(0.1), np.uint8(128), "x", sf(0.08), np.uint8(120)],
+                    dequantize=False, quantize=False, out_type=TensorProto.UINT8, domain="com.microsoft",
+                    x_in_consts=True))
     out.append(case("dynamicquantizelinear", "DynamicQuantizeLinear", x, quantize=False, out_type=TensorProto.UINT8,
                     opset=11, extra_outputs=2))
     return out
