@@ -26,8 +26,8 @@ Status RunOneHot(const OneHotState& s, const RunArgs& args) {
     for (int64_t k = 0; k < s.inner; ++k) {
       const double v = ind.GetAsDouble(o * s.inner + k);
       int64_t hot = -1;
-      if (std::isfinite(v)) {
-        const int64_t i = int64_t(v);  // ONNX: non-integer indices are cast to int64
+      if (std::fabs(v) < double(s.depth) + 1) {  // also false for NaN; keeps the cast in range
+        const int64_t i = int64_t(v);            // ONNX: non-integer indices are cast to int64
         if (i >= -s.depth && i < s.depth) hot = i < 0 ? i + s.depth : i;
       }
       for (int64_t d = 0; d < s.depth; ++d) {

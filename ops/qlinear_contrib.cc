@@ -216,7 +216,8 @@ Status PrepareGap(PrepareContext& ctx) {
   s.batch = x.dims[0];
   s.channels = s.channels_last ? x.dims[r - 1] : x.dims[1];
   for (size_t d = s.channels_last ? 1 : 2; d < (s.channels_last ? r - 1 : r); ++d) s.plane *= x.dims[d];
-  if (s.plane == 0 || s.plane > (int64_t(1) << 23)) return InvalidArgument("the pooled plane has ", s.plane, " elements");
+  if (s.plane == 0 || s.plane > (int64_t(1) << 23))
+    return InvalidArgument("the pooled plane has ", s.plane, " elements");
   Dims out = x.dims;
   for (size_t d = s.channels_last ? 1 : 2; d < (s.channels_last ? r - 1 : r); ++d) out[d] = 1;
   ctx.SetOutput(0, x.dtype, out);

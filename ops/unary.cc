@@ -210,8 +210,13 @@ T ApplyInt(const UnaryState& s, T x) {
   } else if constexpr (kOp == UnaryOp::kShrink) {
     // Integer Shrink: the comparisons and the bias in double, the result back in T.
     const double v = double(x);
-    if (v < -s.alpha) return T(int64_t(v + s.beta));
-    if (v > s.alpha) return T(int64_t(v - s.beta));
+    auto to_t = [](double r) {  // saturating: a double outside T's range must not be converted
+      if (r <= double(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+      if (r >= double(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+      return T(r);
+    };
+    if (v < -s.alpha) return to_t(v + s.beta);
+    if (v > s.alpha) return to_t(v - s.beta);
     return T(0);
   }
   return x;
