@@ -45,6 +45,9 @@ extern const OpDef kDepthToSpaceOp;
 extern const OpDef kSpaceToDepthOp;
 // det.cc
 extern const OpDef kDetOp;
+// dft.cc
+extern const OpDef kDftOp;
+extern const OpDef kStftOp;
 // dynamic_quantize_linear.cc
 extern const OpDef kDynamicQuantizeLinearOp;
 // einsum.cc
@@ -146,6 +149,8 @@ extern const OpDef kReverseSequenceOp;
 extern const OpDef kRnnOp;
 extern const OpDef kGruOp;
 extern const OpDef kLstmOp;
+// roi_align.cc
+extern const OpDef kRoiAlignOp;
 // scan.cc
 extern const OpDef kScanOp;
 // scatter.cc

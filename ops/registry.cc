@@ -46,6 +46,9 @@ const std::vector<const OpDef*>& AllOps() {
       &kSpaceToDepthOp,
       // ops/det.cc
       &kDetOp,
+      // ops/dft.cc
+      &kDftOp,
+      &kStftOp,
       // ops/dynamic_quantize_linear.cc
       &kDynamicQuantizeLinearOp,
       // ops/einsum.cc
@@ -147,6 +150,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kRnnOp,
       &kGruOp,
       &kLstmOp,
+      // ops/roi_align.cc
+      &kRoiAlignOp,
       // ops/scan.cc
       &kScanOp,
       // ops/scatter.cc

@@ -114,6 +114,17 @@ def other_cases():
         out.append(case(f"upsample7_{mode}", "Upsample", [up], {"mode": mode, "scales": [1.0, 1.0, 2.0, 1.5]}, opset=7))
         out.append(case(f"upsample9_{mode}", "Upsample", [up], {"mode": mode}, opset=9,
                         consts=[("scales", np.array([1, 1, 2.5, 3], np.float32))]))
+    feat = normal([2, 3, 9, 11], 31)
+    rois = np.array([[0.5, 1.2, 7.3, 6.1], [2.0, 0.0, 10.5, 8.9], [-1.0, -2.0, 3.0, 4.0]], np.float32)
+    for mode in ("avg", "max"):
+        for coord in ("half_pixel", "output_half_pixel"):
+            out.append(case(f"roialign_{mode}_{coord}", "RoiAlign", [feat, rois],
+                            {"mode": mode, "coordinate_transformation_mode": coord, "output_height": 3,
+                             "output_width": 2, "spatial_scale": 0.8}, opset=16,
+                            consts=[("batch", np.array([1, 0, 1], np.int64))]))
+    out.append(case("roialign_sampling2", "RoiAlign", [feat, rois], {"sampling_ratio": 2, "output_height": 2,
+                                                                      "output_width": 2}, opset=16,
+                    consts=[("batch", np.array([0, 1, 0], np.int64))]))
     for name, ins, attrs, wt, cout in convt:
         out.append(case(name, "ConvTranspose", ins, attrs, opset=11, consts=[("w", wt), ("b", normal([cout], 27))]))
     out.append(case("softplus", "Softplus", [normal([4, 50], 16)], opset=1))
