@@ -121,7 +121,8 @@ Status PrepareDft(PrepareContext& ctx) {
 Status PrepareStft(PrepareContext& ctx) {
   const TensorInfo& x = ctx.input(0);
   if (!IsFloatType(x.dtype)) return InvalidArgument("signal must be a float type");
-  if (x.dims.size() != 3 || (x.dims[2] != 1 && x.dims[2] != 2)) return InvalidArgument("signal must be [batch, length, 1 or 2]");
+  if (x.dims.size() != 3 || (x.dims[2] != 1 && x.dims[2] != 2))
+    return InvalidArgument("signal must be [batch, length, 1 or 2]");
   DftState s;
   s.stft = true;
   s.dtype = x.dtype;
@@ -140,7 +141,8 @@ Status PrepareStft(PrepareContext& ctx) {
     if (s.has_window && fl != s.frame_length) return InvalidArgument("frame_length differs from the window's length");
     s.frame_length = fl;
   }
-  if (s.frame_length < 1 || s.frame_length > s.length) return InvalidArgument("frame_length must be in [1, signal length]");
+  if (s.frame_length < 1 || s.frame_length > s.length)
+    return InvalidArgument("frame_length must be in [1, signal length]");
   QRT_ASSIGN_OR_RETURN(int64_t onesided, ctx.attrs().GetInt("onesided", 1));
   s.onesided = onesided != 0 && !s.complex_in;
   s.n = s.frame_length;

@@ -64,6 +64,11 @@ extern const OpDef kGatherOp;
 extern const OpDef kGatherElementsOp;
 // gather_nd.cc
 extern const OpDef kGatherNdOp;
+// gelu_contrib.cc
+extern const OpDef kMsGeluOp;
+extern const OpDef kMsBiasGeluOp;
+extern const OpDef kMsFastGeluOp;
+extern const OpDef kMsQuickGeluOp;
 // grid_sample.cc
 extern const OpDef kGridSampleOp;
 // instance_normalization.cc
@@ -167,6 +172,8 @@ extern const OpDef kShapeOp;
 extern const OpDef kSizeOp;
 extern const OpDef kDropoutOp;
 extern const OpDef kConstantOp;
+// skip_layer_normalization.cc
+extern const OpDef kSkipLayerNormalizationOp;
 // slice.cc
 extern const OpDef kSliceOp;
 // softmax.cc

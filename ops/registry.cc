@@ -65,6 +65,11 @@ const std::vector<const OpDef*>& AllOps() {
       &kGatherElementsOp,
       // ops/gather_nd.cc
       &kGatherNdOp,
+      // ops/gelu_contrib.cc
+      &kMsGeluOp,
+      &kMsBiasGeluOp,
+      &kMsFastGeluOp,
+      &kMsQuickGeluOp,
       // ops/grid_sample.cc
       &kGridSampleOp,
       // ops/instance_normalization.cc
@@ -168,6 +173,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kSizeOp,
       &kDropoutOp,
       &kConstantOp,
+      // ops/skip_layer_normalization.cc
+      &kSkipLayerNormalizationOp,
       // ops/slice.cc
       &kSliceOp,
       // ops/softmax.cc

@@ -77,7 +77,8 @@ Status RoiAlignFloat(const RoiAlignState& s, const float* x, const float* rois, 
     const float bin_h = roi_h / float(s.out_h), bin_w = roi_w / float(s.out_w);
     QRT_ASSIGN_OR_RETURN(const int64_t grid_h, GridSide(s, roi_h, s.out_h));
     QRT_ASSIGN_OR_RETURN(const int64_t grid_w, GridSide(s, roi_w, s.out_w));
-    if (grid_h * grid_w * s.out_h * s.out_w > (int64_t(1) << 26)) return InvalidArgument("roi ", r, " needs too many samples");
+    if (grid_h * grid_w * s.out_h * s.out_w > (int64_t(1) << 26))
+      return InvalidArgument("roi ", r, " needs too many samples");
     const int64_t count = std::max<int64_t>(grid_h * grid_w, 1);
     samples.clear();
     for (int64_t ph = 0; ph < s.out_h; ++ph)
@@ -120,7 +121,8 @@ Status RunRoiAlign(const RoiAlignState& s, const RunArgs& args) {
     const int64_t b = bi.GetAsInt64(r);
     if (b < 0 || b >= s.batch) return InvalidArgument("batch index ", b, " of roi ", r, " is out of range");
   }
-  return RoiAlignFloat(s, args.input(0)->data<float>(), args.input(1)->data<float>(), bi, args.output(0)->data<float>());
+  return RoiAlignFloat(s, args.input(0)->data<float>(), args.input(1)->data<float>(), bi,
+                       args.output(0)->data<float>());
 }
 
 Status PrepareRoiAlign(PrepareContext& ctx) {

@@ -41,12 +41,13 @@ TEST(Dft, ToneRoundTripAndOnesided) {
   auto half = RunSingleNode("DFT", 17, {Data(signal)}, one);
   ASSERT_TRUE(half.ok());
   EXPECT_EQ((*half)[0].dims(), (Dims{1, n / 2 + 1, 2}));
-  auto stft = RunSingleNode("STFT", 17, {Data(Tensor::FromVector<float>(std::vector<float>(20, 1.f), {1, 20, 1})),
-                                         Known(Tensor::FromVector<int64_t>({4}, {})), Omitted(),
-                                         Known(Tensor::FromVector<int64_t>({8}, {}))},
-                            {});
+  auto stft = RunSingleNode(
+      "STFT", 17,
+      {Data(Tensor::FromVector<float>(std::vector<float>(20, 1.f), {1, 20, 1})),
+       Known(Tensor::FromVector<int64_t>({4}, {})), Omitted(), Known(Tensor::FromVector<int64_t>({8}, {}))},
+      {});
   ASSERT_TRUE(stft.ok()) << stft.status().message();
-  EXPECT_EQ((*stft)[0].dims(), (Dims{1, 4, 5, 2}));  // (20 - 8) / 4 + 1 frames, 8 / 2 + 1 bins
+  EXPECT_EQ((*stft)[0].dims(), (Dims{1, 4, 5, 2}));      // (20 - 8) / 4 + 1 frames, 8 / 2 + 1 bins
   EXPECT_NEAR(Values<float>((*stft)[0])[0], 8.f, 1e-5);  // the DC bin of a frame of ones
 }
 
@@ -60,7 +61,8 @@ TEST(RoiAlign, ConstantImageAndErrors) {
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ((*out)[0].dims(), (Dims{2, 3, 2, 3}));
   for (float v : Values<float>((*out)[0])) EXPECT_NEAR(v, 2.5f, 1e-6);  // inside the image: the constant
-  EXPECT_FALSE(RunSingleNode("RoiAlign", 16, {Data(x), Data(rois), Data(Tensor::FromVector<int64_t>({2, 0}, {2}))}, a).ok());
+  EXPECT_FALSE(
+      RunSingleNode("RoiAlign", 16, {Data(x), Data(rois), Data(Tensor::FromVector<int64_t>({2, 0}, {2}))}, a).ok());
   const float inf = std::numeric_limits<float>::infinity();
   EXPECT_FALSE(RunSingleNode("RoiAlign", 16,
                              {Data(x), Data(Tensor::FromVector<float>({0, 0, inf, inf}, {1, 4})),

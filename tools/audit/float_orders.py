@@ -42,9 +42,10 @@ def normal(shape, seed):
     return np.random.default_rng(seed).normal(0, 3, size=shape).astype(np.float32)
 
 
-def case(name, op, inputs, attrs=None, opset=18, consts=(), outputs=1):
+def case(name, op, inputs, attrs=None, opset=18, consts=(), outputs=1, domain=""):
     """inputs: list of numpy arrays (graph inputs); consts: (name, array) initializers appended."""
-    return dict(name=name, op=op, inputs=inputs, attrs=attrs or {}, opset=opset, consts=list(consts), outputs=outputs)
+    return dict(name=name, op=op, inputs=inputs, attrs=attrs or {}, opset=opset, consts=list(consts), outputs=outputs,
+                domain=domain)
 
 
 def reduce_cases():
@@ -125,6 +126,16 @@ def other_cases():
     out.append(case("roialign_sampling2", "RoiAlign", [feat, rois], {"sampling_ratio": 2, "output_height": 2,
                                                                       "output_width": 2}, opset=16,
                     consts=[("batch", np.array([0, 1, 0], np.int64))]))
+    h = normal([2, 5, 24], 32)
+    bias24 = normal([24], 33)
+    ms = "com.microsoft"
+    out.append(case("ms_gelu", "Gelu", [h], domain=ms, opset=17))
+    out.append(case("ms_biasgelu", "BiasGelu", [h], consts=[("b", bias24)], domain=ms, opset=17))
+    out.append(case("ms_fastgelu_bias", "FastGelu", [h], consts=[("b", bias24)], domain=ms, opset=17))
+    out.append(case("ms_quickgelu", "QuickGelu", [h], domain=ms, opset=17))
+    out.append(case("ms_skiplayernorm", "SkipLayerNormalization", [h, normal([2, 5, 24], 34)],
+                    {"epsilon": 1e-5}, consts=[("g", normal([24], 35)), ("be", normal([24], 36)), ("bi", bias24)],
+                    domain=ms, opset=17))
     for name, ins, attrs, wt, cout in convt:
         out.append(case(name, "ConvTranspose", ins, attrs, opset=11, consts=[("w", wt), ("b", normal([cout], 27))]))
     out.append(case("softplus", "Softplus", [normal([4, 50], 16)], opset=1))
@@ -140,10 +151,13 @@ def make_model(c):
         inits.append(numpy_helper.from_array(a, n))
         names.append(n)
     outs = [f"y{k}" for k in range(c["outputs"])]
-    node = helper.make_node(c["op"], names, outs, name="op", **c["attrs"])
+    node = helper.make_node(c["op"], names, outs, name="op", domain=c["domain"] or None, **c["attrs"])
     graph = helper.make_graph([node], c["name"], ins, [helper.make_tensor_value_info(o, TensorProto.FLOAT, None)
                                                         for o in outs], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", c["opset"])])
+    opsets = [helper.make_opsetid("", c["opset"])]
+    if c["domain"]:
+        opsets.append(helper.make_opsetid(c["domain"], 1))
+    model = helper.make_model(graph, opset_imports=opsets)
     model.ir_version = 8
     return model
 
@@ -188,7 +202,8 @@ def main():
         got = np.load(os.path.join(d, "qrt", "y0.npy"))
         diff = int((got.view(np.uint32) != ort.view(np.uint32)).sum()) if got.shape == ort.shape else -1
         bad += diff != 0
-        print(f"{c['name']:32s} {diff:6d} of {ort.size} elements differ")
+        worst = float(np.max(np.abs(got.astype(np.float64) - ort)) / max(float(np.max(np.abs(ort))), 1e-30)) if diff > 0 else 0.0
+        print(f"{c['name']:32s} {diff:6d} of {ort.size} elements differ" + (f" (max difference {worst:.1e} of the largest magnitude)" if diff else ""))
         if args.write_data and diff == 0:
             out = os.path.join(args.write_data, c["name"])
             shutil.rmtree(out, ignore_errors=True)

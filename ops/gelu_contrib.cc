@@ -1,0 +1,91 @@
+// ONNX Runtime's GELU family (domain com.microsoft): Gelu (erf form), BiasGelu (Gelu of
+// X + bias), FastGelu (the tanh form, with an optional bias added first) and QuickGelu
+// (x * sigmoid(alpha * x), alpha 1.702 by default). The bias broadcasts along the last axis.
+// float32 computes in float, the functions by libm: close to ONNX Runtime's MLAS
+// approximations, not bit-identical to them (docs/float-order.md).
+#include <cmath>
+
+#include "ops/op_util.h"
+#include "ops/ops.h"
+
+namespace qrt {
+namespace {
+
+enum class Gelu { kErf, kBias, kFast, kQuick };
+
+struct GeluState {
+  Gelu kind;
+  DataType dtype;
+  int64_t bias_len = 0;  // 0: no bias
+  float alpha = 1.702f;
+};
+
+template <class T>
+T Apply(Gelu kind, T x, float alpha) {
+  switch (kind) {
+    case Gelu::kFast: {
+      const T inner = T(0.7978845608028654) * (x + T(0.044715) * x * x * x);
+      return T(0.5) * x * (T(1) + std::tanh(inner));
+    }
+    case Gelu::kQuick:
+      return x * (T(1) / (T(1) + std::exp(-T(alpha) * x)));
+    default:
+      return T(0.5) * x * (T(1) + std::erf(x * T(0.7071067811865476)));
+  }
+}
+
+template <class T>
+void GeluTyped(const GeluState& s, const RunArgs& args) {
+  const T* x = args.input(0)->data<T>();
+  const T* b = s.bias_len ? args.input(1)->data<T>() : nullptr;
+  T* y = args.output(0)->data<T>();
+  const int64_t n = args.input(0)->numel();
+  for (int64_t i = 0; i < n; ++i) {
+    const T v = b ? x[i] + b[i % s.bias_len] : x[i];
+    y[i] = Apply<T>(s.kind, v, s.alpha);
+  }
+}
+
+Status RunGelu(const GeluState& s, const RunArgs& args) {
+  if (s.dtype == DataType::kFloat64) {
+    GeluTyped<double>(s, args);
+  } else {
+    GeluTyped<float>(s, args);
+  }
+  return Status::Ok();
+}
+
+template <Gelu kKind>
+Status PrepareGelu(PrepareContext& ctx) {
+  const TensorInfo& x = ctx.input(0);
+  if (x.dtype != DataType::kFloat32 && x.dtype != DataType::kFloat64) {
+    return Unsupported("com.microsoft GELU ops on ", DataTypeName(x.dtype), " (qrt has float32 and float64)");
+  }
+  GeluState s;
+  s.kind = kKind;
+  s.dtype = x.dtype;
+  if (kKind == Gelu::kQuick) {
+    QRT_ASSIGN_OR_RETURN(s.alpha, ctx.attrs().GetFloat("alpha", 1.702f));
+  }
+  if ((kKind == Gelu::kBias || kKind == Gelu::kFast) && ctx.has_input(1)) {
+    const TensorInfo& b = ctx.input(1);
+    if (b.dtype != x.dtype || b.dims.size() != 1 || x.dims.empty() || b.dims[0] != x.dims.back()) {
+      return InvalidArgument("bias must be 1-D of X's last dim and dtype, not ", DimsToString(b.dims));
+    }
+    s.bias_len = b.dims[0];
+  } else if (kKind == Gelu::kBias) {
+    return InvalidArgument("BiasGelu needs its bias");
+  }
+  ctx.SetOutput(0, x.dtype, x.dims);
+  ctx.SetKernel<GeluState, RunGelu>(std::move(s));
+  return Status::Ok();
+}
+
+}  // namespace
+
+const OpDef kMsGeluOp{"com.microsoft", "Gelu", 1, 1, 1, 1, PrepareGelu<Gelu::kErf>};
+const OpDef kMsBiasGeluOp{"com.microsoft", "BiasGelu", 2, 2, 1, 1, PrepareGelu<Gelu::kBias>};
+const OpDef kMsFastGeluOp{"com.microsoft", "FastGelu", 1, 2, 1, 1, PrepareGelu<Gelu::kFast>};
+const OpDef kMsQuickGeluOp{"com.microsoft", "QuickGelu", 1, 1, 1, 1, PrepareGelu<Gelu::kQuick>};
+
+}  // namespace qrt

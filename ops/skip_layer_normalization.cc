@@ -1,0 +1,87 @@
+// com.microsoft SkipLayerNormalization: LayerNormalization over the last axis of
+// s = input + skip (+ bias), times gamma, plus beta (optional); outputs the result and,
+// optionally, the mean, the inverse standard deviation and s itself. The sum is in float;
+// the normalization is qrt's float32 LayerNormalization row (ops/kernels/norm/layer_norm.h),
+// in ONNX Runtime's LayerNormalization order; ORT's own SkipLayerNormalization kernel is not
+// checked to sum the same way.
+#include <vector>
+
+#include "ops/kernels/norm/layer_norm.h"
+#include "ops/op_util.h"
+#include "ops/ops.h"
+
+namespace qrt {
+namespace {
+
+struct SkipLnState {
+  int64_t rows = 1, n = 1;
+  float epsilon = 1e-12f;
+  bool has_beta = false, has_bias = false, skip_broadcast = false;
+};
+
+Status RunSkipLn(const SkipLnState& s, const RunArgs& args) {
+  const float* x = args.input(0)->data<float>();
+  const float* skip = args.input(1)->data<float>();
+  const float* gamma = args.input(2)->data<float>();
+  const float* beta = s.has_beta ? args.input(3)->data<float>() : nullptr;
+  const float* bias = s.has_bias ? args.input(4)->data<float>() : nullptr;
+  float* y = args.output(0)->data<float>();
+  float* mean_out = args.num_outputs > 1 && args.output(1) ? args.output(1)->data<float>() : nullptr;
+  float* inv_out = args.num_outputs > 2 && args.output(2) ? args.output(2)->data<float>() : nullptr;
+  float* sum_out = args.num_outputs > 3 && args.output(3) ? args.output(3)->data<float>() : nullptr;
+  std::vector<float> row(size_t(s.n));
+  for (int64_t r = 0; r < s.rows; ++r) {
+    const float* sk = skip + (s.skip_broadcast ? (r % (args.input(1)->numel() / s.n)) : r) * s.n;
+    for (int64_t i = 0; i < s.n; ++i) {
+      float v = x[r * s.n + i] + sk[i];
+      if (bias) v = v + bias[i];
+      row[size_t(i)] = v;
+    }
+    if (sum_out) std::copy(row.begin(), row.end(), sum_out + r * s.n);
+    float mean, inv;
+    (s.n >= ref::kLayerNormMinRow ? ref::LayerNormRow : ref::LayerNormShortRow)(s.n, row.data(), gamma, beta,
+                                                                                s.epsilon, y + r * s.n, &mean, &inv);
+    if (mean_out) mean_out[r] = mean;
+    if (inv_out) inv_out[r] = inv;
+  }
+  return Status::Ok();
+}
+
+Status PrepareSkipLn(PrepareContext& ctx) {
+  const TensorInfo& x = ctx.input(0);
+  if (x.dtype != DataType::kFloat32) return Unsupported("SkipLayerNormalization on ", DataTypeName(x.dtype));
+  if (x.dims.size() < 2) return InvalidArgument("input must have rank >= 2");
+  SkipLnState s;
+  s.n = x.dims.back();
+  s.rows = ElementCount(x.dims) / std::max<int64_t>(s.n, 1);
+  const TensorInfo& skip = ctx.input(1);
+  if (skip.dtype != x.dtype || skip.dims.empty() || skip.dims.back() != s.n ||
+      ElementCount(skip.dims) == 0 || ElementCount(x.dims) % ElementCount(skip.dims) != 0) {
+    return InvalidArgument("skip ", DimsToString(skip.dims), " does not fit input ", DimsToString(x.dims));
+  }
+  s.skip_broadcast = skip.dims != x.dims;
+  for (int i : {2, 3, 4}) {
+    if (!ctx.has_input(i)) continue;
+    if (ctx.input(i).dtype != x.dtype || ElementCount(ctx.input(i).dims) != s.n) {
+      return InvalidArgument("input ", i, " must hold ", s.n, " float32 values");
+    }
+  }
+  if (!ctx.has_input(2)) return InvalidArgument("gamma is required");
+  s.has_beta = ctx.has_input(3);
+  s.has_bias = ctx.has_input(4);
+  QRT_ASSIGN_OR_RETURN(s.epsilon, ctx.attrs().GetFloat("epsilon", 1e-12f));
+  Dims stat = x.dims;
+  stat.back() = 1;
+  ctx.SetOutput(0, x.dtype, x.dims);
+  if (ctx.num_outputs() > 1) ctx.SetOutput(1, DataType::kFloat32, stat);
+  if (ctx.num_outputs() > 2) ctx.SetOutput(2, DataType::kFloat32, stat);
+  if (ctx.num_outputs() > 3) ctx.SetOutput(3, x.dtype, x.dims);
+  ctx.SetKernel<SkipLnState, RunSkipLn>(std::move(s));
+  return Status::Ok();
+}
+
+}  // namespace
+
+const OpDef kSkipLayerNormalizationOp{"com.microsoft", "SkipLayerNormalization", 3, 5, 1, 4, PrepareSkipLn};
+
+}  // namespace qrt
