@@ -39,8 +39,8 @@ Status RunSkipLn(const SkipLnState& s, const RunArgs& args) {
     }
     if (sum_out) std::copy(row.begin(), row.end(), sum_out + r * s.n);
     float mean, inv;
-    (s.n >= ref::kLayerNormMinRow ? ref::LayerNormRow : ref::LayerNormShortRow)(s.n, row.data(), gamma, beta,
-                                                                                s.epsilon, y + r * s.n, &mean, &inv);
+    (s.n >= ref::kLayerNormMinRow ? ref::LayerNormRow : ref::LayerNormShortRow)(s.n, row.data(), gamma, beta, s.epsilon,
+                                                                                y + r * s.n, &mean, &inv);
     if (mean_out) mean_out[r] = mean;
     if (inv_out) inv_out[r] = inv;
   }
@@ -55,8 +55,8 @@ Status PrepareSkipLn(PrepareContext& ctx) {
   s.n = x.dims.back();
   s.rows = ElementCount(x.dims) / std::max<int64_t>(s.n, 1);
   const TensorInfo& skip = ctx.input(1);
-  if (skip.dtype != x.dtype || skip.dims.empty() || skip.dims.back() != s.n ||
-      ElementCount(skip.dims) == 0 || ElementCount(x.dims) % ElementCount(skip.dims) != 0) {
+  if (skip.dtype != x.dtype || skip.dims.empty() || skip.dims.back() != s.n || ElementCount(skip.dims) == 0 ||
+      ElementCount(x.dims) % ElementCount(skip.dims) != 0) {
     return InvalidArgument("skip ", DimsToString(skip.dims), " does not fit input ", DimsToString(x.dims));
   }
   s.skip_broadcast = skip.dims != x.dims;

@@ -62,14 +62,16 @@ TEST(QGemm, EqualsTheIntegerDefinition) {
   for (int m = 0; m < 2; ++m) {
     for (int n = 0; n < 2; ++n) {
       int32_t acc = n == 0 ? 100 : -50;
-      for (int k = 0; k < 3; ++k) acc += (int32_t(a.data<uint8_t>()[k * 2 + m]) - 128) * (int32_t(b.data<int8_t>()[n * 3 + k]) - bz[n]);
+      for (int k = 0; k < 3; ++k)
+        acc += (int32_t(a.data<uint8_t>()[k * 2 + m]) - 128) * (int32_t(b.data<int8_t>()[n * 3 + k]) - bz[n]);
       const float want = float(acc) * ((0.5f * 0.1f) * bs[size_t(n)]);
       EXPECT_EQ((*out)[0].data<float>()[m * 2 + n], want) << m << "," << n;
     }
   }
-  EXPECT_FALSE(RunMs("QGemm", {a, Tensor::FromVector<float>({0.1f}, {}), Tensor::FromVector<uint8_t>({128}, {}),
-                               Tensor::FromVector<int8_t>({1, 2}, {1, 2}), Tensor::FromVector<float>({1}, {}),
-                               Tensor::FromVector<int8_t>({0}, {})},
+  EXPECT_FALSE(RunMs("QGemm",
+                     {a, Tensor::FromVector<float>({0.1f}, {}), Tensor::FromVector<uint8_t>({128}, {}),
+                      Tensor::FromVector<int8_t>({1, 2}, {1, 2}), Tensor::FromVector<float>({1}, {}),
+                      Tensor::FromVector<int8_t>({0}, {})},
                      {})
                    .ok());  // K mismatch
 }
@@ -87,7 +89,8 @@ TEST(GeluFamily, Formulas) {
     const double t = v[i], tb = t + bias.data<float>()[i];
     EXPECT_NEAR((*gelu)[0].data<float>()[i], 0.5 * t * (1 + std::erf(t / std::sqrt(2.0))), 1e-6);
     EXPECT_NEAR((*bias_gelu)[0].data<float>()[i], 0.5 * tb * (1 + std::erf(tb / std::sqrt(2.0))), 1e-6);
-    EXPECT_NEAR((*fast)[0].data<float>()[i], 0.5 * t * (1 + std::tanh(0.7978845608 * (t + 0.044715 * t * t * t))), 1e-6);
+    EXPECT_NEAR((*fast)[0].data<float>()[i], 0.5 * t * (1 + std::tanh(0.7978845608 * (t + 0.044715 * t * t * t))),
+                1e-6);
     EXPECT_NEAR((*quick)[0].data<float>()[i], t / (1 + std::exp(-1.702 * t)), 1e-6);
   }
   EXPECT_FALSE(RunMs("BiasGelu", {x, Tensor::FromVector<float>({1, 2}, {2})}, {}).ok());
@@ -97,7 +100,8 @@ TEST(SkipLayerNormalization, NormalizesTheSumAndReturnsIt) {
   const int n = 12;
   std::vector<float> x(2 * n), skip(2 * n), gamma(n), beta(n), bias(n);
   for (int i = 0; i < 2 * n; ++i) x[size_t(i)] = std::sin(float(i)), skip[size_t(i)] = std::cos(float(i) * 0.3f);
-  for (int i = 0; i < n; ++i) gamma[size_t(i)] = 1 + 0.1f * float(i), beta[size_t(i)] = 0.05f * float(i), bias[size_t(i)] = -0.2f;
+  for (int i = 0; i < n; ++i)
+    gamma[size_t(i)] = 1 + 0.1f * float(i), beta[size_t(i)] = 0.05f * float(i), bias[size_t(i)] = -0.2f;
   Attributes at;
   at.Set("epsilon", 1e-5f);
   auto out = RunMs("SkipLayerNormalization",
@@ -109,12 +113,14 @@ TEST(SkipLayerNormalization, NormalizesTheSumAndReturnsIt) {
   for (int r = 0; r < 2; ++r) {
     double mean = 0, var = 0;
     std::vector<double> s(n);
-    for (int i = 0; i < n; ++i) s[size_t(i)] = double(x[size_t(r * n + i)]) + skip[size_t(r * n + i)] + bias[size_t(i)], mean += s[size_t(i)];
+    for (int i = 0; i < n; ++i)
+      s[size_t(i)] = double(x[size_t(r * n + i)]) + skip[size_t(r * n + i)] + bias[size_t(i)], mean += s[size_t(i)];
     mean /= n;
     for (int i = 0; i < n; ++i) var += (s[size_t(i)] - mean) * (s[size_t(i)] - mean);
     const double inv = 1 / std::sqrt(var / n + 1e-5);
     for (int i = 0; i < n; ++i) {
-      EXPECT_NEAR((*out)[0].data<float>()[r * n + i], (s[size_t(i)] - mean) * inv * gamma[size_t(i)] + beta[size_t(i)], 1e-5);
+      EXPECT_NEAR((*out)[0].data<float>()[r * n + i], (s[size_t(i)] - mean) * inv * gamma[size_t(i)] + beta[size_t(i)],
+                  1e-5);
       EXPECT_NEAR((*out)[3].data<float>()[r * n + i], s[size_t(i)], 1e-6);
     }
     EXPECT_NEAR((*out)[2].data<float>()[r], inv, 1e-4);
