@@ -101,17 +101,6 @@ void RunFloat(const ConvTransposeState& s, const float* x, const float* w, const
   }
 }
 
-// A float tensor's values as float32 (the 16-bit types widen exactly; float64 rounds).
-std::vector<float> ToFloat32(const Tensor& t) {
-  std::vector<float> out(size_t(t.numel()));
-  DispatchElem(t.dtype(), [&](auto tag) {
-    using E = Elem<decltype(tag)>;
-    const auto* p = t.data<typename E::Stored>();
-    for (size_t i = 0; i < out.size(); ++i) out[i] = float(E::Load(p[i]));
-  });
-  return out;
-}
-
 Status RunConvTranspose(const ConvTransposeState& s, const RunArgs& args) {
   const Tensor& x = *args.input(0);
   const Tensor& w = *args.input(1);
@@ -121,16 +110,11 @@ Status RunConvTranspose(const ConvTransposeState& s, const RunArgs& args) {
     RunFloat(s, x.data<float>(), w.data<float>(), b ? b->data<float>() : nullptr, y.data<float>());
     return Status::Ok();
   }
-  const std::vector<float> xf = ToFloat32(x), wf = ToFloat32(w), bf = b ? ToFloat32(*b) : std::vector<float>();
+  const std::vector<float> xf = ToFloat32Vector(x), wf = ToFloat32Vector(w),
+                           bf = b ? ToFloat32Vector(*b) : std::vector<float>();
   std::vector<float> yf(size_t(y.numel()));
   RunFloat(s, xf.data(), wf.data(), b ? bf.data() : nullptr, yf.data());
-  DispatchElem(s.dtype, [&](auto tag) {
-    using E = Elem<decltype(tag)>;
-    if constexpr (std::is_floating_point_v<typename E::Compute>) {
-      auto* p = y.data<typename E::Stored>();
-      for (size_t i = 0; i < yf.size(); ++i) p[i] = E::Store(typename E::Compute(yf[i]));
-    }
-  });
+  StoreFromFloat32(yf, y);
   return Status::Ok();
 }
 

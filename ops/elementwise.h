@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 #include "ops/kernels/common/broadcast.h"
 #include "runtime/dtype.h"
 #include "runtime/half.h"
+#include "runtime/tensor.h"
 
 namespace qrt {
 
@@ -89,6 +91,29 @@ bool DispatchElem(DataType dtype, F&& f) {
     default:
       return false;
   }
+}
+
+// A float tensor's values as float32 (the 16-bit types widen exactly; float64 rounds), for ops
+// that compute every float type through their float32 kernel.
+inline std::vector<float> ToFloat32Vector(const Tensor& t) {
+  std::vector<float> out(size_t(t.numel()));
+  DispatchElem(t.dtype(), [&](auto tag) {
+    using E = Elem<decltype(tag)>;
+    const auto* p = t.data<typename E::Stored>();
+    for (size_t i = 0; i < out.size(); ++i) out[i] = float(E::Load(p[i]));
+  });
+  return out;
+}
+
+// Stores float32 results into a float tensor of any width, each rounded once.
+inline void StoreFromFloat32(const std::vector<float>& v, Tensor& t) {
+  DispatchElem(t.dtype(), [&](auto tag) {
+    using E = Elem<decltype(tag)>;
+    if constexpr (std::is_floating_point_v<typename E::Compute>) {
+      auto* p = t.data<typename E::Stored>();
+      for (size_t i = 0; i < v.size(); ++i) p[i] = E::Store(typename E::Compute(v[i]));
+    }
+  });
 }
 
 // y = f(a, b) over `loop` (operands a, b, y; MakeStridedLoop({a, b, y}, y)). A, B, Y are

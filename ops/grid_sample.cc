@@ -130,16 +130,6 @@ void SampleFloat(const GridSampleState& s, const float* x, const float* grid, fl
   }
 }
 
-std::vector<float> AsFloat32(const Tensor& t) {
-  std::vector<float> out(size_t(t.numel()));
-  DispatchElem(t.dtype(), [&](auto tag) {
-    using E = Elem<decltype(tag)>;
-    const auto* p = t.data<typename E::Stored>();
-    for (size_t i = 0; i < out.size(); ++i) out[i] = float(E::Load(p[i]));
-  });
-  return out;
-}
-
 Status RunGridSample(const GridSampleState& s, const RunArgs& args) {
   const Tensor& x = *args.input(0);
   const Tensor& grid = *args.input(1);
@@ -148,16 +138,10 @@ Status RunGridSample(const GridSampleState& s, const RunArgs& args) {
     SampleFloat(s, x.data<float>(), grid.data<float>(), y.data<float>());
     return Status::Ok();
   }
-  const std::vector<float> xf = AsFloat32(x), gf = AsFloat32(grid);
+  const std::vector<float> xf = ToFloat32Vector(x), gf = ToFloat32Vector(grid);
   std::vector<float> yf(size_t(y.numel()));
   SampleFloat(s, xf.data(), gf.data(), yf.data());
-  DispatchElem(s.dtype, [&](auto tag) {
-    using E = Elem<decltype(tag)>;
-    if constexpr (std::is_floating_point_v<typename E::Compute>) {
-      auto* p = y.data<typename E::Stored>();
-      for (size_t i = 0; i < yf.size(); ++i) p[i] = E::Store(typename E::Compute(yf[i]));
-    }
-  });
+  StoreFromFloat32(yf, y);
   return Status::Ok();
 }
 
