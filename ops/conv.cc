@@ -36,10 +36,8 @@
 //   input_codes 1: input 0 is 8-bit codes and X is DequantizeLinear(input 0, s, z) with
 //     inputs 8, 9 (one scale, a zero point of input 0's type or none).
 //
-// qrt:QLinearConv (made by fuse-qdq-conv) is QLinearConv plus two int attributes,
-// output_min and output_max: a clamp of the quantized output, which is how a Relu or Clip
-// between the Conv and its QuantizeLinear is applied (quantization is monotonic, so
-// clamping after it equals clamping before it).
+// qrt:QLinearConv (made by fuse-qdq-conv) is QLinearConv plus a clamp of the quantized output
+// (ops/qlinear_conv.h).
 //
 // Test hook: a string attribute "qrt_path" ("ref", "f32", "int8") forces a path; a path
 // that is not provably exact for the node is Unsupported.
@@ -61,6 +59,7 @@
 #include "ops/onednn/onednn_conv.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
+#include "ops/qlinear_conv.h"
 #include "ops/quantize_dequantize.h"
 
 namespace qrt {
@@ -619,10 +618,11 @@ Status ChoosePath(PrepareContext& ctx, IntConvState& s) {
 Status PrepareIntConv(PrepareContext& ctx, bool qlinear) {
   IntConvState s;
   s.qlinear = qlinear;
-  const int w_in = s.w = qlinear ? 3 : 1;
+  const int w_in = s.w = qlinear ? qlconv::kW : 1;
   if (qlinear) {
-    s.x_scale = 1, s.x_zp = 2, s.w_scale = 4, s.w_zp = 5, s.y_scale = 6, s.y_zp = 7;
-    if (ctx.has_input(8)) s.bias = 8;
+    s.x_scale = qlconv::kXScale, s.x_zp = qlconv::kXZeroPoint, s.w_scale = qlconv::kWScale;
+    s.w_zp = qlconv::kWZeroPoint, s.y_scale = qlconv::kYScale, s.y_zp = qlconv::kYZeroPoint;
+    if (ctx.has_input(qlconv::kB)) s.bias = qlconv::kB;
   } else {
     if (ctx.has_input(2)) s.x_zp = 2;
     if (ctx.has_input(3)) s.w_zp = 3;
@@ -650,17 +650,16 @@ Status PrepareIntConv(PrepareContext& ctx, bool qlinear) {
       return InvalidArgument("B must be int32 of shape [", m, "]");
     }
   }
-  if (qlinear && ctx.node().domain == "qrt") {
-    QRT_ASSIGN_OR_RETURN(int64_t lo, ctx.attrs().GetInt("output_min", -2147483648LL));
-    QRT_ASSIGN_OR_RETURN(int64_t hi, ctx.attrs().GetInt("output_max", 2147483647LL));
-    if (lo > hi) return InvalidArgument("output_min ", lo, " > output_max ", hi);
+  if (qlinear && ctx.node().def == &kQrtQLinearConvOp) {
+    QRT_ASSIGN_OR_RETURN(QLinearConvClamp clamp, QLinearConvClamp::From(ctx.attrs()));
     // Kept within the output type, so the clamp never produces an unrepresentable value.
     const int64_t t_min = s.y_dtype == DataType::kUInt8 ? 0 : -128, t_max = s.y_dtype == DataType::kUInt8 ? 255 : 127;
-    if (hi < t_min || lo > t_max) {
-      return InvalidArgument("output_min..output_max ", lo, "..", hi, " is outside ", DataTypeName(s.y_dtype));
+    if (clamp.output_max < t_min || clamp.output_min > t_max) {
+      return InvalidArgument("output_min..output_max ", clamp.output_min, "..", clamp.output_max, " is outside ",
+                             DataTypeName(s.y_dtype));
     }
-    s.out_min = int32_t(std::max(lo, t_min));
-    s.out_max = int32_t(std::min(hi, t_max));
+    s.out_min = int32_t(std::max(clamp.output_min, t_min));
+    s.out_max = int32_t(std::min(clamp.output_max, t_max));
   }
   if (qlinear) s.requantize = SelectRequantizeRowKernel(s.y_dtype, ctx.isa());
   QRT_RETURN_IF_ERROR(ChoosePath(ctx, s));
@@ -675,9 +674,11 @@ Status PrepareQLinearConv(PrepareContext& ctx) { return PrepareIntConv(ctx, true
 }  // namespace
 
 const OpDef kConvOp{"", "Conv", 2, 3, 1, 1, PrepareConv};
-const OpDef kQrtConvQuantizeDequantizeOp{"qrt", "ConvQuantizeDequantize", 4, 10, 1, 1, PrepareConvQuantizeDequantize};
+const OpDef kQrtConvQuantizeDequantizeOp{"qrt", "ConvQuantizeDequantize",     cqd::kScale + 1, cqd::kInputCount, 1,
+                                         1,     PrepareConvQuantizeDequantize};
 const OpDef kConvIntegerOp{"", "ConvInteger", 2, 4, 1, 1, PrepareConvInteger};
-const OpDef kQLinearConvOp{"", "QLinearConv", 8, 9, 1, 1, PrepareQLinearConv};
-const OpDef kQrtQLinearConvOp{"qrt", "QLinearConv", 8, 9, 1, 1, PrepareQLinearConv};
+const OpDef kQLinearConvOp{"", "QLinearConv", qlconv::kYZeroPoint + 1, qlconv::kInputCount, 1, 1, PrepareQLinearConv};
+const OpDef kQrtQLinearConvOp{"qrt", "QLinearConv",     qlconv::kYZeroPoint + 1, qlconv::kInputCount, 1,
+                              1,     PrepareQLinearConv};
 
 }  // namespace qrt

@@ -8,9 +8,13 @@
 namespace qrt {
 namespace {
 
+// Input slots: x clamped to [input_low, input_high], quantized to `levels` levels, and mapped
+// onto [output_low, output_high].
+enum Input : int { kX = 0, kInputLow = 1, kInputHigh = 2, kOutputLow = 3, kOutputHigh = 4, kInputCount = 5 };
+
 Status RunFakeQuantizeOp(const FakeQuantizePlan& plan, const RunArgs& a) {
-  return RunFakeQuantize(plan, InputData(a, 0), InputData(a, 1), InputData(a, 2), InputData(a, 3), InputData(a, 4),
-                         a.output(0)->raw());
+  return RunFakeQuantize(plan, InputData(a, kX), InputData(a, kInputLow), InputData(a, kInputHigh),
+                         InputData(a, kOutputLow), InputData(a, kOutputHigh), a.output(0)->raw());
 }
 
 Status PrepareFakeQuantizeOp(PrepareContext& ctx) {
@@ -19,9 +23,10 @@ Status PrepareFakeQuantizeOp(PrepareContext& ctx) {
   QRT_ASSIGN_OR_RETURN(std::string bc, ctx.attrs().GetString("auto_broadcast", std::string("numpy")));
   QRT_ASSIGN_OR_RETURN(attrs.auto_broadcast, ParseAutoBroadcast(bc));
   QRT_ASSIGN_OR_RETURN(attrs.axis, ctx.attrs().GetInt("axis", -1));
-  QRT_ASSIGN_OR_RETURN(FakeQuantizePlan plan,
-                       PrepareFakeQuantize(attrs, InputDesc(ctx, 0), InputDesc(ctx, 1), InputDesc(ctx, 2),
-                                           InputDesc(ctx, 3), InputDesc(ctx, 4), ctx.isa()));
+  QRT_ASSIGN_OR_RETURN(
+      FakeQuantizePlan plan,
+      PrepareFakeQuantize(attrs, InputDesc(ctx, kX), InputDesc(ctx, kInputLow), InputDesc(ctx, kInputHigh),
+                          InputDesc(ctx, kOutputLow), InputDesc(ctx, kOutputHigh), ctx.isa()));
   ctx.SetOutput(0, plan.dtype, plan.out_dims);
   ctx.SetKernel<FakeQuantizePlan, RunFakeQuantizeOp>(std::move(plan));
   return Status::Ok();
@@ -29,6 +34,6 @@ Status PrepareFakeQuantizeOp(PrepareContext& ctx) {
 
 }  // namespace
 
-const OpDef kFakeQuantizeOp{"qrt", "FakeQuantize", 5, 5, 1, 1, PrepareFakeQuantizeOp};
+const OpDef kFakeQuantizeOp{"qrt", "FakeQuantize", kInputCount, kInputCount, 1, 1, PrepareFakeQuantizeOp};
 
 }  // namespace qrt

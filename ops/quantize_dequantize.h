@@ -7,6 +7,19 @@
 #include "runtime/op_def.h"
 
 namespace qrt {
+namespace qdq {
+
+// qrt:QuantizeDequantize's input slots (fuse-q-dq builds it): y = DequantizeLinear(
+// QuantizeLinear(x, scale, zero_point)) with one float32 scale and an optional 8-bit zero point;
+// no attributes.
+enum Input : int {
+  kX = 0,
+  kScale = 1,
+  kZeroPoint = 2,  // optional; uint8 when absent
+  kInputCount = 3,
+};
+
+}  // namespace qdq
 
 // Checks the scale at input `scale_input` and the zero point after it (optional) as
 // qrt:QuantizeDequantize does; returns the float32 kernel for the quantized type and ISA.

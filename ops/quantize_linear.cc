@@ -318,9 +318,9 @@ struct QuantizeDequantizeState {
 };
 
 Status RunQuantizeDequantize(const QuantizeDequantizeState& s, const RunArgs& args) {
-  const Tensor& x = *args.input(0);
+  const Tensor& x = *args.input(qdq::kX);
   float* out = args.output(0)->data<float>();
-  const FakeQuantStep fq = FakeQuantFromInputs(args, 1, s.kernel);
+  const FakeQuantStep fq = FakeQuantFromInputs(args, qdq::kScale, s.kernel);
   if (s.kernel) {
     const float* in = x.data<float>();
     QuantLayout whole;
@@ -342,15 +342,15 @@ Status RunQuantizeDequantize(const QuantizeDequantizeState& s, const RunArgs& ar
 
 Status PrepareQuantizeDequantize(PrepareContext& ctx) {
   QRT_RETURN_IF_ERROR(
-      ExpectDType(ctx, 0, {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16, DataType::kInt32}));
-  QRT_ASSIGN_OR_RETURN(QuantizeDequantizeF32Fn kernel, PrepareFakeQuant(ctx, 1));
+      ExpectDType(ctx, qdq::kX, {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16, DataType::kInt32}));
+  QRT_ASSIGN_OR_RETURN(QuantizeDequantizeF32Fn kernel, PrepareFakeQuant(ctx, qdq::kScale));
   QuantizeDequantizeState s;
-  s.x_dtype = ctx.input(0).dtype;
-  s.q_dtype = ctx.has_input(2) ? ctx.input(2).dtype : DataType::kUInt8;
+  s.x_dtype = ctx.input(qdq::kX).dtype;
+  s.q_dtype = ctx.has_input(qdq::kZeroPoint) ? ctx.input(qdq::kZeroPoint).dtype : DataType::kUInt8;
   if (s.x_dtype == DataType::kFloat32) s.kernel = kernel;
   s.threads = ctx.threads();
-  ctx.SetOutput(0, DataType::kFloat32, ctx.input(0).dims);
-  ctx.SetOutputGrid(0, ConstantGrid(ctx, 1, s.q_dtype, -1));
+  ctx.SetOutput(0, DataType::kFloat32, ctx.input(qdq::kX).dims);
+  ctx.SetOutputGrid(0, ConstantGrid(ctx, qdq::kScale, s.q_dtype, -1));
   ctx.SetKernel<QuantizeDequantizeState, RunQuantizeDequantize>(std::move(s));
   return Status::Ok();
 }
@@ -397,7 +397,8 @@ FakeQuantStep FakeQuantFromInputs(const RunArgs& args, int scale_input, Quantize
   return e;
 }
 
-const OpDef kQuantizeDequantizeOp{"qrt", "QuantizeDequantize", 2, 3, 1, 1, PrepareQuantizeDequantize};
+const OpDef kQuantizeDequantizeOp{"qrt", "QuantizeDequantize",     qdq::kScale + 1, qdq::kInputCount, 1,
+                                  1,     PrepareQuantizeDequantize};
 const OpDef kQuantizeLinearOp{"", "QuantizeLinear", 2, 3, 1, 1, PrepareQuantize};
 const OpDef kDequantizeLinearOp{"", "DequantizeLinear", 2, 3, 1, 1, PrepareDequantize};
 

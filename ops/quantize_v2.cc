@@ -8,9 +8,13 @@
 namespace qrt {
 namespace {
 
+// Input slots: x quantized over the range [min_range, max_range].
+enum Input : int { kX = 0, kMinRange = 1, kMaxRange = 2, kInputCount = 3 };
+
 Status RunQuantizeV2Op(const QuantizeV2Plan& plan, const RunArgs& a) {
-  return RunQuantizeV2(plan, a.input(0)->data<float>(), a.input(1)->data<float>(), a.input(2)->data<float>(),
-                       a.output(0)->raw(), a.output(1) ? a.output(1)->data<float>() : nullptr,
+  return RunQuantizeV2(plan, a.input(kX)->data<float>(), a.input(kMinRange)->data<float>(),
+                       a.input(kMaxRange)->data<float>(), a.output(0)->raw(),
+                       a.output(1) ? a.output(1)->data<float>() : nullptr,
                        a.output(2) ? a.output(2)->data<float>() : nullptr);
 }
 
@@ -29,8 +33,8 @@ Status PrepareQuantizeV2Op(PrepareContext& ctx) {
   attrs.narrow_range = narrow == 1;
   QRT_ASSIGN_OR_RETURN(attrs.axis, ctx.attrs().GetInt("axis", -1));
   QRT_ASSIGN_OR_RETURN(attrs.ensure_minimum_range, ctx.attrs().GetFloat("ensure_minimum_range", 0.01f));
-  QRT_ASSIGN_OR_RETURN(QuantizeV2Plan plan,
-                       PrepareQuantizeV2(attrs, InputDesc(ctx, 0), InputDesc(ctx, 1), InputDesc(ctx, 2), ctx.isa()));
+  QRT_ASSIGN_OR_RETURN(QuantizeV2Plan plan, PrepareQuantizeV2(attrs, InputDesc(ctx, kX), InputDesc(ctx, kMinRange),
+                                                              InputDesc(ctx, kMaxRange), ctx.isa()));
   ctx.SetOutput(0, plan.attrs.T, plan.output_dims);
   if (ctx.num_outputs() > 1) ctx.SetOutput(1, DataType::kFloat32, plan.output_min_dims);
   if (ctx.num_outputs() > 2) ctx.SetOutput(2, DataType::kFloat32, plan.output_min_dims);
@@ -40,6 +44,6 @@ Status PrepareQuantizeV2Op(PrepareContext& ctx) {
 
 }  // namespace
 
-const OpDef kQuantizeV2Op{"qrt", "QuantizeV2", 3, 3, 1, 3, PrepareQuantizeV2Op};
+const OpDef kQuantizeV2Op{"qrt", "QuantizeV2", kInputCount, kInputCount, 1, 3, PrepareQuantizeV2Op};
 
 }  // namespace qrt

@@ -8,9 +8,12 @@
 namespace qrt {
 namespace {
 
+// Input slots: int8/int32 codes dequantized by float scales and int32 zero points.
+enum Input : int { kX = 0, kScales = 1, kZeroPoints = 2, kInputCount = 3 };
+
 Status RunUniformDequantizeOp(const UniformDequantizePlan& plan, const RunArgs& a) {
-  return RunUniformDequantize(plan, a.input(0)->raw(), a.input(1)->data<float>(), a.input(2)->data<int32_t>(),
-                              a.output(0)->data<float>());
+  return RunUniformDequantize(plan, a.input(kX)->raw(), a.input(kScales)->data<float>(),
+                              a.input(kZeroPoints)->data<int32_t>(), a.output(0)->data<float>());
 }
 
 Status PrepareUniformDequantizeOp(PrepareContext& ctx) {
@@ -24,8 +27,9 @@ Status PrepareUniformDequantizeOp(PrepareContext& ctx) {
   QRT_ASSIGN_OR_RETURN(attrs.quantization_axis, ctx.attrs().GetInt("quantization_axis", -1));
   QRT_ASSIGN_OR_RETURN(attrs.quantization_min_val, ctx.attrs().GetInt("quantization_min_val"));
   QRT_ASSIGN_OR_RETURN(attrs.quantization_max_val, ctx.attrs().GetInt("quantization_max_val"));
-  QRT_ASSIGN_OR_RETURN(UniformDequantizePlan plan, PrepareUniformDequantize(attrs, InputDesc(ctx, 0), InputDesc(ctx, 1),
-                                                                            InputDesc(ctx, 2), ctx.isa()));
+  QRT_ASSIGN_OR_RETURN(UniformDequantizePlan plan,
+                       PrepareUniformDequantize(attrs, InputDesc(ctx, kX), InputDesc(ctx, kScales),
+                                                InputDesc(ctx, kZeroPoints), ctx.isa()));
   ctx.SetOutput(0, DataType::kFloat32, plan.output_dims);
   ctx.SetKernel<UniformDequantizePlan, RunUniformDequantizeOp>(std::move(plan));
   return Status::Ok();
@@ -33,6 +37,7 @@ Status PrepareUniformDequantizeOp(PrepareContext& ctx) {
 
 }  // namespace
 
-const OpDef kUniformDequantizeOp{"qrt", "UniformDequantize", 3, 3, 1, 1, PrepareUniformDequantizeOp};
+const OpDef kUniformDequantizeOp{"qrt", "UniformDequantize",       kInputCount, kInputCount, 1,
+                                 1,     PrepareUniformDequantizeOp};
 
 }  // namespace qrt

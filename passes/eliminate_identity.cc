@@ -1,5 +1,6 @@
 // Identity(x) -> x: consumers read x directly. Kept when its output is a graph
 // output, since that would rename the output.
+#include "ops/ops.h"
 #include "passes/passes.h"
 #include "passes/rewriter.h"
 
@@ -22,7 +23,7 @@ StatusOr<Verdict> ForwardIdentity(Rewriter& rw, NodeId id) {
 }  // namespace
 
 StatusOr<int> EliminateIdentity(Graph& graph, Explanations* explain) {
-  return RunPatterns(graph, "eliminate-identity", {{"forward-identity", "", "Identity", ForwardIdentity}}, explain);
+  return RunPatterns(graph, "eliminate-identity", {{"forward-identity", &kIdentityOp, ForwardIdentity}}, explain);
 }
 
 }  // namespace qrt

@@ -1,6 +1,7 @@
 // f(constants...) -> constant: a node whose inputs are all initializers is evaluated now
 // and its outputs become initializers. DequantizeLinear is kept: the fusion passes match
 // on it, and the planner folds it at plan time anyway.
+#include "ops/ops.h"
 #include "passes/evaluate.h"
 #include "passes/passes.h"
 
@@ -11,7 +12,7 @@ constexpr size_t kMaxFoldedBytes = size_t(64) << 20;
 
 bool Foldable(const Graph& g, const Node& n) {
   if (n.inputs.empty()) return false;
-  if (n.domain.empty() && n.op_type == "DequantizeLinear") return false;
+  if (n.def == &kDequantizeLinearOp) return false;
   for (ValueId in : n.inputs) {
     if (in.valid() && !g.IsConstant(in)) return false;
   }

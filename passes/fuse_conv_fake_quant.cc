@@ -35,7 +35,7 @@
 
 #include "ops/conv_quantize_dequantize.h"
 #include "ops/op_util.h"
-#include "ops/registry.h"
+#include "ops/quantize_dequantize.h"
 #include "passes/match_util.h"
 #include "passes/passes.h"
 #include "passes/rewriter.h"
@@ -65,39 +65,46 @@ bool IsRequantizableQuantize(const Graph& g, const Node& q) {
   return !q.attrs.Has("output_dtype");
 }
 
+// The Conv's X, W and B (B possibly absent) at the fused node's slots.
+void SetConvInputs(const Node& conv, Node& fused) {
+  fused.inputs[cqd::kX] = conv.inputs[0];
+  fused.inputs[cqd::kW] = conv.inputs[1];
+  fused.inputs[cqd::kB] = InputOr(conv, 2);
+}
+
 // The live qrt:QuantizeDequantize producing v, if any.
 NodeId FakeQuant(const Graph& g, ValueId v) {
-  const NodeId id = ProducerIs(g, v, "QuantizeDequantize", "qrt");
+  const NodeId id = ProducerIs(g, v, kQuantizeDequantizeOp);
   return id.valid() && g.node(id).inputs.size() >= 2 && g.node(id).outputs.size() == 1 ? id : NodeId{};
 }
 
-std::pair<ValueId, ValueId> ScaleAndZeroPoint(const Node& fq) { return {fq.inputs[1], InputOr(fq, 2)}; }
+std::pair<ValueId, ValueId> ScaleAndZeroPoint(const Node& fq) {
+  return {fq.inputs[qdq::kScale], InputOr(fq, qdq::kZeroPoint)};
+}
 
 // Anchored at the chain's last fake quantization (visited consumers first, so that the
 // whole chain is taken from its end).
 StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId last_id) {
-  const OpDef* def = FindOp("qrt", "ConvQuantizeDequantize");
-  if (def == nullptr) return Internal("op qrt:ConvQuantizeDequantize is not registered");
   const Graph& g = rw.graph();
   if (FakeQuant(g, g.node(last_id).outputs.empty() ? ValueId{} : g.node(last_id).outputs[0]) != last_id) {
     return Refuse("malformed QuantizeDequantize");
   }
   const Node& last = g.node(last_id);
   // Conv -> last; or Conv [-> before] -> PRelu -> last.
-  ValueId v = last.inputs[0];
+  ValueId v = last.inputs[qdq::kX];
   if (!HasSingleUse(g, v)) return Refuse("its input has other readers or is a graph output");
-  const NodeId prelu_id = ProducerIs(g, v, "PRelu");
+  const NodeId prelu_id = ProducerIs(g, v, kPReluOp);
   NodeId before_id;
   if (prelu_id.valid()) {
     v = g.node(prelu_id).inputs[0];
     if (!HasSingleUse(g, v)) return Refuse("the PRelu's input has other readers");
     before_id = FakeQuant(g, v);
     if (before_id.valid()) {
-      v = g.node(before_id).inputs[0];
+      v = g.node(before_id).inputs[qdq::kX];
       if (!HasSingleUse(g, v)) return Refuse("the first fake quantization's input has other readers");
     }
   }
-  const NodeId conv_id = ProducerIs(g, v, "Conv");
+  const NodeId conv_id = ProducerIs(g, v, kConvOp);
   if (!conv_id.valid()) return Refuse("the chain does not start at a Conv");
   const Node& conv = g.node(conv_id);
   if (conv.outputs.size() != 1 || conv.inputs.size() < 2 || conv.inputs.size() > 3) return Refuse("malformed Conv");
@@ -105,13 +112,14 @@ StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId last_id) {
     return Refuse("the PRelu's slope is not one float32 constant per channel");
   }
 
-  Node fused = MakeNode(def, conv.name, {conv.inputs[0], conv.inputs[1], InputOr(conv, 2)}, {}, conv.attrs);
+  Node fused = MakeNode(kQrtConvQuantizeDequantizeOp, conv.name, {}, {}, conv.attrs);
   // The fake quantization before the PRelu (or the only one); the slope and the fake
   // quantization after it.
   const auto [s0, z0] = prelu_id.valid()
                             ? (before_id.valid() ? ScaleAndZeroPoint(g.node(before_id)) : std::pair<ValueId, ValueId>{})
                             : ScaleAndZeroPoint(last);
   fused.inputs.resize(prelu_id.valid() ? cqd::kZeroPointAfter + 1 : cqd::kZeroPoint + 1);
+  SetConvInputs(conv, fused);
   fused.inputs[cqd::kScale] = s0;
   fused.inputs[cqd::kZeroPoint] = z0;
   if (prelu_id.valid()) {
@@ -131,21 +139,20 @@ StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId last_id) {
 // Conv -> QuantizeLinear (1x1): the convolution takes the fake quantization, the
 // QuantizeLinear stays and reads the same value name.
 StatusOr<Verdict> FusePointwiseBeforeQuantize(Rewriter& rw, NodeId q_id) {
-  const OpDef* def = FindOp("qrt", "ConvQuantizeDequantize");
-  if (def == nullptr) return Internal("op qrt:ConvQuantizeDequantize is not registered");
   const Graph& g = rw.graph();
   const Node& q = g.node(q_id);
   if (q.inputs.empty()) return Refuse("no input");
   const ValueId y = q.inputs[0];
-  const NodeId conv_id = ProducerIs(g, y, "Conv");
+  const NodeId conv_id = ProducerIs(g, y, kConvOp);
   if (!conv_id.valid()) return Refuse("its input is not made by a Conv");
   if (!HasSingleUse(g, y)) return Refuse("the Conv's output has other readers");
   if (!IsRequantizableQuantize(g, q)) return Refuse("the scale or zero point does not make Q(DQ(Q(y))) = Q(y)");
   const Node& conv = g.node(conv_id);
   if (conv.outputs.size() != 1 || conv.inputs.size() < 2 || conv.inputs.size() > 3) return Refuse("malformed Conv");
   if (!IsPointwise(g, conv)) return Refuse("the Conv is not 1x1 (only there does the int8 path apply)");
-  Node fused = MakeNode(def, conv.name, {conv.inputs[0], conv.inputs[1], InputOr(conv, 2)}, {y}, conv.attrs);
+  Node fused = MakeNode(kQrtConvQuantizeDequantizeOp, conv.name, {}, {y}, conv.attrs);
   fused.inputs.resize(cqd::kZeroPoint + 1);
+  SetConvInputs(conv, fused);
   fused.inputs[cqd::kScale] = q.inputs[1];
   fused.inputs[cqd::kZeroPoint] = InputOr(q, 2);
   rw.EraseNode(conv_id);
@@ -156,12 +163,12 @@ StatusOr<Verdict> FusePointwiseBeforeQuantize(Rewriter& rw, NodeId q_id) {
 }  // namespace
 
 StatusOr<int> FuseConvFakeQuant(Graph& g, Explanations* explain) {
-  QRT_ASSIGN_OR_RETURN(
-      int chains, RunPatterns(g, "fuse-conv-fake-quant", {{"conv-fake-quant", "qrt", "QuantizeDequantize", FuseChain}},
-                              explain, VisitOrder::kConsumersFirst));
+  QRT_ASSIGN_OR_RETURN(int chains,
+                       RunPatterns(g, "fuse-conv-fake-quant", {{"conv-fake-quant", &kQuantizeDequantizeOp, FuseChain}},
+                                   explain, VisitOrder::kConsumersFirst));
   QRT_ASSIGN_OR_RETURN(int pointwise,
                        RunPatterns(g, "fuse-conv-fake-quant",
-                                   {{"pointwise-conv-quantize", "", "QuantizeLinear", FusePointwiseBeforeQuantize}},
+                                   {{"pointwise-conv-quantize", &kQuantizeLinearOp, FusePointwiseBeforeQuantize}},
                                    explain, VisitOrder::kProducersFirst));
   return chains + pointwise;
 }

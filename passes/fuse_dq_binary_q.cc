@@ -16,7 +16,7 @@
 // - the Q has a constant per-tensor scale and an 8-bit (or opset-21 16-bit) output;
 // - every scale is non-zero and |scale| <= 1e30 (then no NaN can arise in either form).
 // DQ nodes left without readers are erased here; DQs read elsewhere stay for those readers.
-#include "ops/registry.h"
+#include "ops/quantized_binary.h"
 #include "passes/match_util.h"
 #include "passes/passes.h"
 #include "passes/rewriter.h"
@@ -31,7 +31,7 @@ struct Operand {
 
 // "" when v is the output of a DequantizeLinear the fused kernel can replay, else why not.
 std::string MatchOperand(const Graph& g, ValueId v, Operand* out) {
-  NodeId dq = ProducerIs(g, v, "DequantizeLinear");
+  NodeId dq = ProducerIs(g, v, kDequantizeLinearOp);
   if (!dq.valid()) return "an operand is not a DequantizeLinear's output";
   const Node& n = g.node(dq);
   if (n.inputs.size() < 2 || !n.inputs[0].valid()) return "an operand's DequantizeLinear has no input";
@@ -67,8 +67,6 @@ std::string MatchOperand(const Graph& g, ValueId v, Operand* out) {
 
 template <class Op>
 StatusOr<Verdict> Fuse(Rewriter& rw, NodeId q_id) {
-  const OpDef* def = FindOp("qrt", Op::kFused);
-  if (def == nullptr) return Internal("op qrt:", Op::kFused, " is not registered");
   const Graph& g = rw.graph();
   const Node& q = g.node(q_id);
   if (q.inputs.size() < 3 || !q.inputs[0].valid()) return Refuse("no zero point input");
@@ -78,22 +76,30 @@ StatusOr<Verdict> Fuse(Rewriter& rw, NodeId q_id) {
   if (!IsConstScalar(g, q.inputs[2]) || !IsQuantType(g.ConstantOf(q.inputs[2])->dtype(), q.opset)) {
     return Refuse("the output zero point is not one constant of a quantized type");
   }
+  const std::string_view binary = Op::kBinary.op_type;
   NodeId bin_id = ProducerIs(g, q.inputs[0], Op::kBinary);
-  if (!bin_id.valid()) return Refuse(StrCat("its input is not made by ", Op::kBinary));
-  if (!HasSingleUse(g, q.inputs[0])) return Refuse(StrCat("the ", Op::kBinary, "'s output has other readers"));
+  if (!bin_id.valid()) return Refuse(StrCat("its input is not made by ", binary));
+  if (!HasSingleUse(g, q.inputs[0])) return Refuse(StrCat("the ", binary, "'s output has other readers"));
   const Node& bin = g.node(bin_id);
-  if (bin.inputs.size() != 2) return Refuse(StrCat("the ", Op::kBinary, " does not have two inputs"));
+  if (bin.inputs.size() != 2) return Refuse(StrCat("the ", binary, " does not have two inputs"));
   Operand a, b;
   std::string why = MatchOperand(g, bin.inputs[0], &a);
   if (why.empty()) why = MatchOperand(g, bin.inputs[1], &b);
   if (!why.empty()) return Refuse(why);
 
-  Node fused =
-      MakeNode(def, bin.name, {a.data, a.scale, a.zero_point, b.data, b.scale, b.zero_point, q.inputs[1], q.inputs[2]},
-               q.outputs);
-  fused.attrs.Set("requantize", std::string("divide"));
-  if (a.axis) fused.attrs.Set("A_axis", *a.axis);
-  if (b.axis) fused.attrs.Set("B_axis", *b.axis);
+  QuantizedBinaryAttrs attrs;
+  attrs.requantize = Requantize::kDivide;
+  attrs.a_axis = a.axis;
+  attrs.b_axis = b.axis;
+  Node fused = MakeNode(Op::kFused, bin.name, std::vector<ValueId>(qbin::kInputCount), q.outputs, ToAttributes(attrs));
+  fused.inputs[qbin::kA] = a.data;
+  fused.inputs[qbin::kAScale] = a.scale;
+  fused.inputs[qbin::kAZeroPoint] = a.zero_point;
+  fused.inputs[qbin::kB] = b.data;
+  fused.inputs[qbin::kBScale] = b.scale;
+  fused.inputs[qbin::kBZeroPoint] = b.zero_point;
+  fused.inputs[qbin::kCScale] = q.inputs[1];
+  fused.inputs[qbin::kCZeroPoint] = q.inputs[2];
   const ValueId dq_a = bin.inputs[0], dq_b = bin.inputs[1];
   rw.EraseNode(q_id);
   rw.EraseNode(bin_id);
@@ -106,19 +112,21 @@ StatusOr<Verdict> Fuse(Rewriter& rw, NodeId q_id) {
 }
 
 struct MulOp {
-  static constexpr std::string_view kBinary = "Mul", kFused = "QuantizedMul";
+  static constexpr const OpDef& kBinary = kMulOp;
+  static constexpr const OpDef& kFused = kQuantizedMulOp;
 };
 struct AddOp {
-  static constexpr std::string_view kBinary = "Add", kFused = "QuantizedAdd";
+  static constexpr const OpDef& kBinary = kAddOp;
+  static constexpr const OpDef& kFused = kQuantizedAddOp;
 };
 
 }  // namespace
 
 StatusOr<int> FuseDqMulQ(Graph& graph, Explanations* explain) {
-  return RunPatterns(graph, "fuse-dq-mul-q", {{"dq-mul-q", "", "QuantizeLinear", Fuse<MulOp>}}, explain);
+  return RunPatterns(graph, "fuse-dq-mul-q", {{"dq-mul-q", &kQuantizeLinearOp, Fuse<MulOp>}}, explain);
 }
 StatusOr<int> FuseDqAddQ(Graph& graph, Explanations* explain) {
-  return RunPatterns(graph, "fuse-dq-add-q", {{"dq-add-q", "", "QuantizeLinear", Fuse<AddOp>}}, explain);
+  return RunPatterns(graph, "fuse-dq-add-q", {{"dq-add-q", &kQuantizeLinearOp, Fuse<AddOp>}}, explain);
 }
 
 }  // namespace qrt

@@ -11,7 +11,7 @@
 // anyway and the fused op would quantize twice). Runs after the fusions that match DQ inputs.
 #include <cstring>
 
-#include "ops/registry.h"
+#include "ops/quantize_dequantize.h"
 #include "passes/match_util.h"
 #include "passes/passes.h"
 #include "passes/rewriter.h"
@@ -29,12 +29,10 @@ bool SameConstant(const Graph& g, ValueId a, ValueId b) {
 }
 
 StatusOr<Verdict> FusePair(Rewriter& rw, NodeId dq_id) {
-  const OpDef* def = FindOp("qrt", "QuantizeDequantize");
-  if (def == nullptr) return Internal("op qrt:QuantizeDequantize is not registered");
   const Graph& g = rw.graph();
   const Node& dq = g.node(dq_id);
   if (dq.inputs.size() < 2 || dq.outputs.size() != 1 || !dq.outputs[0].valid()) return Refuse("malformed node");
-  const NodeId q_id = ProducerIs(g, dq.inputs[0], "QuantizeLinear");
+  const NodeId q_id = ProducerIs(g, dq.inputs[0], kQuantizeLinearOp);
   if (!q_id.valid()) return Refuse("its input is not a QuantizeLinear's output");
   if (!HasSingleUse(g, dq.inputs[0])) return Refuse("the 8-bit tensor has other readers or is a graph output");
   const Node& q = g.node(q_id);
@@ -53,8 +51,11 @@ StatusOr<Verdict> FusePair(Rewriter& rw, NodeId dq_id) {
     return Refuse("the QuantizeLinear and DequantizeLinear parameters differ");
   }
   // x --QuantizeDequantize(s, z)--> y
-  Node fused = MakeNode(def, dq.name, {q.inputs[0], scale}, {dq.outputs[0]});
-  if (zero_point.valid()) fused.inputs.push_back(zero_point);
+  Node fused = MakeNode(kQuantizeDequantizeOp, dq.name, {}, {dq.outputs[0]});
+  fused.inputs.resize(zero_point.valid() ? qdq::kInputCount : qdq::kZeroPoint);
+  fused.inputs[qdq::kX] = q.inputs[0];
+  fused.inputs[qdq::kScale] = scale;
+  if (zero_point.valid()) fused.inputs[qdq::kZeroPoint] = zero_point;
   rw.EraseNode(dq_id);
   rw.EraseNode(q_id);
   rw.AddNode(std::move(fused));
@@ -64,7 +65,7 @@ StatusOr<Verdict> FusePair(Rewriter& rw, NodeId dq_id) {
 }  // namespace
 
 StatusOr<int> FuseQDq(Graph& g, Explanations* explain) {
-  return RunPatterns(g, "fuse-q-dq", {{"q-dq-pair", "", "DequantizeLinear", FusePair}}, explain);
+  return RunPatterns(g, "fuse-q-dq", {{"q-dq-pair", &kDequantizeLinearOp, FusePair}}, explain);
 }
 
 }  // namespace qrt

@@ -20,7 +20,7 @@
 #include <cstring>
 #include <limits>
 
-#include "ops/registry.h"
+#include "ops/qlinear_conv.h"
 #include "passes/match_util.h"
 #include "passes/passes.h"
 #include "passes/rewriter.h"
@@ -36,8 +36,6 @@ int64_t QuantizeBound(float v, float scale, int64_t zp, int64_t lo, int64_t hi) 
 }
 
 StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId q_id) {
-  const OpDef* def = FindOp("qrt", "QLinearConv");
-  if (def == nullptr) return Internal("op qrt:QLinearConv is not registered");
   const Graph& g = rw.graph();
   const Node& q = g.node(q_id);
   if (q.inputs.size() < 3 || !q.inputs[0].valid()) return Refuse("no zero point input");
@@ -58,11 +56,11 @@ StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId q_id) {
   int64_t out_min = t_lo, out_max = t_hi;
   NodeId p = g.value(conv_out).producer;
   if (!p.valid() || !HasSingleUse(g, conv_out)) return Refuse("its input has no producer or other readers");
-  if (g.node(p).domain.empty() && (g.node(p).op_type == "Relu" || g.node(p).op_type == "Clip")) {
+  if (IsOp(g.node(p), kReluOp) || IsOp(g.node(p), kClipOp)) {
     const Node& act = g.node(p);
     if (act.inputs.empty() || !act.inputs[0].valid()) return Refuse("the activation has no input");
     float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
-    if (act.op_type == "Relu") {
+    if (IsOp(act, kReluOp)) {
       lo = 0.f;
     } else if (act.opset < 11) {
       auto a = act.attrs.GetFloat("min", lo), b = act.attrs.GetFloat("max", hi);
@@ -89,7 +87,7 @@ StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId q_id) {
       return Refuse("the activation's input has no producer or other readers");
   }
   const Node& conv = g.node(p);
-  if (!conv.domain.empty() || conv.op_type != "Conv" || conv.inputs.size() < 2) return Refuse("not made by a Conv");
+  if (!IsOp(conv, kConvOp) || conv.inputs.size() < 2) return Refuse("not made by a Conv");
 
   DqInfo x, w, b;
   if (!MatchDq(g, conv.inputs[0], &x) || !MatchDq(g, conv.inputs[1], &w)) {
@@ -142,11 +140,8 @@ StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId q_id) {
     bias = b.data;
   }
 
-  Node fused = MakeNode(def, conv.name, {}, q.outputs, conv.attrs);
-  if (act_id.valid()) {
-    fused.attrs.Set("output_min", out_min);
-    fused.attrs.Set("output_max", out_max);
-  }
+  Node fused = MakeNode(kQrtQLinearConvOp, conv.name, {}, q.outputs, conv.attrs);
+  if (act_id.valid()) QLinearConvClamp{out_min, out_max}.SetOn(fused.attrs);
   const std::string name = conv.name;
   const Dims w_scale_dims = ws.dims();
   std::vector<ValueId> dq_outputs = {conv.inputs[0], conv.inputs[1]};
@@ -157,8 +152,16 @@ StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId q_id) {
   const ValueId w_zp = w.zero_point.valid()
                            ? w.zero_point
                            : rw.AddConstant(name + "_w_zp", Tensor::Allocate(w_type, w_scale_dims).value());
-  fused.inputs = {x.data, x.scale, x_zp, w.data, w.scale, w_zp, q_scale, q_zp};
-  if (bias.valid()) fused.inputs.push_back(bias);
+  fused.inputs.resize(bias.valid() ? qlconv::kInputCount : qlconv::kB);
+  fused.inputs[qlconv::kX] = x.data;
+  fused.inputs[qlconv::kXScale] = x.scale;
+  fused.inputs[qlconv::kXZeroPoint] = x_zp;
+  fused.inputs[qlconv::kW] = w.data;
+  fused.inputs[qlconv::kWScale] = w.scale;
+  fused.inputs[qlconv::kWZeroPoint] = w_zp;
+  fused.inputs[qlconv::kYScale] = q_scale;
+  fused.inputs[qlconv::kYZeroPoint] = q_zp;
+  if (bias.valid()) fused.inputs[qlconv::kB] = bias;
   rw.EraseNode(q_id);
   if (act_id.valid()) rw.EraseNode(act_id);
   rw.EraseNode(p);
@@ -173,7 +176,7 @@ StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId q_id) {
 }  // namespace
 
 StatusOr<int> FuseQdqConv(Graph& g, Explanations* explain) {
-  return RunPatterns(g, "fuse-qdq-conv", {{"dq-conv-q", "", "QuantizeLinear", FuseChain}}, explain);
+  return RunPatterns(g, "fuse-qdq-conv", {{"dq-conv-q", &kQuantizeLinearOp, FuseChain}}, explain);
 }
 
 }  // namespace qrt

@@ -17,7 +17,7 @@
 //   is read only by it and is not a graph output.
 #include <cstring>
 
-#include "ops/registry.h"
+#include "ops/qlinear_conv.h"
 #include "passes/match_util.h"
 #include "passes/passes.h"
 #include "passes/rewriter.h"
@@ -78,7 +78,7 @@ Node MakeReshape(Graph& g, const std::string& name, ValueId x, ValueId shape, Va
   r.name = name;
   r.op_type = "Reshape";
   r.opset = g.opsets.count("") ? g.opsets.at("") : 13;
-  r.def = FindOp("", "Reshape");
+  r.def = &kReshapeOp;
   r.inputs = {x, shape};
   r.outputs = {y};
   return r;
@@ -86,12 +86,10 @@ Node MakeReshape(Graph& g, const std::string& name, ValueId x, ValueId shape, Va
 
 // Q(MatMul(DQ(a), DQ(b))) at Q node `qi`.
 StatusOr<Verdict> FuseMatMul(Rewriter& rw, NodeId qi) {
-  const OpDef* def = FindOp("", "QLinearMatMul");
-  if (def == nullptr) return Internal("QLinearMatMul is not registered");
   const Graph& cg = rw.graph();
   const Node& q = cg.node(qi);
   QuantOut y;
-  const NodeId mm_id = ProducerIs(cg, q.inputs.empty() ? ValueId{} : q.inputs[0], "MatMul");
+  const NodeId mm_id = ProducerIs(cg, q.inputs.empty() ? ValueId{} : q.inputs[0], kMatMulOp);
   if (!mm_id.valid()) return Refuse("its input is not made by MatMul");
   if (std::string why = MatchOutputQ(cg, q, &y); !why.empty()) return Refuse(why);
   const Node& mm = cg.node(mm_id);
@@ -113,7 +111,7 @@ StatusOr<Verdict> FuseMatMul(Rewriter& rw, NodeId qi) {
   fused.name = mm.name;
   fused.op_type = "QLinearMatMul";
   fused.opset = g.opsets.count("") ? g.opsets.at("") : 13;
-  fused.def = def;
+  fused.def = &kQLinearMatMulOp;
   const ValueId a_zp = a.zero_point.valid() ? a.zero_point : ZeroConstant(g, mm.name + "_a_zp", DqDataType(g, a), {});
   const ValueId b_zp =
       b.zero_point.valid() ? b.zero_point : ZeroConstant(g, mm.name + "_b_zp", DqDataType(g, b), b_scale_dims);
@@ -129,12 +127,10 @@ StatusOr<Verdict> FuseMatMul(Rewriter& rw, NodeId qi) {
 
 // Q(Gemm(DQ(a), DQ(b), DQ(c))) at Q node `qi`.
 StatusOr<Verdict> FuseGemm(Rewriter& rw, NodeId qi) {
-  const OpDef* conv_def = FindOp("qrt", "QLinearConv");
-  if (conv_def == nullptr) return Internal("qrt:QLinearConv is not registered");
   const Graph& cg = rw.graph();
   const Node& q = cg.node(qi);
   QuantOut y;
-  const NodeId gm_id = ProducerIs(cg, q.inputs.empty() ? ValueId{} : q.inputs[0], "Gemm");
+  const NodeId gm_id = ProducerIs(cg, q.inputs.empty() ? ValueId{} : q.inputs[0], kGemmOp);
   if (!gm_id.valid()) return Refuse("its input is not made by Gemm");
   if (std::string why = MatchOutputQ(cg, q, &y); !why.empty()) return Refuse(why);
   const Node& gm = cg.node(gm_id);
@@ -206,8 +202,17 @@ StatusOr<Verdict> FuseGemm(Rewriter& rw, NodeId qi) {
 
   const ValueId a4 = g.AddUniqueValue(name + "_a4", DqDataType(g, a));
   const ValueId y4 = g.AddUniqueValue(name + "_y4", g.ConstantOf(y.zero_point)->dtype());
-  Node conv = MakeNode(conv_def, name, {a4, a.scale, a_zp, w_id, w_scale, w_zp, y.scale, y.zero_point}, {y4});
-  if (bias.valid()) conv.inputs.push_back(bias);
+  Node conv = MakeNode(kQrtQLinearConvOp, name, {}, {y4});
+  conv.inputs.resize(bias.valid() ? qlconv::kInputCount : qlconv::kB);
+  conv.inputs[qlconv::kX] = a4;
+  conv.inputs[qlconv::kXScale] = a.scale;
+  conv.inputs[qlconv::kXZeroPoint] = a_zp;
+  conv.inputs[qlconv::kW] = w_id;
+  conv.inputs[qlconv::kWScale] = w_scale;
+  conv.inputs[qlconv::kWZeroPoint] = w_zp;
+  conv.inputs[qlconv::kYScale] = y.scale;
+  conv.inputs[qlconv::kYZeroPoint] = y.zero_point;
+  if (bias.valid()) conv.inputs[qlconv::kB] = bias;
   const ValueId out = g.node(qi).outputs[0];
   const std::vector<ValueId> dq_outputs = {gm.inputs[0], gm.inputs[1], bias.valid() ? gm.inputs[2] : ValueId{}};
   Node to4 = MakeReshape(g, name + "_rows", a.data, ShapeConstant(g, name + "_shape4", {0, k, 1, 1}), a4);
@@ -226,7 +231,7 @@ StatusOr<Verdict> FuseGemm(Rewriter& rw, NodeId qi) {
 
 StatusOr<int> FuseQdqMatMul(Graph& g, Explanations* explain) {
   return RunPatterns(g, "fuse-qdq-matmul",
-                     {{"dq-matmul-q", "", "QuantizeLinear", FuseMatMul}, {"dq-gemm-q", "", "QuantizeLinear", FuseGemm}},
+                     {{"dq-matmul-q", &kQuantizeLinearOp, FuseMatMul}, {"dq-gemm-q", &kQuantizeLinearOp, FuseGemm}},
                      explain);
 }
 

@@ -10,7 +10,7 @@
 // graph output. A DQ read elsewhere stays for its other readers.
 #include <algorithm>
 
-#include "ops/registry.h"
+#include "ops/lookup_table.h"
 #include "passes/evaluate.h"
 #include "passes/match_util.h"
 #include "passes/passes.h"
@@ -19,11 +19,11 @@
 namespace qrt {
 namespace {
 
-constexpr std::string_view kUnaryOps[] = {"Sigmoid",     "Tanh", "Relu", "Clip", "LeakyRelu",
-                                          "HardSigmoid", "Exp",  "Neg",  "Abs",  "Sqrt"};
+const OpDef* const kUnaryOps[] = {&kSigmoidOp,     &kTanhOp, &kReluOp, &kClipOp, &kLeakyReluOp,
+                                  &kHardSigmoidOp, &kExpOp,  &kNegOp,  &kAbsOp,  &kSqrtOp};
 
 bool IsUnary(const Node& n) {
-  return n.domain.empty() && std::find(std::begin(kUnaryOps), std::end(kUnaryOps), n.op_type) != std::end(kUnaryOps);
+  return std::find(std::begin(kUnaryOps), std::end(kUnaryOps), n.def) != std::end(kUnaryOps);
 }
 
 // The 8-bit dtype of a DQ's data, if the graph states it (zero point or declared dtype).
@@ -34,8 +34,6 @@ DataType DqDataType(const Graph& g, const Node& dq) {
 }
 
 StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId q_id) {
-  const OpDef* def = FindOp("qrt", "LookupTable");
-  if (def == nullptr) return Internal("op qrt:LookupTable is not registered");
   const Graph& g = rw.graph();
   const Node& q = g.node(q_id);
   if (q.inputs.size() < 2 || !IsConstScalar(g, q.inputs[1])) return Refuse("the scale is not one constant");
@@ -51,7 +49,7 @@ StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId q_id) {
   bool others_const = true;
   for (size_t k = 1; k < f.inputs.size(); ++k) others_const &= !f.inputs[k].valid() || g.IsConstant(f.inputs[k]);
   if (!others_const || f.inputs.empty()) return Refuse("the unary op's other inputs are not constants");
-  NodeId dq_id = ProducerIs(g, f.inputs[0], "DequantizeLinear");
+  NodeId dq_id = ProducerIs(g, f.inputs[0], kDequantizeLinearOp);
   if (!dq_id.valid()) return Refuse("the unary op's input is not made by DequantizeLinear");
   const Node& dq = g.node(dq_id);
   if (dq.inputs.size() < 2 || !dq.inputs[0].valid() || !IsConstScalar(g, dq.inputs[1])) {
@@ -75,7 +73,10 @@ StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId q_id) {
   const ValueId table_id = rw.AddConstant(f_name + "_table", std::move((*table)[0]));
   rw.EraseNode(q_id);
   rw.EraseNode(f_id);
-  rw.AddNode(MakeNode(def, f_name, {x, table_id}, {y}));
+  Node fused = MakeNode(kLookupTableOp, f_name, std::vector<ValueId>(lut::kInputCount), {y});
+  fused.inputs[lut::kX] = x;
+  fused.inputs[lut::kTable] = table_id;
+  rw.AddNode(std::move(fused));
   if (g.Consumers(dq_out).empty() && !g.IsGraphOutput(dq_out)) rw.EraseNode(dq_id);
   return Rewrote();
 }
@@ -83,7 +84,7 @@ StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId q_id) {
 }  // namespace
 
 StatusOr<int> FuseQdqUnary(Graph& g, Explanations* explain) {
-  return RunPatterns(g, "fuse-qdq-unary", {{"dq-unary-q", "", "QuantizeLinear", FuseChain}}, explain);
+  return RunPatterns(g, "fuse-qdq-unary", {{"dq-unary-q", &kQuantizeLinearOp, FuseChain}}, explain);
 }
 
 }  // namespace qrt

@@ -26,7 +26,6 @@
 #include <vector>
 
 #include "ops/conv_quantize_dequantize.h"
-#include "ops/registry.h"
 #include "passes/match_util.h"
 #include "passes/passes.h"
 #include "passes/rewriter.h"
@@ -34,7 +33,7 @@
 namespace qrt {
 namespace {
 
-bool IsConvFakeQuant(const Node& n) { return !n.dead && n.domain == "qrt" && n.op_type == "ConvQuantizeDequantize"; }
+bool IsConvFakeQuant(const Node& n) { return IsOp(n, kQrtConvQuantizeDequantizeOp); }
 
 // One input and one output channel per group, 2-D, W's dims known.
 bool IsDepthwise2d(const Graph& g, const Node& conv) {
@@ -81,9 +80,9 @@ DataType CodeType(const Graph& g, ValueId zero_point) {
 
 // Whether `q` is a QuantizeLinear of `writer`'s own scale and zero point, per tensor.
 bool QuantizesLike(const Node& q, const Node& writer) {
-  return !q.dead && q.domain.empty() && q.op_type == "QuantizeLinear" && q.outputs.size() == 1 &&
-         !q.attrs.Has("output_dtype") && !q.attrs.Has("axis") && q.inputs.size() >= 2 &&
-         q.inputs[1] == writer.inputs[cqd::kScale] && InputOr(q, 2) == InputOr(writer, cqd::kZeroPoint);
+  return IsOp(q, kQuantizeLinearOp) && q.outputs.size() == 1 && !q.attrs.Has("output_dtype") && !q.attrs.Has("axis") &&
+         q.inputs.size() >= 2 && q.inputs[1] == writer.inputs[cqd::kScale] &&
+         InputOr(q, 2) == InputOr(writer, cqd::kZeroPoint);
 }
 
 // 1 and 2: a writer whose only reader is a reader, or a QuantizeLinear of its own scale.
@@ -122,7 +121,7 @@ StatusOr<Verdict> ReadDequantizeLinearCodes(Rewriter& rw, NodeId reader_id) {
   if (reader.attrs.Has(cqd::kInputCodes)) return Refuse("it reads codes already");
   if (!IsReader(g, reader) || reader.inputs.empty()) return Refuse("not a 1x1 or depthwise fused convolution");
   DqInfo dq;
-  if (!MatchDq(g, reader.inputs[0], &dq)) return Refuse("X is not made by a DequantizeLinear");
+  if (!MatchDq(g, reader.inputs[cqd::kX], &dq)) return Refuse("X is not made by a DequantizeLinear");
   if (!IsConstScalar(g, dq.scale) || (dq.zero_point.valid() && !IsConstScalar(g, dq.zero_point)) ||
       g.node(dq.node).attrs.Has("axis")) {
     return Refuse("X's DequantizeLinear is not per tensor with constants");
@@ -139,17 +138,14 @@ StatusOr<Verdict> ReadDequantizeLinearCodes(Rewriter& rw, NodeId reader_id) {
 }  // namespace
 
 StatusOr<int> LinkConvCodes(Graph& g, Explanations* explain) {
-  if (FindOp("qrt", "ConvQuantizeDequantize") == nullptr) {
-    return Internal("op qrt:ConvQuantizeDequantize is not registered");
-  }
   // Each rule to its fixed point (a rewritten node is a new one: the reader of one link may be
   // the writer of the next), writers and readers first.
   QRT_ASSIGN_OR_RETURN(int links,
-                       RunPatterns(g, "link-conv-codes", {{"link-writer", "qrt", "ConvQuantizeDequantize", LinkWriter}},
+                       RunPatterns(g, "link-conv-codes", {{"link-writer", &kQrtConvQuantizeDequantizeOp, LinkWriter}},
                                    explain, VisitOrder::kProducersFirst));
   QRT_ASSIGN_OR_RETURN(
       int reads, RunPatterns(g, "link-conv-codes",
-                             {{"read-dequantized-codes", "qrt", "ConvQuantizeDequantize", ReadDequantizeLinearCodes}},
+                             {{"read-dequantized-codes", &kQrtConvQuantizeDequantizeOp, ReadDequantizeLinearCodes}},
                              explain, VisitOrder::kProducersFirst));
   return links + reads;
 }

@@ -7,30 +7,32 @@
 #include <utility>
 #include <vector>
 
+#include "ops/ops.h"
 #include "runtime/graph.h"
 #include "runtime/op_def.h"
 
 namespace qrt {
 
-// The live node producing `v` if it is the op `op_type` of `domain` (ONNX's by default),
-// else an invalid id.
-inline NodeId ProducerIs(const Graph& g, ValueId v, std::string_view op_type, std::string_view domain = "") {
+// Whether n is a live node of the registered op `op`. Ops are identified by their OpDef (the
+// loader resolves every node's), never by comparing names.
+inline bool IsOp(const Node& n, const OpDef& op) { return !n.dead && n.def == &op; }
+
+// The live node producing `v` if it is the op `op`, else an invalid id.
+inline NodeId ProducerIs(const Graph& g, ValueId v, const OpDef& op) {
   if (!v.valid()) return NodeId{};
   NodeId p = g.value(v).producer;
-  if (!p.valid()) return NodeId{};
-  const Node& n = g.node(p);
-  return !n.dead && n.domain == domain && n.op_type == op_type ? p : NodeId{};
+  return p.valid() && IsOp(g.node(p), op) ? p : NodeId{};
 }
 
 // A node of the registered op `def` (qrt's ops are opset 1), as a rewrite adds it.
-inline Node MakeNode(const OpDef* def, std::string name, std::vector<ValueId> inputs, std::vector<ValueId> outputs,
+inline Node MakeNode(const OpDef& def, std::string name, std::vector<ValueId> inputs, std::vector<ValueId> outputs,
                      Attributes attrs = {}) {
   Node n;
   n.name = std::move(name);
-  n.domain = std::string(def->domain);
-  n.op_type = std::string(def->op_type);
+  n.domain = std::string(def.domain);
+  n.op_type = std::string(def.op_type);
   n.opset = 1;
-  n.def = def;
+  n.def = &def;
   n.inputs = std::move(inputs);
   n.outputs = std::move(outputs);
   n.attrs = std::move(attrs);
@@ -83,7 +85,7 @@ struct DqInfo {
 };
 
 inline bool MatchDq(const Graph& g, ValueId v, DqInfo* out) {
-  NodeId id = ProducerIs(g, v, "DequantizeLinear");
+  NodeId id = ProducerIs(g, v, kDequantizeLinearOp);
   if (!id.valid()) return false;
   const Node& n = g.node(id);
   if (n.inputs.size() < 2 || !n.inputs[0].valid() || !g.IsConstant(n.inputs[1])) return false;
@@ -107,7 +109,7 @@ inline DataType DqDataType(const Graph& g, const DqInfo& d) {
 // W's dims, when W is a constant or the DequantizeLinear of one.
 inline const Dims* WeightDims(const Graph& g, ValueId w) {
   if (const Tensor* t = g.ConstantOf(w)) return &t->dims();
-  const NodeId dq = ProducerIs(g, w, "DequantizeLinear");
+  const NodeId dq = ProducerIs(g, w, kDequantizeLinearOp);
   if (!dq.valid() || g.node(dq).inputs.empty()) return nullptr;
   const Tensor* q = g.ConstantOf(g.node(dq).inputs[0]);
   return q != nullptr ? &q->dims() : nullptr;

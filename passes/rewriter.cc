@@ -36,7 +36,7 @@ StatusOr<int> RunPatterns(Graph& graph, std::string_view pass, const std::vector
       const uint32_t i = id.index;
       for (const Pattern& p : patterns) {
         const Node& anchor = graph.node(NodeId{i});
-        if (anchor.dead || anchor.op_type != p.op_type || anchor.domain != p.domain) continue;
+        if (anchor.dead || anchor.def != p.anchor) continue;
         Explanation e{std::string(pass), std::string(p.name), anchor.name, OpLabel(anchor), false, {}};
         const int before = rw.changes();
         QRT_ASSIGN_OR_RETURN(Verdict v, p.apply(rw, NodeId{i}));

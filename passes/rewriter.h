@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/graph.h"
+#include "runtime/op_def.h"
 
 namespace qrt {
 
@@ -86,7 +87,7 @@ class Rewriter {
 
 struct Pattern {
   std::string_view name;
-  std::string_view domain, op_type;  // the anchor's kind
+  const OpDef* anchor;  // the anchor's op
   StatusOr<Verdict> (*apply)(Rewriter& rw, NodeId anchor);
 };
 

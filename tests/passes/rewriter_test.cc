@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ops/ops.h"
 #include "ops/registry.h"
 
 namespace qrt {
@@ -62,7 +63,7 @@ StatusOr<Verdict> FoldRelu(Rewriter& rw, NodeId outer) {
 TEST(Rewriter, RunsToAFixedPointAndExplains) {
   Graph g = Chain();
   Explanations explain;
-  auto n = RunPatterns(g, "fold", {{"relu-relu", "", "Relu", FoldRelu}}, &explain);
+  auto n = RunPatterns(g, "fold", {{"relu-relu", &kReluOp, FoldRelu}}, &explain);
   ASSERT_TRUE(n.ok()) << n.status().message();
   EXPECT_EQ(*n, 2);  // r1, then r2 (whose input is then r0's output); a second round finds none
   int relus = 0;
@@ -92,7 +93,7 @@ TEST(Rewriter, ARefusalAfterAChangeIsAnError) {
     rw.Edit(id).name += "_touched";
     return Refuse("changed my mind");
   };
-  auto n = RunPatterns(g, "bad", {{"bad", "", "Neg", bad}}, nullptr);
+  auto n = RunPatterns(g, "bad", {{"bad", &kNegOp, bad}}, nullptr);
   ASSERT_FALSE(n.ok());
   EXPECT_NE(n.status().message().find("changed the graph, then refused"), std::string::npos) << n.status().message();
 }
@@ -104,7 +105,7 @@ TEST(Rewriter, APatternThatNeverSettlesStops) {
     rw.Edit(id).name += "'";
     return Rewrote();
   };
-  auto n = RunPatterns(g, "flip", {{"flip", "", "Neg", flip}}, nullptr);
+  auto n = RunPatterns(g, "flip", {{"flip", &kNegOp, flip}}, nullptr);
   ASSERT_FALSE(n.ok());
   EXPECT_NE(n.status().message().find("still rewrote after 64 rounds"), std::string::npos) << n.status().message();
 }
@@ -118,10 +119,10 @@ TEST(Rewriter, ConsumersFirstVisitsTheChainFromItsEnd) {
     log->push_back(rw.graph().node(id).name);
     return Refuse("only looking");
   };
-  ASSERT_TRUE(RunPatterns(g, "look", {{"look", "", "Relu", record}}, nullptr, VisitOrder::kConsumersFirst).ok());
+  ASSERT_TRUE(RunPatterns(g, "look", {{"look", &kReluOp, record}}, nullptr, VisitOrder::kConsumersFirst).ok());
   EXPECT_EQ(seen, (std::vector<std::string>{"r2", "r1", "r0"}));
   seen.clear();
-  ASSERT_TRUE(RunPatterns(g, "look", {{"look", "", "Relu", record}}, nullptr, VisitOrder::kProducersFirst).ok());
+  ASSERT_TRUE(RunPatterns(g, "look", {{"look", &kReluOp, record}}, nullptr, VisitOrder::kProducersFirst).ok());
   EXPECT_EQ(seen, (std::vector<std::string>{"r0", "r1", "r2"}));
 }
 

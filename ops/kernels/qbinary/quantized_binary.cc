@@ -203,6 +203,18 @@ StatusOr<Requantize> ParseRequantize(std::string_view name) {
   return InvalidArgument("unknown requantize rule '", name, "' (expected reciprocal, divide or combined)");
 }
 
+std::string_view RequantizeName(Requantize rule) {
+  switch (rule) {
+    case Requantize::kReciprocal:
+      return "reciprocal";
+    case Requantize::kDivide:
+      return "divide";
+    case Requantize::kCombined:
+      return "combined";
+  }
+  return "reciprocal";
+}
+
 QuantizedBinaryFn SelectQuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, DataType a, DataType b, DataType c,
                                               Isa isa) {
   if (isa == Isa::kAvx2) {

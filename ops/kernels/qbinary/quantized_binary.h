@@ -51,6 +51,8 @@ enum class Requantize : uint8_t { kReciprocal, kDivide, kCombined };
 
 // Parses "reciprocal", "divide" or "combined".
 StatusOr<Requantize> ParseRequantize(std::string_view name);
+// And back: "reciprocal", "divide" or "combined".
+std::string_view RequantizeName(Requantize rule);
 
 struct QuantizedBinaryAttrs {
   // uint8, int8 or float32; kUndefined: C_zero_point's dtype if present, else uint8.
