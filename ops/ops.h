@@ -94,6 +94,9 @@ extern const OpDef kMatMulOp;
 extern const OpDef kGemmOp;
 extern const OpDef kMatMulIntegerOp;
 extern const OpDef kQLinearMatMulOp;
+// matmul_integer_to_float.cc
+extern const OpDef kMatMulIntegerToFloatOp;
+extern const OpDef kDynamicQuantizeMatMulOp;
 // max_unpool.cc
 extern const OpDef kMaxUnpoolOp;
 // mean_variance_normalization.cc
@@ -121,7 +124,11 @@ extern const OpDef kQGemmOp;
 extern const OpDef kQLinearSigmoidOp;
 extern const OpDef kQLinearLeakyReluOp;
 extern const OpDef kQLinearConcatOp;
+// qlinear_pool.cc
+extern const OpDef kQLinearAveragePoolOp;
 extern const OpDef kQLinearGlobalAveragePoolOp;
+// qlinear_softmax.cc
+extern const OpDef kQLinearSoftmaxOp;
 // quantize_linear.cc
 extern const OpDef kQuantizeDequantizeOp;
 extern const OpDef kQuantizeLinearOp;

@@ -5,9 +5,7 @@
 //   y_scale) + y_zp)), applied byte by byte.
 // - QLinearConcat(Y_scale, Y_zp, X_1, X_1_scale, X_1_zp, ...): each input copied when its scale
 //   and zero point are the output's, otherwise through its requantization table.
-// - QLinearGlobalAveragePool: the plane's int32 sum requantized as MLAS does,
-//   sat(rint(float(sum - x_zp * n) * (x_scale / (y_scale * n))) + y_zp) (NCHW, or NHWC with
-//   channels_last).
+// The pools are in qlinear_pool.cc.
 // Scales and zero points are per tensor and known when the graph is planned.
 #include <cmath>
 #include <cstring>
@@ -19,33 +17,10 @@
 #include "ops/kernels/quantize/quantize_linear.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
+#include "ops/qlinear_params.h"
 
 namespace qrt {
 namespace {
-
-struct QParams {
-  float scale = 1;
-  int32_t zp = 0;
-};
-
-// A per-tensor scale (input i) and optional zero point (input i + 1), known at plan time.
-StatusOr<QParams> ReadQParams(const PrepareContext& ctx, int i, DataType q_dtype) {
-  QParams p;
-  if (!ctx.has_input(i) || ctx.input(i).dtype != DataType::kFloat32 || ElementCount(ctx.input(i).dims) != 1) {
-    return InvalidArgument("input ", i, " must be a float32 scale, one per tensor");
-  }
-  if (ctx.input(i).value == nullptr) return NeedsConstant(ctx, i, "scale");
-  p.scale = ctx.input(i).value->data<float>()[0];
-  if (!(p.scale > 0) || !std::isfinite(p.scale)) return InvalidArgument("scale ", p.scale, " must be positive");
-  if (ctx.has_input(i + 1)) {
-    if (ctx.input(i + 1).dtype != q_dtype || ElementCount(ctx.input(i + 1).dims) != 1) {
-      return InvalidArgument("input ", i + 1, " must be a zero point of the tensor's dtype, one per tensor");
-    }
-    if (ctx.input(i + 1).value == nullptr) return NeedsConstant(ctx, i + 1, "zero point");
-    p.zp = int32_t(ctx.input(i + 1).value->GetAsInt64(0));
-  }
-  return p;
-}
 
 // table[k] = Q(f(DQ(code k))), k the code's byte pattern.
 template <class F>
@@ -164,72 +139,10 @@ Status PrepareConcat(PrepareContext& ctx) {
   return Status::Ok();
 }
 
-// ---- QLinearGlobalAveragePool ----
-
-struct GapState {
-  DataType dtype;
-  int64_t batch = 1, channels = 1, plane = 1;
-  bool channels_last = false;
-  QParams in, out;
-};
-
-template <class T>
-void GapTyped(const GapState& s, const T* x, T* y) {
-  const float scale = s.in.scale / (s.out.scale * float(s.plane));
-  const int32_t bias = -s.in.zp * int32_t(s.plane);
-  const float lo = float(int32_t(std::numeric_limits<T>::min()) - s.out.zp);
-  const float hi = float(int32_t(std::numeric_limits<T>::max()) - s.out.zp);
-  for (int64_t n = 0; n < s.batch; ++n) {
-    for (int64_t c = 0; c < s.channels; ++c) {
-      int32_t sum = 0;
-      for (int64_t i = 0; i < s.plane; ++i) {
-        sum += int32_t(s.channels_last ? x[(n * s.plane + i) * s.channels + c] : x[(n * s.channels + c) * s.plane + i]);
-      }
-      float v = float(sum + bias) * scale;
-      v = v >= lo ? v : lo;
-      v = v <= hi ? v : hi;
-      y[n * s.channels + c] = T(int32_t(std::nearbyint(v)) + s.out.zp);
-    }
-  }
-}
-
-Status RunGap(const GapState& s, const RunArgs& args) {
-  if (s.dtype == DataType::kUInt8) {
-    GapTyped(s, args.input(0)->data<uint8_t>(), args.output(0)->data<uint8_t>());
-  } else {
-    GapTyped(s, args.input(0)->data<int8_t>(), args.output(0)->data<int8_t>());
-  }
-  return Status::Ok();
-}
-
-Status PrepareGap(PrepareContext& ctx) {
-  const TensorInfo& x = ctx.input(0);
-  if (x.dtype != DataType::kUInt8 && x.dtype != DataType::kInt8) return InvalidArgument("X must be uint8 or int8");
-  if (x.dims.size() < 3) return InvalidArgument("X must have rank >= 3");
-  GapState s;
-  s.dtype = x.dtype;
-  QRT_ASSIGN_OR_RETURN(s.in, ReadQParams(ctx, 1, x.dtype));
-  QRT_ASSIGN_OR_RETURN(s.out, ReadQParams(ctx, 3, x.dtype));
-  QRT_ASSIGN_OR_RETURN(int64_t last, ctx.attrs().GetInt("channels_last", 0));
-  s.channels_last = last != 0;
-  const size_t r = x.dims.size();
-  s.batch = x.dims[0];
-  s.channels = s.channels_last ? x.dims[r - 1] : x.dims[1];
-  for (size_t d = s.channels_last ? 1 : 2; d < (s.channels_last ? r - 1 : r); ++d) s.plane *= x.dims[d];
-  if (s.plane == 0 || s.plane > (int64_t(1) << 23))
-    return InvalidArgument("the pooled plane has ", s.plane, " elements");
-  Dims out = x.dims;
-  for (size_t d = s.channels_last ? 1 : 2; d < (s.channels_last ? r - 1 : r); ++d) out[d] = 1;
-  ctx.SetOutput(0, x.dtype, out);
-  ctx.SetKernel<GapState, RunGap>(std::move(s));
-  return Status::Ok();
-}
-
 }  // namespace
 
 const OpDef kQLinearSigmoidOp{"com.microsoft", "QLinearSigmoid", 4, 5, 1, 1, PrepareTableOp<TableOp::kSigmoid>};
 const OpDef kQLinearLeakyReluOp{"com.microsoft", "QLinearLeakyRelu", 4, 5, 1, 1, PrepareTableOp<TableOp::kLeakyRelu>};
 const OpDef kQLinearConcatOp{"com.microsoft", "QLinearConcat", 5, 1 << 12, 1, 1, PrepareConcat};
-const OpDef kQLinearGlobalAveragePoolOp{"com.microsoft", "QLinearGlobalAveragePool", 4, 5, 1, 1, PrepareGap};
 
 }  // namespace qrt

@@ -95,6 +95,9 @@ const std::vector<const OpDef*>& AllOps() {
       &kGemmOp,
       &kMatMulIntegerOp,
       &kQLinearMatMulOp,
+      // ops/matmul_integer_to_float.cc
+      &kMatMulIntegerToFloatOp,
+      &kDynamicQuantizeMatMulOp,
       // ops/max_unpool.cc
       &kMaxUnpoolOp,
       // ops/mean_variance_normalization.cc
@@ -122,7 +125,11 @@ const std::vector<const OpDef*>& AllOps() {
       &kQLinearSigmoidOp,
       &kQLinearLeakyReluOp,
       &kQLinearConcatOp,
+      // ops/qlinear_pool.cc
+      &kQLinearAveragePoolOp,
       &kQLinearGlobalAveragePoolOp,
+      // ops/qlinear_softmax.cc
+      &kQLinearSoftmaxOp,
       // ops/quantize_linear.cc
       &kQuantizeDequantizeOp,
       &kQuantizeLinearOp,

@@ -1,6 +1,7 @@
-// com.microsoft ops: QGemm (against its integer definition), the GELU family and
-// SkipLayerNormalization (against their formulas), and their errors. The QLinear table ops are
-// checked bit for bit against ONNX Runtime in tests/data/audit.
+// com.microsoft ops: QGemm, MatMulIntegerToFloat and DynamicQuantizeMatMul (against their integer
+// definitions), QLinearSoftmax and QLinearAveragePool on cases worked by hand, the GELU family and
+// SkipLayerNormalization (against their formulas), and their errors. The QLinear ops and the
+// integer-to-float matmuls are checked bit for bit against ONNX Runtime in tests/data/audit.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -125,6 +126,131 @@ TEST(SkipLayerNormalization, NormalizesTheSumAndReturnsIt) {
     }
     EXPECT_NEAR((*out)[2].data<float>()[r], inv, 1e-4);
   }
+}
+
+TEST(QLinearSoftmax, EqualCodesShareTheRowEvenly) {
+  // Every code equal: each output is nearbyint(floor(1 / y_scale) / D) + y_zp, whatever x_scale.
+  Attributes at;
+  at.Set("opset", int64_t(13));
+  for (int64_t d : {1, 2, 7, 256}) {
+    const Tensor x = Tensor::FromVector<uint8_t>(std::vector<uint8_t>(size_t(2 * d), 77), {2, d});
+    auto out = RunMs("QLinearSoftmax",
+                     {x, Tensor::FromVector<float>({0.3f}, {}), Tensor::FromVector<uint8_t>({5}, {}),
+                      Tensor::FromVector<float>({1.f / 256}, {}), Tensor::FromVector<uint8_t>({3}, {})},
+                     at);
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    // D = 1: e[255] * 256 overflows float, and ONNX Runtime's cast of the infinite quotient gives
+    // 0, so the output is the zero point (tests/data/audit/qlinearsoftmax_u8_short_rows_1).
+    const int want = d == 1 ? 3 : std::min(255, int(std::nearbyint(256.0 / double(d))) + 3);
+    for (int64_t i = 0; i < 2 * d; ++i) ASSERT_EQ(int((*out)[0].data<uint8_t>()[i]), want) << "D " << d;
+  }
+}
+
+TEST(QLinearSoftmax, SaturatesAndRejectsBadAttributes) {
+  // One dominant code: its share rounds to floor(1 / 0.003) = 333, above both 8-bit ranges.
+  Attributes at;
+  at.Set("opset", int64_t(12));
+  at.Set("axis", int64_t(1));
+  const Tensor xs = Tensor::FromVector<int8_t>({127, -128, -128}, {1, 3});
+  auto s8 = RunMs("QLinearSoftmax",
+                  {xs, Tensor::FromVector<float>({1.f}, {}), Tensor::FromVector<int8_t>({0}, {}),
+                   Tensor::FromVector<float>({0.003f}, {}), Tensor::FromVector<int8_t>({-128}, {})},
+                  at);
+  ASSERT_TRUE(s8.ok()) << s8.status().message();
+  EXPECT_EQ(int((*s8)[0].data<int8_t>()[0]), 127);  // 333 - 128 = 205, saturated
+  EXPECT_EQ(int((*s8)[0].data<int8_t>()[1]), -128);
+  Attributes no_opset;
+  auto bad = RunMs("QLinearSoftmax",
+                   {xs, Tensor::FromVector<float>({1.f}, {}), Tensor::FromVector<int8_t>({0}, {}),
+                    Tensor::FromVector<float>({0.003f}, {})},
+                   no_opset);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("opset"), std::string::npos) << bad.status().message();
+  Attributes far_axis = at;
+  far_axis.Set("axis", int64_t(2));
+  EXPECT_FALSE(RunMs("QLinearSoftmax",
+                     {xs, Tensor::FromVector<float>({1.f}, {}), Tensor::FromVector<int8_t>({0}, {}),
+                      Tensor::FromVector<float>({0.003f}, {})},
+                     far_axis)
+                   .ok());
+}
+
+TEST(QLinearAveragePool, WindowAverageOfDequantizedCodes) {
+  // [1, 1, 1, 4], kernel 1x2, stride 2: windows {10, 11} and {200, 255}, zero points 10 and 0.
+  Attributes at;
+  at.Set("kernel_shape", std::vector<int64_t>{1, 2});
+  at.Set("strides", std::vector<int64_t>{1, 2});
+  const Tensor x = Tensor::FromVector<uint8_t>({10, 11, 200, 255}, {1, 1, 1, 4});
+  auto out = RunMs("QLinearAveragePool",
+                   {x, Tensor::FromVector<float>({0.5f}, {}), Tensor::FromVector<uint8_t>({10}, {}),
+                    Tensor::FromVector<float>({0.25f}, {}), Tensor::FromVector<uint8_t>({0}, {})},
+                   at);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_EQ((*out)[0].dims(), (Dims{1, 1, 1, 2}));
+  // (0 + 0.5) / 2 / 0.25 = 1; (95 + 122.5) / 2 / 0.25 = 435 -> 255.
+  EXPECT_EQ(int((*out)[0].data<uint8_t>()[0]), 1);
+  EXPECT_EQ(int((*out)[0].data<uint8_t>()[1]), 255);
+  Attributes bad;
+  bad.Set("kernel_shape", std::vector<int64_t>{2});
+  EXPECT_FALSE(RunMs("QLinearAveragePool",
+                     {x, Tensor::FromVector<float>({0.5f}, {}), Tensor::FromVector<uint8_t>({10}, {}),
+                      Tensor::FromVector<float>({0.25f}, {})},
+                     bad)
+                   .ok());
+}
+
+TEST(MatMulIntegerToFloat, ScalesThenAddsTheBias) {
+  // A [2, 3] u8 (zp 100), B [3, 2] s8 per-column zero points and scales, bias [2].
+  const std::vector<uint8_t> a = {100, 101, 255, 0, 90, 130};
+  const std::vector<int8_t> b = {1, -2, 127, -128, 5, 6};
+  const std::vector<int8_t> bz = {0, -1};
+  const std::vector<float> bs = {0.5f, 0.03f}, bias = {1.5f, -2.f};
+  auto out = RunMs("MatMulIntegerToFloat",
+                   {Tensor::FromVector<uint8_t>(a, {2, 3}), Tensor::FromVector<int8_t>(b, {3, 2}),
+                    Tensor::FromVector<float>({0.1f}, {}), Tensor::FromVector<float>(bs, {2}),
+                    Tensor::FromVector<uint8_t>({100}, {}), Tensor::FromVector<int8_t>(bz, {2}),
+                    Tensor::FromVector<float>(bias, {2})},
+                   {});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      int32_t acc = 0;
+      for (int k = 0; k < 3; ++k) acc += (int32_t(a[size_t(i * 3 + k)]) - 100) * (b[size_t(k * 2 + j)] - bz[size_t(j)]);
+      const float want = float(acc) * (0.1f * bs[size_t(j)]) + bias[size_t(j)];
+      EXPECT_EQ((*out)[0].data<float>()[i * 2 + j], want) << i << "," << j;
+    }
+  }
+  // B of rank 3 is refused, as is a bias of the wrong length.
+  EXPECT_FALSE(RunMs("MatMulIntegerToFloat",
+                     {Tensor::FromVector<uint8_t>(a, {2, 3}), Tensor::FromVector<int8_t>(b, {1, 3, 2}),
+                      Tensor::FromVector<float>({0.1f}, {}), Tensor::FromVector<float>({0.5f}, {})},
+                     {})
+                   .ok());
+  EXPECT_FALSE(RunMs("MatMulIntegerToFloat",
+                     {Tensor::FromVector<uint8_t>(a, {2, 3}), Tensor::FromVector<int8_t>(b, {3, 2}),
+                      Tensor::FromVector<float>({0.1f}, {}), Tensor::FromVector<float>({0.5f}, {}), Tensor(), Tensor(),
+                      Tensor::FromVector<float>({1.f, 2.f, 3.f}, {3})},
+                     {})
+                   .ok());
+}
+
+TEST(DynamicQuantizeMatMul, ZeroInputGivesTheBias) {
+  // An all-zero A has scale 1 and zero point 0 (not 0 as DynamicQuantizeLinear's), so Y = bias.
+  auto out = RunMs("DynamicQuantizeMatMul",
+                   {Tensor::FromVector<float>(std::vector<float>(6, 0.f), {2, 3}),
+                    Tensor::FromVector<int8_t>({1, 2, 3, 4, 5, 6}, {3, 2}), Tensor::FromVector<float>({0.25f}, {}),
+                    Tensor(), Tensor::FromVector<float>({0.75f, -1.f}, {2})},
+                   {});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ((*out)[0].data<float>()[0], 0.75f);
+  EXPECT_EQ((*out)[0].data<float>()[3], -1.f);
+  // A = [-1, 0, 2]: lo -1, hi 2, scale 3/255, zero point 85; codes 0, 85, 255.
+  auto one = RunMs("DynamicQuantizeMatMul",
+                   {Tensor::FromVector<float>({-1.f, 0.f, 2.f}, {1, 3}), Tensor::FromVector<int8_t>({1, 0, 0}, {3, 1}),
+                    Tensor::FromVector<float>({1.f}, {})},
+                   {});
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  EXPECT_EQ((*one)[0].data<float>()[0], float(0 - 85) * (3.0f / 255.0f));
 }
 
 }  // namespace

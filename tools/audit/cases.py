@@ -399,6 +399,67 @@ def integer_op_cases():
                     x_in_consts=True))
     out.append(case("dynamicquantizelinear", "DynamicQuantizeLinear", x, quantize=False, out_type=TensorProto.UINT8,
                     opset=11, extra_outputs=2))
+    return out + contrib_pool_softmax_matmul_cases()
+
+
+def contrib_pool_softmax_matmul_cases():
+    """com.microsoft QLinearSoftmax, QLinearAveragePool, MatMulIntegerToFloat and
+    DynamicQuantizeMatMul over their options."""
+    out = []
+    x = [1, 3, 11, 13]
+    ms = dict(dequantize=False, quantize=False, domain="com.microsoft")
+    for qt, name in ((np.uint8, "u8"), (np.int8, "s8")):
+        out_t = TensorProto.UINT8 if qt == np.uint8 else TensorProto.INT8
+        zin = qt(100) if qt == np.uint8 else qt(-20)
+        zout = qt(0) if qt == np.uint8 else qt(-128)
+        for tag, attrs in (("op12_axis1", dict(opset=12, axis=1)), ("op12_default", dict(opset=12)),
+                           ("op13_last", dict(opset=13)), ("op13_axis1", dict(opset=13, axis=1)),
+                           ("op13_axis2", dict(opset=13, axis=-2))):
+            for xs, ys in ((0.05, 1 / 256), (0.2, 0.003), (0.013, 0.0041)):
+                stag = f"{str(xs).replace('.', 'p')}_{str(round(ys, 4)).replace('.', 'p')}"
+                out.append(case(f"qlinearsoftmax_{name}_{tag}_{stag}", "QLinearSoftmax", x, attrs,
+                                consts=[sf(xs), zin, sf(ys), zout], qtype=qt, out_type=out_t, seed=len(out), **ms))
+        # Rows so short that e[255] * floor(1 / y_scale) overflows float: ORT's result is y_zp.
+        for d, ys in ((1, 1 / 256), (3, 0.001)):
+            out.append(case(f"qlinearsoftmax_{name}_short_rows_{d}", "QLinearSoftmax", [2, 5, d], dict(opset=13),
+                            consts=[sf(0.05), zin, sf(ys), zout], qtype=qt, out_type=out_t, seed=len(out), **ms))
+        pools = (("k3p1_cip0", dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1])),
+                 ("k3p1_cip1", dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1], count_include_pad=1)),
+                 ("k2s2", dict(kernel_shape=[2, 2], strides=[2, 2])),
+                 ("k3s2_ceil_cip1", dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 0, 1, 0], ceil_mode=1,
+                                         count_include_pad=1)),
+                 ("k3s2_ceil_cip0", dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)),
+                 ("same_upper_k4", dict(kernel_shape=[4, 4], auto_pad="SAME_UPPER")),
+                 ("global_kernel", dict(kernel_shape=[11, 13])))
+        for tag, attrs in pools:
+            out.append(case(f"qlinearaveragepool_{name}_{tag}", "QLinearAveragePool", x, attrs,
+                            consts=[sf(0.1), zin, sf(0.07), zout], qtype=qt, out_type=out_t, seed=len(out), **ms))
+        out.append(case(f"qlinearaveragepool_{name}_nhwc_k3p1", "QLinearAveragePool", [1, 11, 13, 3],
+                        dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1], channels_last=1),
+                        consts=[sf(0.1), zin, sf(0.07), zout], qtype=qt, out_type=out_t, seed=len(out), **ms))
+        out.append(case(f"qlinearaveragepool_{name}_1d_k3s2", "QLinearAveragePool", [2, 3, 17],
+                        dict(kernel_shape=[3], strides=[2], pads=[1, 1]),
+                        consts=[sf(0.1), zin, sf(0.07), zout], qtype=qt, out_type=out_t, seed=len(out), **ms))
+        out.append(case(f"qlinearaveragepool_{name}_3d_k2", "QLinearAveragePool", [1, 2, 5, 6, 7],
+                        dict(kernel_shape=[2, 3, 2], pads=[0, 1, 1, 1, 1, 0]),
+                        consts=[sf(0.1), zin, sf(0.07), zout], qtype=qt, out_type=out_t, seed=len(out), **ms))
+    rng = np.random.default_rng(23)
+    for bt, bname in ((np.int8, "s8"), (np.uint8, "u8")):
+        info = np.iinfo(bt)
+        b = rng.integers(int(info.min), int(info.max) + 1, (13, 5)).astype(bt)
+        bz = rng.integers(int(info.min), int(info.max) + 1, 5).astype(bt)
+        bias = rng.normal(0, 3, 5).astype(F32)
+        bscale = f32(0.02, 0.031, 0.007, 0.05, 0.013)
+        for tag, bs, z, bias_in in (("per_tensor", sf(0.02), bt(3), None), ("per_column", bscale, bz, bias),
+                                    ("per_tensor_bias", sf(0.017), None, bias)):
+            consts = [b, sf(0.1), bs, np.uint8(128), z, bias_in]
+            if z is None:
+                consts = [b, sf(0.1), bs, np.uint8(128), None, bias_in]
+            out.append(case(f"matmulintegertofloat_{bname}_{tag}", "MatMulIntegerToFloat", x,
+                            consts=consts, out_type=TensorProto.FLOAT, seed=len(out), **ms))
+            out.append(case(f"dynamicquantizematmul_{bname}_{tag}", "DynamicQuantizeMatMul", x,
+                            consts=[b, bs, z, bias_in], quantize=False, dequantize=True, out_type=TensorProto.FLOAT,
+                            domain="com.microsoft", seed=len(out), scale=0.37))
     return out
 
 
