@@ -76,9 +76,16 @@ void ConvDepthwiseInt8(const DepthwiseInt8Plan& plan, const void* x, void* y, in
 // Padded rows in the kernel's ring (3 + 2 * 2 read or brought in ahead at stride 2 fit).
 constexpr int64_t kDepthwiseInt8RingRows = 8;
 
+namespace ref {
+// The specification of avx512::DepthwiseInt8Plane: channel c's plane of codes dequantized as
+// DequantizeLinear computes them, convolved as depthwise_3x3.h computes each output with the
+// plan's float weights and bias, and quantized as QuantizeLinear does.
+void DepthwiseInt8Plane(const DepthwiseInt8Plan& plan, int64_t c, const uint8_t* x, uint8_t* y);
+}  // namespace ref
+
 namespace avx512 {
-// Channel c's plane; ring: kDepthwiseInt8RingRows * plan.row_shorts int16 of 64-byte aligned
-// scratch.
+// Channel c's plane, bit-identical to ref::DepthwiseInt8Plane; ring: kDepthwiseInt8RingRows * plan.row_shorts int16 of
+// 64-byte aligned scratch.
 void DepthwiseInt8Plane(const DepthwiseInt8Plan& plan, int64_t c, const uint8_t* x, uint8_t* y, int16_t* ring);
 }  // namespace avx512
 

@@ -33,11 +33,15 @@ struct DepthwiseLanesArgs {
 
 using DepthwiseLanesFn = void (*)(const DepthwiseLanesArgs& a);
 
-namespace avx512 {
+namespace ref {  // the specification, plain loops over depthwise_3x3.h (the tiles unused)
+void DepthwiseLanes(const DepthwiseLanesArgs& a);
+}
+namespace avx512 {  // bit-identical to ref::
 void DepthwiseLanes(const DepthwiseLanesArgs& a);
 }
 
-// The AVX-512 kernel for Isa::kAvx2 where the CPU has AVX-512F; null otherwise.
+// The AVX-512 kernel for Isa::kAvx2 where the CPU has AVX-512F; null otherwise (the driver's
+// padded rows are faster than the reference there).
 DepthwiseLanesFn SelectDepthwiseLanes(Isa isa);
 
 }  // namespace qrt

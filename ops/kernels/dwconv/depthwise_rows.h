@@ -53,12 +53,15 @@ static inline int64_t DepthwiseRowsRingFloats(int64_t out_w, int64_t stride) {
   return kDepthwiseRowsSlots * stride * DepthwiseRowsPhaseWidth(out_w);
 }
 
-namespace avx512 {  // AVX512BW too (byte masks)
+namespace ref {  // the specification, plain loops over depthwise_3x3.h (`ring` unused)
+void DepthwiseRows(const DepthwiseRowsArgs& a);
+}
+namespace avx512 {  // AVX512BW too (byte masks); bit-identical to ref::
 void DepthwiseRows(const DepthwiseRowsArgs& a);
 }
 
 // The AVX-512 kernel for Isa::kAvx2 where the CPU has AVX512BW (and VBMI, the set qrt's byte
-// kernels check); null otherwise.
+// kernels check); null otherwise: the driver's padded rows are faster than the reference there.
 DepthwiseRowsFn SelectDepthwiseRows(Isa isa);
 
 }  // namespace qrt

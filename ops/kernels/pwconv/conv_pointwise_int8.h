@@ -117,6 +117,13 @@ struct PointwiseInt8Args {
 // The int8 kernel is there (AVX-512 VNNI).
 bool PointwiseInt8Available();
 
+namespace ref {
+// The specification of ConvPointwiseInt8 on every CPU: the definition of the convolution
+// (ref::ConvFloat) on X's floats (or its codes' floats, fl(d * x_scale)), then the epilogue, or the
+// codes of its first step; args.gemm and args.threads unused. Always computes (true).
+bool ConvPointwiseInt8(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args);
+}  // namespace ref
+
 // Runs the convolution and its epilogue. Returns false, having written nothing, when the
 // epilogue's scale rules the argument out for this run (the caller then runs the float path).
 bool ConvPointwiseInt8(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args);

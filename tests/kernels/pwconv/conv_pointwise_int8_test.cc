@@ -219,6 +219,40 @@ void ExpectExact(const Case& c, const Inputs& in) {
 
 void ExpectExact(const Case& c) { ExpectExact(c, Make(c, TestSeed() + uint32_t(c.k * 31 + c.columns))); }
 
+// The scalar reference is the specification on every CPU: floats, floats from X's codes, and
+// codes out.
+TEST(ConvPointwiseInt8Ref, IsTheSpecification) {
+  for (const bool prelu : {false, true}) {
+    for (int64_t columns : {1, 17, 70}) {
+      Case c;
+      c.columns = columns, c.k = 33, c.prelu_chain = prelu, c.batch = 2;
+      const Inputs in = Make(c, TestSeed() + uint32_t(columns));
+      const auto plan = PlanPointwiseInt8(Pointwise(c), in.w.data(), in.w_grid, in.x_grid, in.b.data(), 0.f);
+      ASSERT_NE(plan, nullptr) << Describe(c);
+      PointwiseInt8Args a;
+      a.x = in.x.data(), a.w = in.w.data(), a.bias = in.b.data(), a.batch = c.batch, a.epilogue = in.epilogue;
+      a.before_signed = c.y_signed;
+      std::vector<float> y(size_t(Pointwise(c).output_count()));
+      a.y = y.data();
+      ASSERT_TRUE(ref::ConvPointwiseInt8(*plan, a));
+      const std::vector<float> want = Expected(c, in);
+      for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(Bits(y[i]), Bits(want[i])) << i << "; " << Describe(c);
+      const std::vector<uint8_t> codes = CodesOf(in);
+      ASSERT_FALSE(codes.empty());
+      std::vector<float> y2(y.size());
+      a.x = nullptr, a.x_codes = codes.data(), a.y = y2.data();
+      ASSERT_TRUE(ref::ConvPointwiseInt8(*plan, a));
+      for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(Bits(y2[i]), Bits(want[i])) << i << " from codes";
+      if (prelu) continue;
+      std::vector<uint8_t> q(y.size());
+      a.x = in.x.data(), a.x_codes = nullptr, a.y = nullptr, a.codes = q.data();
+      a.quantize = c.y_signed ? ref::QuantizeF32ToS8 : ref::QuantizeF32ToU8;
+      ASSERT_TRUE(ref::ConvPointwiseInt8(*plan, a));
+      EXPECT_EQ(q, ExpectedCodes(c, in)) << Describe(c);
+    }
+  }
+}
+
 TEST(ConvPointwiseInt8, MatchesTheFloatConvolutionOnEveryTileShape) {
   QRT_REQUIRE_VNNI();
   // Channel tails 1-5 of a 6-row tile, column tails of a 64-column block and of its
