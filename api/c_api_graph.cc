@@ -5,6 +5,7 @@
 #include "loaders/json_loader.h"
 #include "loaders/model_io.h"
 #include "loaders/onnx_loader.h"
+#include "ops/kernels/conv/conv_plan.h"
 #include "runtime/cpu_features.h"
 
 qrt_graph::qrt_graph(std::shared_ptr<const qrt::Graph> g) : graph(std::move(g)) {
@@ -189,6 +190,16 @@ qrt_status qrt_options_set_threads(qrt_options* options, int threads) {
     if (options == nullptr) return qrt::InvalidArgument("qrt_options_set_threads: options is NULL");
     if (threads < 1 || threads > 256) return qrt::InvalidArgument("threads must be within 1..256, not ", threads);
     options->compile.threads = threads;
+    return qrt::Status::Ok();
+  });
+}
+
+qrt_status qrt_options_set_conv_algorithm(qrt_options* options, const char* name) {
+  return Guard([&]() -> qrt::Status {
+    if (options == nullptr || name == nullptr)
+      return qrt::InvalidArgument("qrt_options_set_conv_algorithm: NULL argument");
+    if (!qrt::ParseConvAlgorithm(name)) return qrt::InvalidArgument("unknown conv algorithm '", name, "'");
+    options->compile.conv_algorithm = std::string(name) == "auto" ? "" : name;
     return qrt::Status::Ok();
   });
 }

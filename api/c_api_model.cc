@@ -117,6 +117,22 @@ qrt_status qrt_model_explanation(const qrt_model* model, size_t index, qrt_expla
   });
 }
 
+size_t qrt_model_kernel_count(const qrt_model* model) {
+  return model && model->model->default_plan() ? model->model->default_plan()->steps.size() : 0;
+}
+
+qrt_status qrt_model_kernel(const qrt_model* model, size_t index, qrt_kernel_info* out) {
+  return Guard([&]() -> qrt::Status {
+    if (model == nullptr || out == nullptr) return qrt::InvalidArgument("qrt_model_kernel: NULL argument");
+    const size_t count = qrt_model_kernel_count(model);
+    if (index >= count) return qrt::InvalidArgument("kernel index ", index, " out of range: ", count);
+    const qrt::PlanStep& step = model->model->default_plan()->steps[index];
+    const qrt::Node& node = model->model->graph().node(step.node);
+    *out = qrt_kernel_info{node.name.c_str(), node.domain.c_str(), node.op_type.c_str(), step.note.c_str()};
+    return qrt::Status::Ok();
+  });
+}
+
 const char* qrt_model_isa(const qrt_model* model) {
   return model ? qrt::IsaName(model->model->plan_options().isa).data() : "";
 }

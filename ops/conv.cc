@@ -8,17 +8,16 @@
 //     QDQ graph a last-bit difference becomes a quantization step. f64: the reference.
 //   ConvInteger / QLinearConv: the int32 accumulators must be exact, so a fast path is
 //     taken only when it is proven exact at plan time from the constant weights:
-//     - kInt8: oneDNN u8 x s8 -> s32 (u8 input, constant input zero point). oneDNN on
+//     - onednn-int8: oneDNN u8 x s8 -> s32 (u8 input, constant input zero point). oneDNN on
 //       AVX2 adds pairs of u8*s8 products in saturating s16 and converts accumulators
 //       through f32 (docs/onednn-2.6.md, 2b), so it needs w' = w - w_zp in [-64,63]
 //       (2*255*64 < 2^15) and 255 * sum_k |w'| <= 2^24 for every output channel (every
 //       raw sum, zero-point compensation and result is then an exact f32 integer).
-//     - kF32: oneDNN f32 convolution of (x - x_zp) and w' as floats, when
+//     - onednn-f32: oneDNN f32 convolution of (x - x_zp) and w' as floats, when
 //       max|x - x_zp| * sum_k |w'| <= 2^24 for every output channel: every partial sum
 //       in any order is then an integer of magnitude <= 2^24, exact in f32 (FMA too).
-//       Depthwise convolutions prefer this path (oneDNN's int8 depthwise is slower than its
-//       f32 one, docs/onednn-2.6.md section 3).
-//     - kRef: everything else (full-range weights with long reductions, non-constant
+//       Depthwise convolutions prefer this path (OnednnInt8Pays, conv_plan.cc).
+//     - reference: everything else (full-range weights with long reductions, non-constant
 //       weights or zero points).
 //     The bias is added to the exact accumulator in int32 (wrapping) by qrt in every
 //     path, and the requantization is always qrt's (RequantizeLikeOrt).
@@ -39,8 +38,11 @@
 // qrt:QLinearConv (made by fuse-qdq-conv) is QLinearConv plus a clamp of the quantized output
 // (ops/qlinear_conv.h).
 //
-// Test hook: a string attribute "qrt_path" ("ref", "f32", "int8") forces a path; a path
-// that is not provably exact for the node is Unsupported.
+// Each prepare chooses its algorithm once (ops/kernels/conv/conv_plan.h, whose table holds the
+// thresholds), notes it for `qrt inspect --json`, and the run switches on it. The compile option
+// conv_algorithm forces one: a convolution of the algorithm's family (float: Conv and
+// ConvQuantizeDequantize; integer: ConvInteger and QLinearConv) that it cannot compute, or not
+// provably exactly, fails to plan; the other family ignores it.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -143,16 +145,31 @@ Dims OutputDims(const ConvGeometry& g) {
   return y;
 }
 
-StatusOr<std::string> ForcedPath(const PrepareContext& ctx) { return ctx.attrs().GetString("qrt_path", ""); }
+// The forced algorithm (PlanOptions::conv_algorithm), kAuto when none.
+StatusOr<ConvAlgorithm> ForcedAlgorithm(const PrepareContext& ctx) {
+  const std::string& name = ctx.options().conv_algorithm;
+  if (name.empty()) return ConvAlgorithm::kAuto;
+  std::optional<ConvAlgorithm> a = ParseConvAlgorithm(name);
+  if (!a) return InvalidArgument("unknown conv_algorithm '", name, "'");
+  return *a;
+}
+
+bool IsIntegerAlgorithm(ConvAlgorithm a) { return a == ConvAlgorithm::kOnednnInt8 || a == ConvAlgorithm::kOnednnF32; }
+
+Status NotApplicable(ConvAlgorithm a, const char* why) {
+  return Unsupported("conv_algorithm ", ConvAlgorithmName(a), " does not apply: ", why);
+}
 
 // ---- Conv (float) ------------------------------------------------------------------
 
 struct ConvState {
   ConvGeometry g;
   DataType dtype;
+  // The algorithm: a float one (plan.algorithm), or an int8 one with `plan` as its fallback.
+  ConvAlgorithm algorithm = ConvAlgorithm::kPatches;
+  ConvFloatPlan plan;
   ConvFloatKernels kernels;  // f32: the ordered GEMMs (reference or AVX2, bit-identical)
   int threads = 1;
-  int64_t scratch_floats = 0;
   // qrt:ConvQuantizeDequantize's epilogue: fake quantization before and after the PRelu.
   QuantizeDequantizeF32Fn fake_quant_before = nullptr, fake_quant_after = nullptr;
   bool before_signed = false;  // fake_quant_before's quantized type
@@ -168,55 +185,55 @@ struct ConvState {
 
 // Takes the int8 pointwise path where it applies: qrt:ConvQuantizeDequantize with a fake
 // quantization first, constant W and bias, W and X on 8-bit grids, a 1x1 direct convolution.
-// By default only for 16 to 2048 input channels, where it measured faster than the float GEMM
-// (docs/design.md); with more, more outputs fall near a rounding boundary and are recomputed
-// as floats. Below 16 it is not measured.
-// qrt_path "int8" requires it, "f32" and "ref" refuse it. x_grid: X's grid (that of its codes
-// with input_codes), null if unknown; y_grid: the fake quantization's, null unless constant (the
-// plan then keeps its step constants).
-Status ChooseInt8(const PrepareContext& ctx, const std::string& forced, const QuantGrid* x_grid,
-                  const QuantGrid* y_grid, ConvState& s) {
-  constexpr int64_t kMinChannels = 16, kMaxChannels = 2048;
-  if (forced == "f32" || forced == "ref" || ctx.isa() != Isa::kAvx2 || s.fake_quant_before == nullptr) {
-    return forced == "int8" ? Unsupported("qrt_path int8 needs a fake quantization first and the AVX2 ISA")
-                            : Status::Ok();
+// Only where PointwiseInt8Pays (conv_plan.cc), unless forced; any other forced algorithm
+// refuses it. x_grid: X's grid (that of its codes with input_codes), null if unknown; y_grid: the
+// fake quantization's, null unless constant (the plan then keeps its step constants).
+Status ChooseInt8(const PrepareContext& ctx, ConvAlgorithm forced, const QuantGrid* x_grid, const QuantGrid* y_grid,
+                  ConvState& s) {
+  const bool wanted = forced == ConvAlgorithm::kPointwiseInt8;
+  if ((forced != ConvAlgorithm::kAuto && !wanted) || ctx.isa() != Isa::kAvx2 || s.fake_quant_before == nullptr) {
+    return wanted ? NotApplicable(forced, "it needs a fake quantization first and the AVX2 tier") : Status::Ok();
   }
   const TensorInfo &w = ctx.input(1), &b = ctx.input(2);
   const bool b_known = !ctx.has_input(2) || b.value != nullptr;
   if (PointwiseInt8Available() && x_grid != nullptr && w.value != nullptr && w.grid != nullptr && b_known &&
-      ((s.g.in_channels >= kMinChannels && s.g.in_channels <= kMaxChannels) || forced == "int8")) {
+      (PointwiseInt8Pays(s.g) || wanted)) {
     s.int8 = PlanPointwiseInt8(s.g, w.value->data<float>(), *w.grid, *x_grid,
                                ctx.has_input(2) ? b.value->data<float>() : nullptr,
                                y_grid != nullptr ? y_grid->scales[0] : 0.f);
   }
-  if (forced == "int8" && s.int8 == nullptr) return Unsupported("qrt_path int8 does not apply to this node");
+  if (wanted && s.int8 == nullptr) return NotApplicable(forced, "no exact int8 plan for this node on this CPU");
+  if (s.int8 != nullptr) s.algorithm = ConvAlgorithm::kPointwiseInt8;
   return Status::Ok();
 }
 
 // Takes the int8 depthwise path (depthwise_int8.h) where it applies: codes in and out, a 3x3
 // depthwise convolution with constant W (on its grid) and bias, constant grids for X's and Y's
-// codes, the AVX2 ISA and no forced path. Only where it measured faster than the float kernels
-// (docs/design.md): at stride 2 on planes over 16 x 16, at stride 1 on planes over 32 x 32.
-void ChooseDepthwiseInt8(const PrepareContext& ctx, const std::string& forced, const QuantGrid* x_grid,
-                         const QuantGrid* y_grid, ConvState& s) {
+// codes, the AVX2 tier. Only where DepthwiseInt8Pays (conv_plan.cc), unless forced; any other
+// forced algorithm refuses it.
+Status ChooseDepthwiseInt8(const PrepareContext& ctx, ConvAlgorithm forced, const QuantGrid* x_grid,
+                           const QuantGrid* y_grid, ConvState& s) {
   const TensorInfo &w = ctx.input(1), &b = ctx.input(2);
-  if (s.g.in[1] * s.g.in[2] <= (s.g.stride[1] == 2 ? 256 : 1024)) return;
-  if (!forced.empty() || ctx.isa() != Isa::kAvx2 || !DepthwiseInt8Available() || x_grid == nullptr ||
-      y_grid == nullptr || w.value == nullptr || w.grid == nullptr || (ctx.has_input(2) && b.value == nullptr)) {
-    return;
+  const bool wanted = forced == ConvAlgorithm::kDepthwiseInt8;
+  if ((forced == ConvAlgorithm::kAuto && DepthwiseInt8Pays(s.g)) || wanted) {
+    if (ctx.isa() == Isa::kAvx2 && DepthwiseInt8Available() && x_grid != nullptr && y_grid != nullptr &&
+        w.value != nullptr && w.grid != nullptr && (!ctx.has_input(2) || b.value != nullptr)) {
+      s.depthwise_int8 =
+          PlanDepthwiseInt8(s.g, w.value->data<float>(), *w.grid, ctx.has_input(2) ? b.value->data<float>() : nullptr,
+                            *x_grid, y_grid->scales[0], y_grid->zero_points[0], y_grid->type);
+    }
   }
-  s.depthwise_int8 =
-      PlanDepthwiseInt8(s.g, w.value->data<float>(), *w.grid, ctx.has_input(2) ? b.value->data<float>() : nullptr,
-                        *x_grid, y_grid->scales[0], y_grid->zero_points[0], y_grid->type);
+  if (wanted && s.depthwise_int8 == nullptr) return NotApplicable(forced, "no exact int8 depthwise plan here");
+  if (s.depthwise_int8 != nullptr) s.algorithm = ConvAlgorithm::kDepthwiseInt8;
+  return Status::Ok();
 }
 
 // The plain convolution (no steps) in N x C x spatial order.
 template <class T>
 void ConvNchw(const ConvState& s, const T* x, const T* w, const T* b, T* y) {
   if constexpr (std::is_same_v<T, float>) {
-    float* scratch = static_cast<float*>(
-        ThreadScratch(ScratchSlot::kOp0, size_t(std::max<int64_t>(1, s.scratch_floats)) * sizeof(float)));
-    ConvFloatOrdered(s.g, x, w, b, y, s.kernels, scratch, s.threads);
+    float* scratch = ThreadScratchFloats(ScratchSlot::kOp0, size_t(std::max<int64_t>(1, s.plan.scratch_floats)));
+    ConvFloatOrdered(s.plan, s.g, x, w, b, y, s.kernels, scratch, s.threads);
   } else {
     ref::ConvFloat(s.g, x, w, b, y);
   }
@@ -241,13 +258,13 @@ void RunConvF32(const ConvState& s, const RunArgs& args) {
   const float* w = args.input(1)->data<float>();
   const float* b = args.input(2) ? args.input(2)->data<float>() : nullptr;
   Tensor& y = *args.output(0);
-  if (s.depthwise_int8 != nullptr) {  // codes in and out, grids constant: as planned
+  if (s.algorithm == ConvAlgorithm::kDepthwiseInt8) {  // codes in and out, grids constant: as planned
     ConvDepthwiseInt8(*s.depthwise_int8, xq.raw(), y.raw(), s.g.batch, s.threads);
     return;
   }
   const OutputEpilogue epilogue = EpilogueOf(s, args);
-  const FakeQuantStep& fq = epilogue.before;  // output_codes: the only step
-  if (s.int8 != nullptr) {
+  const FakeQuantStep& fq = epilogue.before;           // output_codes: the only step
+  if (s.algorithm == ConvAlgorithm::kPointwiseInt8) {  // else, or when it declines the run: s.plan
     PointwiseInt8Args a;
     if (s.dequantize_x.row != nullptr)
       a.x_codes = xq.raw();
@@ -269,7 +286,7 @@ void RunConvF32(const ConvState& s, const RunArgs& args) {
   if (s.dequantize_x.row != nullptr) {
     const FakeQuantStep dq = FakeQuantFromInputs(args, cqd::kCodesScale, nullptr);
     codes = ConvInputCodes{xq.raw(), s.dequantize_x, dq.scale, dq.zero_point, xq.dtype() == DataType::kInt8};
-    if (!ConvFloatHandlesCodes(s.g)) {  // X dequantized first
+    if (!s.plan.handles_codes()) {  // X dequantized first
       float* xf = ThreadScratchFloats(ScratchSlot::kOp1, size_t(xq.numel()));
       s.dequantize_x.row(xq.numel(), xq.raw(), dq.scale, dq.zero_point, xf);
       x = xf;
@@ -277,22 +294,22 @@ void RunConvF32(const ConvState& s, const RunArgs& args) {
   } else {
     x = xq.data<float>();
   }
-  float* scratch = ThreadScratchFloats(ScratchSlot::kOp0, size_t(std::max<int64_t>(1, s.scratch_floats)));
+  float* scratch = ThreadScratchFloats(ScratchSlot::kOp0, size_t(std::max<int64_t>(1, s.plan.scratch_floats)));
   if (s.quantize_y == nullptr) {
-    ConvFloatOrdered(s.g, x, w, b, y.data<float>(), s.kernels, scratch, s.threads, s.epilogue() ? &epilogue : nullptr,
-                     x == nullptr ? &codes : nullptr);
+    ConvFloatOrdered(s.plan, s.g, x, w, b, y.data<float>(), s.kernels, scratch, s.threads,
+                     s.epilogue() ? &epilogue : nullptr, x == nullptr ? &codes : nullptr);
     return;
   }
   // The convolution's floats, then QuantizeLinear: the codes of the fake quantization. A group's
   // plane at a time where the convolution does that itself.
-  if (ConvFloatHandlesCodes(s.g)) {
+  if (s.plan.handles_codes()) {
     const ConvOutputCodes out{y.raw(), s.quantize_y, fq.scale, fq.zero_point, y.dtype() == DataType::kInt8};
-    ConvFloatOrdered(s.g, x, w, b, nullptr, s.kernels, scratch, s.threads, nullptr, x == nullptr ? &codes : nullptr,
-                     &out);
+    ConvFloatOrdered(s.plan, s.g, x, w, b, nullptr, s.kernels, scratch, s.threads, nullptr,
+                     x == nullptr ? &codes : nullptr, &out);
     return;
   }
   float* yf = ThreadScratchFloats(ScratchSlot::kOp2, size_t(y.numel()));
-  ConvFloatOrdered(s.g, x, w, b, yf, s.kernels, scratch, s.threads, nullptr, x == nullptr ? &codes : nullptr);
+  ConvFloatOrdered(s.plan, s.g, x, w, b, yf, s.kernels, scratch, s.threads, nullptr, x == nullptr ? &codes : nullptr);
   s.quantize_y(y.numel(), yf, fq.scale, fq.zero_point, y.raw());
 }
 
@@ -332,12 +349,18 @@ Status PrepareConvOrFused(PrepareContext& ctx, bool fake_quant) {
   if (has_b && (ctx.input(2).dtype != dt || ctx.input(2).dims != Dims{s.g.out_channels})) {
     return InvalidArgument("B must be 1-D of size ", s.g.out_channels);
   }
-  QRT_ASSIGN_OR_RETURN(std::string forced, ForcedPath(ctx));
-  if (!forced.empty() && forced != "ref" && !(fake_quant && (forced == "f32" || forced == "int8"))) {
-    return Unsupported("qrt_path ", forced, " for a float Conv");
-  }
-  s.kernels = SelectConvFloatKernels(forced == "ref" ? Isa::kScalar : ctx.isa());
-  s.scratch_floats = ConvFloatScratchFloats(s.g);
+  QRT_ASSIGN_OR_RETURN(ConvAlgorithm forced, ForcedAlgorithm(ctx));
+  if (IsIntegerAlgorithm(forced)) forced = ConvAlgorithm::kAuto;  // the integer convolutions'
+  const bool int8_forced = forced == ConvAlgorithm::kPointwiseInt8 || forced == ConvAlgorithm::kDepthwiseInt8;
+  if (int8_forced && !fake_quant) return NotApplicable(forced, "a plain Conv has no fake quantization");
+  // f64 runs the reference (the ordered driver is f32).
+  if (dt == DataType::kFloat64 && !int8_forced) forced = ConvAlgorithm::kReference;
+  s.kernels = SelectConvFloatKernels(ctx.isa());
+  std::optional<ConvFloatPlan> plan =
+      PlanConvFloat(s.g, AvailableIn(s.kernels), int8_forced ? ConvAlgorithm::kAuto : forced);
+  if (!plan) return NotApplicable(forced, "not this geometry, or not this CPU's kernels");
+  s.plan = *plan;
+  s.algorithm = s.plan.algorithm;
   s.threads = ctx.threads();
   std::shared_ptr<const QuantGrid> output_grid;
   if (fake_quant) {
@@ -374,15 +397,14 @@ Status PrepareConvOrFused(PrepareContext& ctx, bool fake_quant) {
       QRT_RETURN_IF_ERROR(PrepareFakeQuant(ctx, cqd::kCodesScale).status());  // one float scale, an 8-bit zero point
       if (ctx.has_input(cqd::kCodesZeroPoint) && ctx.input(cqd::kCodesZeroPoint).dtype != q)
         return InvalidArgument("input 9 (zero point) is not of X's type");
-      s.dequantize_x = SelectDequantizeRows(q, forced == "ref" ? Isa::kScalar : ctx.isa());
+      s.dequantize_x = SelectDequantizeRows(q, ctx.isa());
     }
     if (output_codes) {
       if (s.fake_quant_before == nullptr || s.prelu || s.fake_quant_after != nullptr) {
         return InvalidArgument("output_codes needs the fake quantization (inputs 3, 4) as the only step");
       }
-      s.quantize_y =
-          SelectQuantizeF32(ctx.has_input(cqd::kZeroPoint) ? ctx.input(cqd::kZeroPoint).dtype : DataType::kUInt8,
-                            forced == "ref" ? Isa::kScalar : ctx.isa());
+      s.quantize_y = SelectQuantizeF32(
+          ctx.has_input(cqd::kZeroPoint) ? ctx.input(cqd::kZeroPoint).dtype : DataType::kUInt8, ctx.isa());
     }
     std::shared_ptr<const QuantGrid> codes_grid;
     if (input_codes) codes_grid = ConstantGrid(ctx, cqd::kCodesScale, ctx.input(cqd::kX).dtype, -1);
@@ -402,7 +424,11 @@ Status PrepareConvOrFused(PrepareContext& ctx, bool fake_quant) {
     } else if (!s.prelu) {
       output_grid = before_grid;
     }
-    if (input_codes && output_codes) ChooseDepthwiseInt8(ctx, forced, codes_grid.get(), output_grid.get(), s);
+    if (input_codes && output_codes) {
+      QRT_RETURN_IF_ERROR(ChooseDepthwiseInt8(ctx, forced, codes_grid.get(), output_grid.get(), s));
+    } else if (forced == ConvAlgorithm::kDepthwiseInt8) {
+      return NotApplicable(forced, "it reads and writes codes (input_codes and output_codes)");
+    }
   }
   const Dims y_dims = OutputDims(s.g);
   if (output_codes) {
@@ -411,6 +437,7 @@ Status PrepareConvOrFused(PrepareContext& ctx, bool fake_quant) {
     ctx.SetOutput(0, dt, y_dims);
     ctx.SetOutputGrid(0, std::move(output_grid));
   }
+  ctx.SetKernelNote(std::string(ConvAlgorithmName(s.algorithm)));
   ctx.SetKernel<ConvState, RunConv>(std::move(s));
   return Status::Ok();
 }
@@ -420,15 +447,13 @@ Status PrepareConvQuantizeDequantize(PrepareContext& ctx) { return PrepareConvOr
 
 // ---- ConvInteger and QLinearConv ---------------------------------------------------
 
-enum class IntPath : uint8_t { kRef, kF32, kInt8 };
-
 struct IntConvState {
   ConvGeometry g;
   DataType x_dtype, w_dtype, y_dtype;  // y: int32 (ConvInteger) or the quantized type
   bool qlinear = false;
   // Input indices; -1 when absent.
   int w = 1, x_zp = -1, w_zp = -1, bias = -1, x_scale = -1, w_scale = -1, y_scale = -1, y_zp = -1;
-  IntPath path = IntPath::kRef;
+  ConvAlgorithm path = ConvAlgorithm::kReference;  // or kOnednnInt8, kOnednnF32
   std::shared_ptr<const onednn::Conv> onednn;
   int32_t out_min = -2147483647 - 1, out_max = 2147483647;  // qrt:QLinearConv's clamp
   RequantizeRowFn requantize = nullptr;                     // QLinearConv's epilogue
@@ -493,11 +518,11 @@ Status RunIntConv(const IntConvState& s, const RunArgs& args) {
   // ConvInteger writes its accumulators straight into y.
   void* acc = s.qlinear ? ThreadScratch(ScratchSlot::kOp0, size_t(out_count) * 4) : args.output(0)->raw();
   switch (s.path) {
-    case IntPath::kInt8: {
+    case ConvAlgorithm::kOnednnInt8: {
       QRT_RETURN_IF_ERROR(s.onednn->Run(x.raw(), acc));
       break;
     }
-    case IntPath::kF32: {
+    case ConvAlgorithm::kOnednnF32: {
       const int32_t x_zp = ZeroPointAt(s.x_zp >= 0 ? args.input(s.x_zp) : nullptr, 0);
       const int64_t x_count = x.numel();
       float* xf = static_cast<float*>(ThreadScratch(ScratchSlot::kOp1, size_t(x_count) * sizeof(float)));
@@ -515,7 +540,7 @@ Status RunIntConv(const IntConvState& s, const RunArgs& args) {
       for (int64_t i = 0; i < out_count; ++i) ai[i] = int32_t(af[i]);
       break;
     }
-    case IntPath::kRef: {
+    default: {  // kReference
       int32_t* a = static_cast<int32_t*>(acc);
       const bool xu = s.x_dtype == DataType::kUInt8, wu = s.w_dtype == DataType::kUInt8;
       if (xu && wu)
@@ -547,13 +572,18 @@ Status CheckParam(const PrepareContext& ctx, int i, const char* what, DataType d
 
 // Picks the fastest exact path (see the file comment).
 Status ChoosePath(PrepareContext& ctx, IntConvState& s) {
-  QRT_ASSIGN_OR_RETURN(std::string forced, ForcedPath(ctx));
-  if (forced == "ref" || ctx.isa() == Isa::kScalar || s.g.output_count() == 0) return Status::Ok();
+  QRT_ASSIGN_OR_RETURN(ConvAlgorithm forced, ForcedAlgorithm(ctx));
+  if (!IsIntegerAlgorithm(forced) && forced != ConvAlgorithm::kReference) forced = ConvAlgorithm::kAuto;  // floats'
+  if (forced == ConvAlgorithm::kReference || ctx.isa() == Isa::kScalar || s.g.output_count() == 0) {
+    return forced == ConvAlgorithm::kAuto || forced == ConvAlgorithm::kReference
+               ? Status::Ok()
+               : NotApplicable(forced, "the scalar tier and empty outputs run the reference");
+  }
   const Tensor* w = ctx.input(s.w).value;
   const Tensor* w_zp = s.w_zp >= 0 ? ctx.input(s.w_zp).value : nullptr;
   const Tensor* x_zp = s.x_zp >= 0 ? ctx.input(s.x_zp).value : nullptr;
   if (w == nullptr || (s.w_zp >= 0 && w_zp == nullptr)) {
-    if (!forced.empty()) return Unsupported("qrt_path ", forced, ": W or its zero point is not constant");
+    if (forced != ConvAlgorithm::kAuto) return NotApplicable(forced, "W or its zero point is not constant");
     return Status::Ok();
   }
   // w' = w - w_zp per output channel, and its largest per-channel sum of magnitudes.
@@ -582,7 +612,6 @@ Status ChoosePath(PrepareContext& ctx, IntConvState& s) {
     x_max = std::max(z - lo, hi - z);
   }
   constexpr int64_t kExactF32 = int64_t(1) << 24;
-  const bool depthwise = s.g.group == s.g.in_channels && s.g.in_channels / s.g.group == 1;
   const bool int8_ok = x_u8 && (s.x_zp < 0 || x_zp != nullptr) && seven_bit && 255 * max_abs_sum <= kExactF32;
   const bool f32_ok = x_max * max_abs_sum <= kExactF32;
 
@@ -592,7 +621,7 @@ Status ChoosePath(PrepareContext& ctx, IntConvState& s) {
                                      x_zp ? int32_t(x_zp->GetAsInt64(0)) : 0);
     if (!conv.ok()) return false;
     s.onednn = *conv;
-    s.path = IntPath::kInt8;
+    s.path = ConvAlgorithm::kOnednnInt8;
     return true;
   };
   auto try_f32 = [&]() -> bool {
@@ -600,17 +629,19 @@ Status ChoosePath(PrepareContext& ctx, IntConvState& s) {
     auto conv = onednn::Conv::Create(s.g, onednn::ConvKind::kF32, wf.data(), nullptr, 0);
     if (!conv.ok()) return false;
     s.onednn = *conv;
-    s.path = IntPath::kF32;
+    s.path = ConvAlgorithm::kOnednnF32;
     return true;
   };
-  if (forced == "int8") {
-    if (!int8_ok) return Unsupported("qrt_path int8 not exact here");
+  if (forced == ConvAlgorithm::kOnednnInt8) {
+    if (!int8_ok) return NotApplicable(forced, "not provably exact here");
     // oneDNN 2.6 has no u8 x s8 convolution for some grouped and dilated geometries without AVX-512.
     return try_int8() ? Status::Ok()
-                      : Unsupported("qrt_path int8: oneDNN has no int8 convolution for this geometry on this CPU");
+                      : NotApplicable(forced, "oneDNN has no int8 convolution for this geometry on this CPU");
   }
-  if (forced == "f32") return f32_ok && try_f32() ? Status::Ok() : Unsupported("qrt_path f32 not exact here");
-  if (int8_ok && !depthwise && try_int8()) return Status::Ok();
+  if (forced == ConvAlgorithm::kOnednnF32) {
+    return f32_ok && try_f32() ? Status::Ok() : NotApplicable(forced, "not provably exact here");
+  }
+  if (int8_ok && OnednnInt8Pays(s.g) && try_int8()) return Status::Ok();
   if (f32_ok && try_f32()) return Status::Ok();
   return Status::Ok();
 }
@@ -663,6 +694,7 @@ Status PrepareIntConv(PrepareContext& ctx, bool qlinear) {
   }
   if (qlinear) s.requantize = SelectRequantizeRowKernel(s.y_dtype, ctx.isa());
   QRT_RETURN_IF_ERROR(ChoosePath(ctx, s));
+  ctx.SetKernelNote(std::string(ConvAlgorithmName(s.path)));
   ctx.SetOutput(0, s.y_dtype, OutputDims(s.g));
   ctx.SetKernel<IntConvState, RunIntConv>(std::move(s));
   return Status::Ok();

@@ -35,6 +35,7 @@ StatusOr<std::shared_ptr<const CompiledModel>> Compile(Graph graph, const Compil
   model->plan_options_.threads = options.threads < 1 ? 1 : options.threads;
   model->plan_options_.subgraph_passes = options.passes;
   model->plan_options_.memory_limit = options.memory_limit;
+  model->plan_options_.conv_algorithm = options.conv_algorithm;
   model->graph_ = std::move(graph);
 
   std::vector<Dims> dims;

@@ -21,6 +21,7 @@ struct CompileOptions {
   int threads = 1;
   size_t memory_limit = 0;  // most bytes of activation arena a run may take; 0: no limit
   bool validate_after_each_pass = true;
+  std::string conv_algorithm;  // PlanOptions::conv_algorithm
 };
 
 // Rewrites made by each pass, in pipeline order.

@@ -49,6 +49,9 @@ struct PlanOptions {
   int threads = 1;
   std::string subgraph_passes = "default";  // passes for subgraphs an op compiles (Scan's body)
   size_t memory_limit = 0;                  // most bytes of activation arena a plan may take; 0: no limit
+  // A convolution algorithm to force (ops/kernels/conv/conv_plan.h's names; "" or "auto": the
+  // planner's choice). A convolution it cannot compute fails to plan, naming it.
+  std::string conv_algorithm;
 };
 
 class PrepareContext {
@@ -99,6 +102,11 @@ class PrepareContext {
   void SetKernel(Kernel kernel) { kernel_ = std::move(kernel); }
   Kernel TakeKernel() { return std::move(kernel_); }
 
+  // What the kernel chose among its ways of computing (a convolution's algorithm), for
+  // `qrt inspect --json`; empty when an op has one way.
+  void SetKernelNote(std::string note) { kernel_note_ = std::move(note); }
+  const std::string& kernel_note() const { return kernel_note_; }
+
   // Declares that the kernel reads no input data (only shapes), so the planner runs it
   // once at plan time and treats its outputs as known values.
   void SetIndependentOfInputData() { independent_of_input_data_ = true; }
@@ -110,6 +118,7 @@ class PrepareContext {
   std::vector<TensorInfo> outputs_;
   const PlanOptions& options_;
   Kernel kernel_;
+  std::string kernel_note_;
   bool independent_of_input_data_ = false;
 };
 

@@ -149,6 +149,7 @@ StatusOr<std::shared_ptr<const Plan>> BuildPlan(const Graph& graph, const std::v
     PlanStep step;
     step.node = id;
     step.kernel = ctx.TakeKernel();
+    step.note = ctx.kernel_note();
     if (step.kernel.run == nullptr) return graph.NodeError(id, Internal("prepare set no kernel"));
     for (ValueId in : node.inputs) step.inputs.push_back(in.index);
     for (size_t o = 0; o < node.outputs.size(); ++o) {

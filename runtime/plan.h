@@ -28,6 +28,7 @@ struct PlanStep {
   Kernel kernel;
   std::vector<uint32_t> inputs;   // value indices; ValueId::kInvalid for an omitted input
   std::vector<uint32_t> outputs;  // value indices; ValueId::kInvalid for an omitted output
+  std::string note;               // PrepareContext::SetKernelNote's
 };
 
 struct Plan {

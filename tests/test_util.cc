@@ -47,11 +47,12 @@ std::vector<std::string> ListDir(const std::string& path) {
 }
 
 StatusOr<std::vector<Tensor>> RunGraph(Graph graph, const std::vector<Tensor>& inputs, const std::string& passes,
-                                       Isa isa, int threads) {
+                                       Isa isa, int threads, const std::string& conv_algorithm) {
   CompileOptions opts;
   opts.passes = passes;
   opts.max_isa = isa;
   opts.threads = threads;
+  opts.conv_algorithm = conv_algorithm;
   QRT_ASSIGN_OR_RETURN(auto model, Compile(std::move(graph), opts));
   Session session(model);
   std::vector<Tensor> outputs;

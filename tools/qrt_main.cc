@@ -37,6 +37,7 @@ struct CommonOptions {
   std::string isa = "auto";
   int threads = 1;
   uint64_t memory_limit = 0;
+  std::string conv_algorithm = "auto";
 };
 
 struct Loaded {
@@ -53,7 +54,8 @@ api::Result<Loaded> LoadAndCompile(const CommonOptions& o) {
   l.load_ms = MsSince(t0);
   l.graph = std::move(g).value();
   auto t1 = Clock::now();
-  api::Result<api::Model> m = api::Model::Compile(l.graph, {o.passes, o.isa, o.threads, o.memory_limit});
+  api::Result<api::Model> m =
+      api::Model::Compile(l.graph, {o.passes, o.isa, o.threads, o.memory_limit, o.conv_algorithm});
   if (!m.ok()) return m.status();
   l.compile_ms = MsSince(t1);
   l.model = std::move(m).value();
@@ -176,6 +178,12 @@ Status Inspect(const CommonOptions& o, bool as_json, const std::string& dot, boo
     for (const api::ValueInfo& v : optimized.outputs()) outs.push_back(v.name);
     j["inputs"] = ins;
     j["outputs"] = outs;
+    // What each step of the plan runs; the note names the choice of ops that have several ways.
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const api::KernelInfo& k : l->model.kernels()) {
+      kernels.push_back({{"node", k.node}, {"op", k.domain.empty() ? k.op : k.domain + ":" + k.op}, {"note", k.note}});
+    }
+    j["kernels"] = kernels;
     if (explain) {
       nlohmann::json ex = nlohmann::json::array();
       for (const qrt_explanation& e : l->model.explanations()) {
@@ -206,6 +214,12 @@ Status Inspect(const CommonOptions& o, bool as_json, const std::string& dot, boo
   PrintPassStats(l->model);
   std::printf("ops after passes: %zu nodes\n", n_after);
   for (const auto& [op, n] : after) std::printf("  %-28s %d\n", op.c_str(), n);
+  std::map<std::string, int> choices;  // "op: note" -> steps
+  for (const api::KernelInfo& k : l->model.kernels()) {
+    if (!k.note.empty()) ++choices[(k.domain.empty() ? k.op : k.domain + ":" + k.op) + ": " + k.note];
+  }
+  if (!choices.empty()) std::printf("kernel choices:\n");
+  for (const auto& [choice, n] : choices) std::printf("  %-40s %d\n", choice.c_str(), n);
   if (explain) PrintExplanations(l->model);
   return Status();
 }
@@ -336,6 +350,9 @@ void AddCommon(CLI::App* app, CommonOptions& o, bool with_model = true) {
   app->add_option("--isa", o.isa, "auto | avx2 | scalar")->check(CLI::IsMember({"auto", "avx2", "scalar"}));
   app->add_option("--threads", o.threads, "intra-op threads")->check(CLI::Range(1, 256));
   app->add_option("--memory-limit", o.memory_limit, "most bytes of activation memory a run may take (0: no limit)");
+  app->add_option("--conv-algorithm", o.conv_algorithm,
+                  "force one convolution algorithm (auto | reference | direct | padded-rows | patches | "
+                  "pointwise-int8 | onednn-int8 | ...: the names inspect --json reports)");
 }
 
 int Main(int argc, char** argv) {

@@ -189,6 +189,12 @@ QRT_API qrt_status qrt_options_set_threads(qrt_options* options, int threads);
 /* Most bytes of activation memory a run may take; 0 means no limit. Compiling, or a
  * run whose input shapes need a larger plan, fails with QRT_RESOURCE_EXHAUSTED. */
 QRT_API qrt_status qrt_options_set_memory_limit(qrt_options* options, uint64_t bytes);
+/* Forces one way of computing the convolutions, by name ("auto", the default: qrt chooses;
+ * "reference", "direct", "padded-rows", "patches", "pointwise-int8", "onednn-int8", ...: the
+ * names qrt_model_kernel reports). A convolution of the algorithm's family (float or integer)
+ * that it cannot compute exactly fails to compile; the other family ignores it. For tests and
+ * measurements. */
+QRT_API qrt_status qrt_options_set_conv_algorithm(qrt_options* options, const char* name);
 
 /* ---- compiled models --------------------------------------------------------------- */
 
@@ -220,6 +226,17 @@ typedef struct qrt_explanation {
 } qrt_explanation;
 QRT_API size_t qrt_model_explanation_count(const qrt_model* model);
 QRT_API qrt_status qrt_model_explanation(const qrt_model* model, size_t index, qrt_explanation* out);
+/* What each step of the model's plan (for its declared input shapes) runs: the node and, where
+ * an op chooses among ways of computing (a convolution's algorithm), that choice; "" otherwise.
+ * No entries when an input shape is symbolic. Strings live as long as the model. */
+typedef struct qrt_kernel_info {
+  const char* node;
+  const char* domain; /* "" for the ONNX default domain */
+  const char* op;
+  const char* note;
+} qrt_kernel_info;
+QRT_API size_t qrt_model_kernel_count(const qrt_model* model);
+QRT_API qrt_status qrt_model_kernel(const qrt_model* model, size_t index, qrt_kernel_info* out);
 /* The instruction set the kernels were chosen for: "scalar" or "avx2". */
 QRT_API const char* qrt_model_isa(const qrt_model* model);
 /* Writes the optimized graph as .onnx or .json; output shapes come from the plan

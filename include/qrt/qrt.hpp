@@ -276,6 +276,12 @@ struct Options {
   std::string isa = "auto";        // "auto", "avx2" or "scalar"
   int threads = 1;
   uint64_t memory_limit = 0;       // bytes of activation memory a run may take; 0: no limit
+  std::string conv_algorithm = "auto";  // qrt_options_set_conv_algorithm
+};
+
+// One step of a compiled model's plan (qrt_model_kernel).
+struct KernelInfo {
+  std::string node, domain, op, note;
 };
 
 // A compiled model: immutable, shareable across threads (copies share one model).
@@ -315,6 +321,15 @@ class Model {
     }
     return out;
   }
+  // What each step of the plan runs (qrt_model_kernel).
+  std::vector<KernelInfo> kernels() const {
+    std::vector<KernelInfo> out;
+    for (size_t i = 0; i < qrt_model_kernel_count(m_.get()); ++i) {
+      qrt_kernel_info k{};
+      if (qrt_model_kernel(m_.get(), i, &k) == QRT_OK) out.push_back({k.node, k.domain, k.op, k.note});
+    }
+    return out;
+  }
   std::string isa() const { return qrt_model_isa(m_.get()); }
   Status Save(const std::string& path) const { return Status::FromC(qrt_model_save(m_.get(), path.c_str())); }
   const qrt_model* c_model() const { return m_.get(); }
@@ -329,6 +344,7 @@ class Model {
     if (s == QRT_OK) s = qrt_options_set_isa(o, options.isa.c_str());
     if (s == QRT_OK) s = qrt_options_set_threads(o, options.threads);
     if (s == QRT_OK) s = qrt_options_set_memory_limit(o, options.memory_limit);
+    if (s == QRT_OK) s = qrt_options_set_conv_algorithm(o, options.conv_algorithm.c_str());
     qrt_model* m = nullptr;
     if (s == QRT_OK) s = make(o, &m);
     if (s != QRT_OK) return Status::FromC(s);

@@ -147,6 +147,46 @@ TEST(CApi, BadOptionsAreRefused) {
   qrt_options_destroy(o);
 }
 
+// The kernels of a plan name each convolution's algorithm, and conv_algorithm forces one.
+TEST(CApi, KernelNotesAndAForcedConvAlgorithm) {
+  const std::string json =
+      R"({"format":"qrt.graph","version":1,"inputs":[{"name":"x","dtype":"float32","shape":[1,4,5,5]}],)"
+      R"("outputs":[{"name":"z"}],"initializers":[{"name":"w","dtype":"float32","shape":[2,4,1,1],)"
+      R"("data":[1,2,3,4,5,6,7,8]}],"nodes":[{"name":"conv","op":"Conv","inputs":["x","w"],"outputs":["y"]},)"
+      R"({"name":"relu","op":"Relu","inputs":["y"],"outputs":["z"]}]})";
+  auto compile = [&](const char* algorithm, qrt_model** m) {
+    qrt_options* o = nullptr;
+    EXPECT_EQ(qrt_options_create(&o), QRT_OK);
+    qrt_status s = algorithm ? qrt_options_set_conv_algorithm(o, algorithm) : QRT_OK;
+    if (s == QRT_OK) s = qrt_model_load_buffer(json.data(), json.size(), QRT_FORMAT_JSON, "conv.json", o, m);
+    qrt_options_destroy(o);
+    return s;
+  };
+  auto note_of = [](const qrt_model* m, const char* node) -> std::string {
+    for (size_t i = 0; i < qrt_model_kernel_count(m); ++i) {
+      qrt_kernel_info k{};
+      EXPECT_EQ(qrt_model_kernel(m, i, &k), QRT_OK);
+      if (std::string(k.node) == node) return k.note;
+    }
+    return "<no step>";
+  };
+  qrt_model* m = nullptr;
+  ASSERT_EQ(compile(nullptr, &m), QRT_OK) << qrt_last_error();
+  EXPECT_EQ(note_of(m, "conv"), "direct");  // 1x1, unit strides: Y = W x X
+  EXPECT_EQ(note_of(m, "relu"), "");
+  qrt_kernel_info k{};
+  EXPECT_NE(qrt_model_kernel(m, qrt_model_kernel_count(m), &k), QRT_OK);
+  qrt_model_destroy(m);
+  ASSERT_EQ(compile("patches", &m), QRT_OK) << qrt_last_error();
+  EXPECT_EQ(note_of(m, "conv"), "patches");
+  qrt_model_destroy(m);
+  EXPECT_EQ(compile("depthwise-int8", &m), QRT_UNSUPPORTED);  // a plain Conv has no fake quantization
+  EXPECT_TRUE(Contains(qrt_last_error(), "conv_algorithm depthwise-int8")) << qrt_last_error();
+  EXPECT_TRUE(Contains(qrt_last_error(), "conv")) << qrt_last_error();
+  EXPECT_EQ(compile("fastest", &m), QRT_INVALID_ARGUMENT);
+  EXPECT_TRUE(Contains(qrt_last_error(), "fastest")) << qrt_last_error();
+}
+
 TEST(CApi, LoadOnnxAndJsonFromMemory) {
   const std::string onnx = ReadFile(ModelPath());
   qrt_model* model = nullptr;

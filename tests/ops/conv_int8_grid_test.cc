@@ -1,7 +1,7 @@
 // qrt:ConvQuantizeDequantize's int8 pointwise path in a graph: the quantization grids reach it
 // from DequantizeLinear (X and the per-channel weights) and from another fused convolution, the
-// default passes (which take the path) give the unfused float graph's bits, and a forced path
-// (qrt_path "int8") is refused where a grid is missing.
+// default passes (which take the path) give the unfused float graph's bits, and the forced
+// algorithm (conv_algorithm pointwise-int8) is refused where a grid is missing.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -37,7 +37,7 @@ std::string Floats(int64_t n, uint32_t seed, float low, float high) {
 
 // xq -DQ-> x -Conv(DQ(wq, per-channel scales), b)-> -Q-> -DQ-> y, and when chained
 // y -Conv(DQ(wq2, one scale))-> -Q-> -DQ-> y2. With `path`, the first convolution is written as
-// the fused node with that qrt_path; with `float_x`, X is a float graph input (no grid).
+// the fused node (run with Algorithm(path) forced); with `float_x`, X is a float graph input (no grid).
 std::string Json(const Net& n, const std::string& path = "", bool float_x = false) {
   const std::string m = std::to_string(n.m), k = std::to_string(n.k);
   const std::string dims =
@@ -58,8 +58,7 @@ std::string Json(const Net& n, const std::string& path = "", bool float_x = fals
              R"({"name":"dq","op":"DequantizeLinear","inputs":["q","sy","zy"],"outputs":["y"]})";
   } else {
     nodes += R"({"name":"conv","op":"ConvQuantizeDequantize","domain":"qrt","inputs":["x","w","b","sy","zy"],)"
-             R"("outputs":["y"],"attrs":{"qrt_path":")" +
-             path + R"("}})";
+             R"("outputs":["y"]})";
   }
   std::string outputs = R"([{"name":"y"}])";
   if (n.chained) {
@@ -73,8 +72,7 @@ std::string Json(const Net& n, const std::string& path = "", bool float_x = fals
                R"({"name":"dq2","op":"DequantizeLinear","inputs":["q2","sy2"],"outputs":["y2"]})";
     } else {  // the second reads the first fused node's grid
       nodes += R"({"name":"conv2","op":"ConvQuantizeDequantize","domain":"qrt","inputs":["y","w2","","sy2"],)"
-               R"("outputs":["y2"],"attrs":{"qrt_path":")" +
-               path + R"("}})";
+               R"("outputs":["y2"]})";
     }
     outputs = R"([{"name":"y2"}])";
   }
@@ -88,6 +86,14 @@ Graph Load(const std::string& json) {
   StatusOr<Graph> g = LoadJsonText(json, "int8.json", ".");
   EXPECT_TRUE(g.ok()) << g.status().message() << "\n" << json;
   return std::move(g).value();
+}
+
+// "int8": the integer pointwise path; "f32": the float one (direct, for these 1x1 convolutions).
+std::string Algorithm(const std::string& path) { return path == "int8" ? "pointwise-int8" : "direct"; }
+
+StatusOr<std::vector<Tensor>> RunForced(const std::string& json, const std::string& path,
+                                        const std::vector<Tensor>& inputs) {
+  return testing::RunGraph(Load(json), inputs, "none", Isa::kAvx2, 1, Algorithm(path));
 }
 
 Tensor Input(const Net& n, uint32_t seed) {
@@ -113,9 +119,9 @@ TEST(ConvInt8Grid, DefaultPassesGiveTheUnfusedFloatGraphsBits) {
 TEST(ConvInt8Grid, TheGridsReachTheFusedNodeAndTheForcedPathsAgree) {
   if (!PointwiseInt8Available()) GTEST_SKIP() << "CPU lacks AVX512_VNNI";
   Net n;
-  auto int8 = testing::RunGraph(Load(Json(n, "int8")), {Input(n, 9)}, "none");
+  auto int8 = RunForced(Json(n, "int8"), "int8", {Input(n, 9)});
   ASSERT_TRUE(int8.ok()) << int8.status().message();  // X's and W's grids came from their DQs
-  auto f32 = testing::RunGraph(Load(Json(n, "f32")), {Input(n, 9)}, "none");
+  auto f32 = RunForced(Json(n, "f32"), "f32", {Input(n, 9)});
   ASSERT_TRUE(f32.ok()) << f32.status().message();
   EXPECT_EQ(testing::CompareBits((*int8)[0], (*f32)[0]), "");
 }
@@ -125,9 +131,9 @@ TEST(ConvInt8Grid, GridsFromFusedConvolutionsAndFakeQuantizers) {
   if (!PointwiseInt8Available()) GTEST_SKIP() << "CPU lacks AVX512_VNNI";
   Net n;
   n.m = 32, n.chained = true;
-  auto int8 = testing::RunGraph(Load(Json(n, "int8")), {Input(n, 11)}, "none");
+  auto int8 = RunForced(Json(n, "int8"), "int8", {Input(n, 11)});
   ASSERT_TRUE(int8.ok()) << int8.status().message();
-  auto f32 = testing::RunGraph(Load(Json(n, "f32")), {Input(n, 11)}, "none");
+  auto f32 = RunForced(Json(n, "f32"), "f32", {Input(n, 11)});
   ASSERT_TRUE(f32.ok()) << f32.status().message();
   EXPECT_EQ(testing::CompareBits((*int8)[0], (*f32)[0]), "");
   // X from qrt:QuantizeDequantize of a float input.
@@ -142,11 +148,9 @@ TEST(ConvInt8Grid, GridsFromFusedConvolutionsAndFakeQuantizers) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> u(-3.f, 3.f);
   for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = u(rng);
-  auto r = testing::RunGraph(Load(json), {x}, "none");
+  auto r = RunForced(json, "int8", {x});
   ASSERT_TRUE(r.ok()) << r.status().message();
-  const std::string forced = R"("qrt_path":"int8")";
-  json.replace(json.find(forced), forced.size(), R"("qrt_path":"f32")");
-  auto r32 = testing::RunGraph(Load(json), {x}, "none");
+  auto r32 = RunForced(json, "f32", {x});
   ASSERT_TRUE(r32.ok()) << r32.status().message();
   EXPECT_EQ(testing::CompareBits((*r)[0], (*r32)[0]), "");
 }
@@ -154,13 +158,13 @@ TEST(ConvInt8Grid, GridsFromFusedConvolutionsAndFakeQuantizers) {
 TEST(ConvInt8Grid, ForcingTheIntegerPathWithoutAGridIsRefused) {
   if (!PointwiseInt8Available()) GTEST_SKIP() << "CPU lacks AVX512_VNNI";
   Net n;
-  auto r = testing::RunGraph(Load(Json(n, "int8", true)),
-                             {Tensor::Allocate(DataType::kFloat32, {n.batch, n.k, n.h, n.w}).value()}, "none");
+  auto r = RunForced(Json(n, "int8", true), "int8",
+                     {Tensor::Allocate(DataType::kFloat32, {n.batch, n.k, n.h, n.w}).value()});
   ASSERT_FALSE(r.ok());  // X is a float graph input: no grid
-  EXPECT_TRUE(testing::Contains(r.status().message(), "qrt_path int8")) << r.status().message();
-  EXPECT_TRUE(testing::RunGraph(Load(Json(n, "f32", true)),
-                                {Tensor::Allocate(DataType::kFloat32, {n.batch, n.k, n.h, n.w}).value()}, "none")
-                  .ok());
+  EXPECT_TRUE(testing::Contains(r.status().message(), "conv_algorithm pointwise-int8")) << r.status().message();
+  EXPECT_TRUE(
+      RunForced(Json(n, "f32", true), "f32", {Tensor::Allocate(DataType::kFloat32, {n.batch, n.k, n.h, n.w}).value()})
+          .ok());
 }
 
 }  // namespace

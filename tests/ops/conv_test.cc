@@ -7,9 +7,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <random>
 #include <vector>
 
+#include "ops/kernels/conv/conv_float.h"
 #include "ops/kernels/conv/conv_ref.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
@@ -255,8 +257,7 @@ TEST_P(ConvPaths, QLinearConvBitExact) {
           ASSERT_TRUE(got.ok()) << label << ": " << got.status().message();
           EXPECT_EQ(testing::CompareBits(*got, *want), "") << label;
           // The int8 oneDNN path is taken when it is provably exact, refused otherwise.
-          a.Set("qrt_path", std::string("int8"));
-          auto forced = testing::linalg::RunNode("QLinearConv", in, a, Isa::kAvx2);
+          auto forced = testing::linalg::RunNode("QLinearConv", in, a, Isa::kAvx2, "onednn-int8");
           // Where it is exact, only a missing oneDNN primitive (some grouped and dilated
           // geometries below AVX-512) may refuse it, and says so.
           const bool int8_eligible = xu && seven_bit;
@@ -270,8 +271,7 @@ TEST_P(ConvPaths, QLinearConvBitExact) {
             EXPECT_EQ(testing::CompareBits(*forced, *want), "") << label << " (int8 path)";
           }
           // The f32 path is exact only with short enough reductions.
-          a.Set("qrt_path", std::string("f32"));
-          auto f32 = testing::linalg::RunNode("QLinearConv", in, a, Isa::kAvx2);
+          auto f32 = testing::linalg::RunNode("QLinearConv", in, a, Isa::kAvx2, "onednn-f32");
           if (f32.ok()) {
             EXPECT_EQ(testing::CompareBits(*f32, *want), "") << label << " (f32 path)";
           }
@@ -330,6 +330,49 @@ TEST_P(ConvPaths, FloatEqualsPatchesThenOrderedGemm) {
   }
 }
 
+// Every float algorithm, forced (conv_algorithm), on every geometry of the table at both tiers:
+// where it applies it gives the definition's bits, where it does not the compile says so; and
+// each one is taken somewhere (the SIMD-only depthwise kernels where this CPU has them).
+TEST(ConvPathChoice, EveryFloatAlgorithmForcedGivesTheDefinitionsBits) {
+  const char* kFloatAlgorithms[] = {
+      "reference",       "direct",         "direct-transposed", "padded-rows", "padded-rows-flat", "padded-rows-window",
+      "depthwise-lanes", "depthwise-rows", "gathered-groups",   "planes",      "patches"};
+  std::map<std::string, int> taken;
+  for (const ConvCase& c : kCases) {
+    if (c.auto_pad != nullptr) continue;
+    std::mt19937 rng(78);
+    Tensor x = RandomTensor(DataType::kFloat32, XDims(c), -1, 1, rng);
+    Tensor w = RandomTensor(DataType::kFloat32, WDims(c), -1, 1, rng);
+    Tensor b = RandomTensor(DataType::kFloat32, {c.m}, -1, 1, rng);
+    const std::vector<NodeInput> in = {Runtime(x), Const(w), Const(b)};
+    auto want = testing::linalg::RunNode("Conv", in, CaseAttrs(c), Isa::kScalar, "reference");
+    ASSERT_TRUE(want.ok()) << c.name << ": " << want.status().message();
+    for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+      for (const char* algorithm : kFloatAlgorithms) {
+        auto got = testing::linalg::RunNode("Conv", in, CaseAttrs(c), isa, algorithm);
+        if (!got.ok()) {
+          EXPECT_TRUE(testing::Contains(got.status().message(), "does not apply")) << got.status().message();
+          EXPECT_STRNE(algorithm, "reference") << c.name;  // applies everywhere
+          continue;
+        }
+        ++taken[algorithm];
+        EXPECT_EQ(testing::CompareBits(*got, *want), "") << c.name << " " << algorithm << " isa " << IsaName(isa);
+      }
+    }
+  }
+  for (const char* algorithm : kFloatAlgorithms) {
+    const std::string a = algorithm;
+    const bool simd_only = a == "depthwise-lanes" || a == "depthwise-rows";
+    if (simd_only && !AvailableIn(SelectConvFloatKernels(Isa::kAvx2)).depthwise_lanes) continue;
+    EXPECT_GT(taken[a], 0) << a << " was never taken";
+  }
+  EXPECT_FALSE(testing::linalg::RunNode("Conv",
+                                        {Runtime(Tensor::Allocate(DataType::kFloat32, {1, 1, 3, 3}).value()),
+                                         Const(Tensor::Allocate(DataType::kFloat32, {1, 1, 1, 1}).value())},
+                                        {}, Isa::kAvx2, "no-such-algorithm")
+                   .ok());
+}
+
 // A depthwise convolution with 2^24 rows of padding above and below and a stride that skips
 // them: 3 x 16 outputs. The padded copy of its input would be 2^25 rows (2 GiB); the kernel
 // must not make it, and the outputs are the bias (in the padding) and x * w + b.
@@ -365,10 +408,8 @@ TEST(ConvPathChoice, FullRangeLongReductionUsesReference) {
   Tensor x = RandomTensor(DataType::kUInt8, {1, 256, 4, 4}, 0, 255, rng);
   Tensor w = RandomTensor(DataType::kInt8, {4, 256, 3, 3}, -128, 127, rng);
   std::vector<NodeInput> in = {Runtime(x), Const(w), Const(Scalar<uint8_t>(0)), Const(Scalar<int8_t>(0))};
-  for (const char* path : {"int8", "f32"}) {
-    Attributes a;
-    a.Set("qrt_path", std::string(path));
-    auto y = testing::linalg::RunNode("ConvInteger", in, a, Isa::kAvx2);
+  for (const char* path : {"onednn-int8", "onednn-f32"}) {
+    auto y = testing::linalg::RunNode("ConvInteger", in, {}, Isa::kAvx2, path);
     EXPECT_FALSE(y.ok()) << path;
   }
   auto want = testing::linalg::RunNode("ConvInteger", in, {}, Isa::kScalar);
@@ -428,10 +469,11 @@ INSTANTIATE_TEST_SUITE_P(Shared, ConvModels,
 
 // ---- timing (manual: --gtest_also_run_disabled_tests; OMP_NUM_THREADS=1) ---------------
 
-double BestMs(const testing::linalg::NodeGraph& ng, Isa isa) {
+double BestMs(const testing::linalg::NodeGraph& ng, Isa isa, const std::string& conv_algorithm = "") {
   CompileOptions opts;
   opts.passes = "none";
   opts.max_isa = isa;
+  opts.conv_algorithm = conv_algorithm;
   auto model = Compile(ng.graph, opts);
   if (!model.ok()) return -1;
   Session session(*model);
@@ -456,9 +498,8 @@ TEST(ConvTiming, DISABLED_Conv3x3_32to64_56x56) {
   Tensor xq = RandomTensor(DataType::kUInt8, {1, 32, 56, 56}, 0, 255, rng);
   Tensor w7 = RandomTensor(DataType::kInt8, {64, 32, 3, 3}, -64, 63, rng);
   Tensor w8 = RandomTensor(DataType::kInt8, {64, 32, 3, 3}, -128, 127, rng);
-  auto q = [&](const Tensor& w, const char* path) {
+  auto q = [&](const Tensor& w) {
     Attributes a = pads;
-    if (path) a.Set("qrt_path", std::string(path));
     return testing::linalg::BuildNode(
         "QLinearConv",
         {Runtime(xq), Const(Scalar<float>(0.02f)), Const(Scalar<uint8_t>(120)), Const(w), Const(Scalar<float>(0.01f)),
@@ -467,10 +508,10 @@ TEST(ConvTiming, DISABLED_Conv3x3_32to64_56x56) {
   };
   std::printf("Conv f32 reference        %8.3f ms\n", BestMs(*f32, Isa::kScalar));
   std::printf("Conv f32 oneDNN           %8.3f ms\n", BestMs(*f32, Isa::kAvx2));
-  std::printf("QLinearConv reference     %8.3f ms\n", BestMs(*q(w7, "ref"), Isa::kAvx2));
-  std::printf("QLinearConv int8 oneDNN   %8.3f ms (7-bit weights)\n", BestMs(*q(w7, "int8"), Isa::kAvx2));
-  std::printf("QLinearConv f32-exact     %8.3f ms (7-bit weights)\n", BestMs(*q(w7, "f32"), Isa::kAvx2));
-  std::printf("QLinearConv f32-exact     %8.3f ms (full-range weights)\n", BestMs(*q(w8, "f32"), Isa::kAvx2));
+  std::printf("QLinearConv reference     %8.3f ms\n", BestMs(*q(w7), Isa::kAvx2, "reference"));
+  std::printf("QLinearConv int8 oneDNN   %8.3f ms (7-bit weights)\n", BestMs(*q(w7), Isa::kAvx2, "onednn-int8"));
+  std::printf("QLinearConv f32-exact     %8.3f ms (7-bit weights)\n", BestMs(*q(w7), Isa::kAvx2, "onednn-f32"));
+  std::printf("QLinearConv f32-exact     %8.3f ms (full-range weights)\n", BestMs(*q(w8), Isa::kAvx2, "onednn-f32"));
 }
 
 }  // namespace

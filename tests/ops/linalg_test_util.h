@@ -64,11 +64,13 @@ inline StatusOr<NodeGraph> BuildNode(const std::string& op_type, const std::vect
   return ng;
 }
 
-// Builds, compiles (no passes, max ISA `isa`) and runs the node; returns output 0.
+// Builds, compiles (no passes, max ISA `isa`, the convolution algorithm forced if named) and runs
+// the node; returns output 0.
 inline StatusOr<Tensor> RunNode(const std::string& op_type, const std::vector<NodeInput>& inputs,
-                                const Attributes& attrs, Isa isa) {
+                                const Attributes& attrs, Isa isa, const std::string& conv_algorithm = "") {
   QRT_ASSIGN_OR_RETURN(NodeGraph ng, BuildNode(op_type, inputs, attrs));
-  QRT_ASSIGN_OR_RETURN(std::vector<Tensor> out, RunGraph(std::move(ng.graph), ng.feeds, "none", isa));
+  QRT_ASSIGN_OR_RETURN(std::vector<Tensor> out,
+                       RunGraph(std::move(ng.graph), ng.feeds, "none", isa, 1, conv_algorithm));
   return std::move(out[0]);
 }
 

@@ -125,7 +125,7 @@ void ExpectFusionExact(const ConvSpec& s, uint32_t seed, int threads = 1) {
       << Json(s);
 }
 
-// Each case reaches one way of running the convolution (conv_float.cc's Choose and the
+// Each case reaches one way of running the convolution (conv_plan.cc's choice and the
 // GEMM's own paths), where the epilogue is applied at a different place.
 TEST(FuseConvFakeQuant, FusesAndStaysExactOnEveryConvolutionPath) {
   struct Case {

@@ -28,6 +28,16 @@ enum class ScratchSlot {
   kPointwiseOutputs,
   kPointwiseSteps,
   kDepthwiseRing,  // the int8 depthwise convolution
+  kConvPlanes,
+  kConvTaps,
+  kConvWindowTaps,  // the float convolution's paths (conv_float.cc)
+  kConvRows,
+  kConvFlat,
+  kConvTileIn,
+  kConvTileOut,
+  kConvInputFloats,
+  kConvOutputFloats,
+  kConvRing,
   kCount
 };
 
@@ -37,5 +47,11 @@ void* ThreadScratch(ScratchSlot slot, size_t bytes);
 
 // The same, as `count` floats.
 float* ThreadScratchFloats(ScratchSlot slot, size_t count);
+
+// The same, as `count` elements of a trivially copyable T.
+template <class T>
+T* ThreadScratchArray(ScratchSlot slot, size_t count) {
+  return static_cast<T*>(ThreadScratch(slot, count * sizeof(T)));
+}
 
 }  // namespace qrt

@@ -4,72 +4,17 @@
 #include <cstring>
 #include <vector>
 
+#include "ops/kernels/common/thread_scratch.h"
+#include "ops/kernels/conv/conv_layout.h"
 #include "runtime/parallel.h"
 
 namespace qrt {
 namespace {
 
-// The patch matrix is built a slice of columns at a time, so its buffer stays bounded
-// however large the image; columns are independent, so slicing changes no sum.
-constexpr int64_t kMaxPatchFloats = int64_t(1) << 22;
-
-enum class Algorithm { kDirect, kDirectTransposed, kPaddedRows, kGatheredGroups, kPlanes, kPatches };
-
-// Each input channel of the group as a zero-padded plane, split by column phase modulo the
-// column stride, so that a kernel tap's inputs along an output row are contiguous.
-struct PaddedPlanes {
-  int64_t height = 0, phase_width = 0, phases = 1;
-  int64_t floats_per_channel() const { return phases * height * phase_width; }
-};
-
-PaddedPlanes PlanesOf(const ConvGeometry& g) {
-  PaddedPlanes p;
-  p.height = g.in[1] + g.pad_begin[1] + g.pad_end[1];
-  const int64_t width = g.in[2] + g.pad_begin[2] + g.pad_end[2];
-  p.phases = g.stride[2];
-  p.phase_width = (width + p.phases - 1) / p.phases;
-  return p;
-}
-
-// The padded copy is worth making when it is about the size of the data it serves; absurd
-// pads (a hostile model may ask for 2^24 on each side) would make it enormous.
-bool PaddedPlanesFit(const ConvGeometry& g) {
-  const PaddedPlanes p = PlanesOf(g);
-  const double copy = double(g.in_channels / g.group) * double(p.phases) * double(p.height) * double(p.phase_width);
-  const double data = double(g.in_channels / g.group) * double(g.in_spatial()) + double(g.out_spatial());
-  return copy <= 4 * data + 4096;
-}
-
-Algorithm Choose(const ConvGeometry& g) {
-  bool unit = true, ones = true, whole = true;
-  for (int d = 0; d < 3; ++d) {
-    unit = unit && g.stride[d] == 1 && g.dilation[d] == 1 && g.pad_begin[d] == 0 && g.pad_end[d] == 0;
-    ones = ones && g.kernel[d] == 1;
-    whole = whole && g.kernel[d] == g.in[d];
-  }
-  if (unit && ones) return Algorithm::kDirect;
-  if (unit && whole) return Algorithm::kDirectTransposed;
-  const bool one_per_group = g.out_channels == g.group;
-  const bool planar = g.in[0] == 1 && g.kernel[0] == 1 && g.out[0] == 1;
-  // Padded rows pay a copy and a kernel call per group; groups with only a few products (a
-  // layer norm's 512 groups of 4 outputs x 3 taps) are cheaper gathered, offsets shared.
-  const bool tiny_groups = g.out_spatial() * g.reduction_size() < 256;
-  if (one_per_group && planar && !tiny_groups && PaddedPlanesFit(g)) return Algorithm::kPaddedRows;
-  // 3-D, tiny groups, or padding too large to copy: products gathered per output, no GEMM
-  // call, no buffer beyond one output's tap offsets.
-  if (one_per_group) return Algorithm::kGatheredGroups;
-  if (planar && PaddedPlanesFit(g)) return Algorithm::kPlanes;
-  return Algorithm::kPatches;
-}
-
-// ---- patches (im2col) -----------------------------------------------------------------
-
-// Whole output rows per slice when a row of patches fits the budget, else single columns.
-int64_t PatchColumns(const ConvGeometry& g) {
-  const int64_t k = std::max<int64_t>(1, g.reduction_size()), n = g.out_spatial(), width = g.out[2];
-  if (k * width <= kMaxPatchFloats) return std::min(n, kMaxPatchFloats / (k * width) * width);
-  return std::min(n, std::max<int64_t>(1, kMaxPatchFloats / k));
-}
+using conv_layout::PaddedPlanes;
+using conv_layout::PatchColumns;
+using conv_layout::PlanesOf;
+using conv_layout::WindowOf;
 
 // Rows (c, kd, kh, kw) x columns [j0, j0 + cols) of the patch matrix of one group, one
 // element at a time (any slice).
@@ -221,9 +166,10 @@ void BuildPlanes(const ConvGeometry& g, const PaddedPlanes& p, const float* x, i
 // rows (WindowOf: the same layout, fewer rows), in (c, kh, kw) order:
 // tap (kh, kw) of output (0, ow) is padded row kh * dh, column ow * sw + kw * dw, i.e. phase
 // plane (kw * dw) % sw at slot ow + (kw * dw) / sw. Output row oh is oh * sh plane rows further.
-void TapRows(const ConvGeometry& g, const PaddedPlanes& p, const float* planes, std::vector<const float*>& rows) {
+int64_t TapCount(const ConvGeometry& g) { return g.in_channels / g.group * g.kernel[1] * g.kernel[2]; }
+
+void TapRows(const ConvGeometry& g, const PaddedPlanes& p, const float* planes, const float** rows) {
   const int64_t channels = g.in_channels / g.group;
-  rows.resize(size_t(channels * g.kernel[1] * g.kernel[2]));
   size_t r = 0;
   for (int64_t c = 0; c < channels; ++c) {
     for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
@@ -236,65 +182,28 @@ void TapRows(const ConvGeometry& g, const PaddedPlanes& p, const float* planes, 
   }
 }
 
-// Output rows narrower than kFlatRowsBelow are computed together (PlaneRows), up to three
-// wasted columns per output; rows below kFlatWideBelow too where at most an eighth of an
-// output row is wasted (measured per layer width: docs/design.md, "Convolution kernel choices").
-// One call over all rows keeps more vectors in flight than a call per row.
-constexpr int64_t kFlatRowsBelow = 16, kFlatWideBelow = 32;
-
-// Floats of the flat output buffer PlaneRows needs (0: none, one call per output row, over the
-// planes or a window). The flat path also computes the row_step - out_w columns between rows
-// (and whole rows a row stride skips).
-int64_t FlatOutputFloats(const ConvGeometry& g) {
-  if (g.out[2] >= kFlatWideBelow || g.out[2] <= 0 || g.out[1] <= 0) return 0;
-  const int64_t row_step = g.stride[1] * PlanesOf(g).phase_width;
-  if (g.out[2] < kFlatRowsBelow ? row_step > 4 * g.out[2] : 8 * (row_step - g.out[2]) > g.out[2]) return 0;
-  return (g.out[1] - 1) * row_step + g.out[2];
-}
-
-// The padded rows of one group in a window of WindowRows(g) rows per channel and phase, for
-// output rows computed one call each (FlatOutputFloats 0): each input row is copied in shortly
+// The padded rows of one group in a window of WindowRows(g) rows per channel and phase
+// (kPaddedRowsWindow), for output rows computed one call each: each input row is copied in shortly
 // before the first output row that reads it, so the copy and the reads stay in L1 instead of a
 // whole padded plane passing through L2. When the window is full, the rows still needed move to
 // its start. Same values at the same positions as the planes: the same products.
 
-// Rows are copied for the next kLead output rows too: a load that overlaps a store still in
-// flight waits for it.
-constexpr int64_t kLead = 2;
 constexpr int64_t kEpilogueRows = 4;
-
-int64_t WindowRows(const ConvGeometry& g) {
-  const int64_t extent = (g.kernel[1] - 1) * g.dilation[1] + 1;
-  return std::min(g.in[1] + g.pad_begin[1] + g.pad_end[1], extent + (kLead + 16) * g.stride[1]);
-}
-
-PaddedPlanes WindowOf(const ConvGeometry& g) {
-  PaddedPlanes window = PlanesOf(g);
-  window.height = WindowRows(g);
-  return window;
-}
+using conv_layout::kLead;
 
 int64_t WindowFloats(const ConvGeometry& g) { return g.in_channels / g.group * WindowOf(g).floats_per_channel(); }
-
-// The window where a group's padded planes would not stay in L1 (above 32 KB; measured per
-// plane size in docs/design.md), rows are computed one call each
-// (narrow ones are computed together, over whole planes), and the window is the smaller.
-bool UseWindow(const ConvGeometry& g) {
-  const int64_t plane_bytes = g.in_channels / g.group * PlanesOf(g).floats_per_channel() * int64_t(sizeof(float));
-  return FlatOutputFloats(g) == 0 && plane_bytes > (int64_t(32) << 10) && WindowRows(g) < PlanesOf(g).height;
-}
 
 // One group, output row by output row over the window (zeroed by the caller once per layer: the
 // copies write only the input's positions, and padding rows are zeroed here); `first` is TapRows
 // over the window.
 void WindowRowsOfGroup(const ConvGeometry& g, const GroupInput& xg, const float* wg, const float* bias, float* yg,
-                       const ConvFloatKernels& kernels, float* window_buffer, const std::vector<const float*>& first,
+                       const ConvFloatKernels& kernels, float* window_buffer, const float* const* first,
                        const OutputEpilogue* epilogue) {
   const PaddedPlanes window = WindowOf(g);
   const int64_t channels = g.in_channels / g.group, top = g.pad_begin[1];
   const int64_t extent = (g.kernel[1] - 1) * g.dilation[1] + 1;
-  thread_local std::vector<const float*> taps;
-  taps.resize(first.size());
+  const int64_t tap_count = TapCount(g);
+  const float** taps = ThreadScratchArray<const float*>(ScratchSlot::kConvWindowTaps, size_t(tap_count));
   const int64_t padded_rows = g.in[1] + top + g.pad_end[1];
   int64_t start = 0;  // the padded row at the window's row 0
   int64_t next = 0;   // the next padded row to bring in
@@ -326,8 +235,8 @@ void WindowRowsOfGroup(const ConvGeometry& g, const GroupInput& xg, const float*
       next = row + 1;
     }
     const int64_t shift = (first_row - start) * window.phase_width;
-    for (size_t t = 0; t < taps.size(); ++t) taps[t] = first[t] + shift;
-    kernels.one_row(int64_t(taps.size()), wg, taps.data(), g.out[2], bias, yg + oh * g.out[2]);
+    for (int64_t t = 0; t < tap_count; ++t) taps[t] = first[t] + shift;
+    kernels.one_row(tap_count, wg, taps, g.out[2], bias, yg + oh * g.out[2]);
     // The epilogue of the rows before this one, while they are in L1 (loads of the row just
     // stored would wait for its stores), kEpilogueRows at a time (one call a row cost more
     // than the rows: a 56-float row is four vectors).
@@ -346,23 +255,22 @@ void WindowRowsOfGroup(const ConvGeometry& g, const GroupInput& xg, const float*
 // row_step - out_w between rows are computed too (they read inside the planes) and dropped.
 // Each output still gets its own products in its own order.
 void PlaneRows(const ConvGeometry& g, const GroupInput& xg, const float* wg, const float* bias, float* yg,
-               const ConvFloatKernels& kernels, float* planes, const std::vector<const float*>& first, float* flat,
+               const ConvFloatKernels& kernels, float* planes, const float* const* first, float* flat,
                const OutputEpilogue* epilogue) {
   const PaddedPlanes p = PlanesOf(g);
   const int64_t channels = g.in_channels / g.group, taps = g.kernel[1] * g.kernel[2];
   CopyIntoPlanes(g, p, xg, channels, planes, kernels.split_pairs);
   const int64_t row_step = g.stride[1] * p.phase_width;
   if (flat != nullptr) {
-    kernels.one_row(channels * taps, wg, first.data(), FlatOutputFloats(g), bias, flat);
+    kernels.one_row(channels * taps, wg, first, conv_layout::FlatFloats(g), bias, flat);
     for (int64_t oh = 0; oh < g.out[1]; ++oh) {
       std::memcpy(yg + oh * g.out[2], flat + oh * row_step, size_t(g.out[2]) * sizeof(float));
     }
   } else {
-    thread_local std::vector<const float*> rows;
-    rows.resize(first.size());
+    const float** rows = ThreadScratchArray<const float*>(ScratchSlot::kConvRows, size_t(channels * taps));
     for (int64_t oh = 0; oh < g.out[1]; ++oh) {
-      for (size_t i = 0; i < rows.size(); ++i) rows[i] = first[i] + oh * row_step;
-      kernels.one_row(channels * taps, wg, rows.data(), g.out[2], bias, yg + oh * g.out[2]);
+      for (int64_t i = 0; i < channels * taps; ++i) rows[i] = first[i] + oh * row_step;
+      kernels.one_row(channels * taps, wg, rows, g.out[2], bias, yg + oh * g.out[2]);
     }
   }
   if (epilogue != nullptr) epilogue->Apply(yg, g.out_spatial(), 0);
@@ -370,21 +278,7 @@ void PlaneRows(const ConvGeometry& g, const GroupInput& xg, const float* wg, con
 
 // ---- small 3x3 depthwise planes, channels in the lanes (depthwise_lanes.h) -------------
 
-// Where the lanes kernel takes a padded-rows geometry: 3x3, one channel per group, dilation 1,
-// strides up to 2; planes up to 16 x 16 with stride 1, up to 32 x 32 with stride 2 (larger
-// stride-1 planes' tiles leave L1; the per-plane measurements are in docs/design.md).
-// A 3x3 depthwise convolution (one input and one output channel per group), dilation 1: what
-// both depthwise kernels compute (Choose's padded rows have already made it 2-D).
-bool Is3x3Depthwise(const ConvGeometry& g) {
-  return g.in_channels == g.group && g.out_channels == g.group && g.kernel[1] == 3 && g.kernel[2] == 3 &&
-         g.dilation[1] == 1 && g.dilation[2] == 1;
-}
-
-bool UseLanes(const ConvGeometry& g, const ConvFloatKernels& kernels) {
-  const bool strided = g.stride[1] == 2 && g.stride[2] == 2;
-  return kernels.depthwise_lanes != nullptr && Is3x3Depthwise(g) && g.stride[1] <= 2 && g.stride[2] <= 2 &&
-         g.in[1] * g.in[2] <= (strided ? 1024 : 256);
-}
+// ---- small 3x3 depthwise planes, channels in the lanes (depthwise_lanes.h) -------------
 
 void LanesGroups(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y,
                  const ConvFloatKernels& kernels, int threads, const OutputEpilogue* epilogue,
@@ -394,10 +288,12 @@ void LanesGroups(const ConvGeometry& g, const float* x, const float* w, const fl
   const int64_t blocks = (g.group + kLanes - 1) / kLanes;
   for (int64_t image = 0; image < g.batch; ++image) {
     ParallelFor(threads, blocks, 1, 1, [&](int64_t first, int64_t last) {
-      thread_local std::vector<float> tile_in, tile_out, x_floats, y_floats;
-      tile_in.resize(size_t(in_plane * kLanes)), tile_out.resize(size_t(n * kLanes));
-      if (x_codes != nullptr) x_floats.resize(size_t(in_plane * kLanes));
-      if (y_codes != nullptr) y_floats.resize(size_t(n * kLanes));
+      float* tile_in = ThreadScratchFloats(ScratchSlot::kConvTileIn, size_t(in_plane * kLanes));
+      float* tile_out = ThreadScratchFloats(ScratchSlot::kConvTileOut, size_t(n * kLanes));
+      float* x_floats =
+          x_codes != nullptr ? ThreadScratchFloats(ScratchSlot::kConvInputFloats, size_t(in_plane * kLanes)) : nullptr;
+      float* y_floats =
+          y_codes != nullptr ? ThreadScratchFloats(ScratchSlot::kConvOutputFloats, size_t(n * kLanes)) : nullptr;
       for (int64_t block = first; block < last; ++block) {
         const int64_t c0 = block * kLanes, channels = std::min(kLanes, g.group - c0);
         const int64_t x_offset = (image * g.group + c0) * in_plane, y_offset = (image * g.group + c0) * n;
@@ -408,14 +304,14 @@ void LanesGroups(const ConvGeometry& g, const float* x, const float* w, const fl
         a.x_plane = in_plane, a.y_plane = n;
         if (x_codes != nullptr) {  // the block's planes (consecutive) to floats first
           x_codes->dequantize.row(channels * in_plane, static_cast<const uint8_t*>(x_codes->codes) + x_offset,
-                                  x_codes->scale, x_codes->zero_point, x_floats.data());
-          a.x = x_floats.data();
+                                  x_codes->scale, x_codes->zero_point, x_floats);
+          a.x = x_floats;
         } else {
           a.x = x + x_offset;
         }
         a.w = w + c0 * 9, a.bias = b != nullptr ? b + c0 : nullptr;
-        a.y = y_codes != nullptr ? y_floats.data() : y + y_offset;
-        a.tile_in = tile_in.data(), a.tile_out = tile_out.data();
+        a.y = y_codes != nullptr ? y_floats : y + y_offset;
+        a.tile_in = tile_in, a.tile_out = tile_out;
         kernels.depthwise_lanes(a);
         if (epilogue == nullptr && y_codes == nullptr) continue;
         // The block's planes are consecutive: one call for all of them, unless a PRelu needs
@@ -436,14 +332,6 @@ void LanesGroups(const ConvGeometry& g, const float* x, const float* w, const fl
 
 // ---- larger 3x3 depthwise planes, a plane at a time (depthwise_rows.h) ------------------
 
-// Where the rows kernel takes the padded-rows geometries the lanes kernel leaves: 3x3, one
-// channel per group, dilation 1, the same stride of 1 or 2 both ways, padding of at most 1
-// before.
-bool UseDepthwiseRows(const ConvGeometry& g, const ConvFloatKernels& kernels) {
-  return kernels.depthwise_rows != nullptr && Is3x3Depthwise(g) && g.stride[1] == g.stride[2] && g.stride[1] <= 2 &&
-         g.pad_begin[1] <= 1 && g.pad_begin[2] <= 1;
-}
-
 void DepthwiseRowsGroups(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y,
                          const ConvFloatKernels& kernels, int threads, const OutputEpilogue* epilogue,
                          const ConvInputCodes* x_codes, const ConvOutputCodes* y_codes) {
@@ -451,10 +339,10 @@ void DepthwiseRowsGroups(const ConvGeometry& g, const float* x, const float* w, 
   const int64_t min_groups = std::max<int64_t>(1, (int64_t(1) << 18) / std::max<int64_t>(1, 9 * n));
   for (int64_t image = 0; image < g.batch; ++image) {
     ParallelFor(threads, g.group, 1, min_groups, [&](int64_t first, int64_t last) {
-      // 64-byte aligned: the kernel's aligned taps then load within one cache line.
-      thread_local std::vector<float> ring;
-      ring.resize(size_t(DepthwiseRowsRingFloats(g.out[2], g.stride[1]) + 16));
-      float* aligned_ring = reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(ring.data()) + 63) & ~uintptr_t(63));
+      // 64-byte aligned (as all thread scratch): the kernel's aligned taps then load within one
+      // cache line.
+      float* aligned_ring =
+          ThreadScratchFloats(ScratchSlot::kConvRing, size_t(DepthwiseRowsRingFloats(g.out[2], g.stride[1])));
       DepthwiseRowsArgs a;
       a.in_h = g.in[1], a.in_w = g.in[2], a.out_h = g.out[1], a.out_w = g.out[2];
       a.stride = g.stride[1], a.pad_top = g.pad_begin[1], a.pad_left = g.pad_begin[2];
@@ -494,12 +382,12 @@ void PlanesGemm(const ConvGeometry& g, const float* xg, const float* wg, const f
   const PaddedPlanes p = PlanesOf(g);
   const int64_t k = g.reduction_size();
   BuildPlanes(g, p, xg, g.in_channels / g.group, planes, kernels.split_pairs);
-  thread_local std::vector<const float*> rows;
+  const float** rows = ThreadScratchArray<const float*>(ScratchSlot::kConvRows, size_t(TapCount(g)));
   TapRows(g, p, planes, rows);
   SgemmArgs args;
   args.m = g.out_channels / g.group, args.n = g.out_spatial(), args.k = k;
   args.a = wg, args.lda = k;
-  args.b_rows = rows.data();
+  args.b_rows = rows;
   args.b_segment = g.out[2];
   args.b_segment_step = g.stride[1] * p.phase_width;
   args.c = yg, args.ldc = args.n;
@@ -518,8 +406,7 @@ void PlanesGemm(const ConvGeometry& g, const float* xg, const float* wg, const f
 void GatheredGroups(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y) {
   const int64_t channels = g.in_channels / g.group, plane = g.in_spatial(), k = g.reduction_size();
   const int64_t n = g.out_spatial(), in_group = channels * plane;
-  thread_local std::vector<int64_t> offsets;
-  offsets.resize(size_t(k));
+  int64_t* offsets = ThreadScratchArray<int64_t>(ScratchSlot::kConvRows, size_t(k));
   int64_t o = 0;
   for (int64_t od = 0; od < g.out[0]; ++od) {
     for (int64_t oh = 0; oh < g.out[1]; ++oh) {
@@ -547,7 +434,7 @@ void GatheredGroups(const ConvGeometry& g, const float* x, const float* w, const
             const int64_t size = left >= 4 ? 4 : left >= 2 ? 2 : 1;
             float group_sum = 0.f;
             for (int64_t q = 0; q < size; ++q) {
-              const int64_t at = offsets[size_t(p + q)];
+              const int64_t at = offsets[p + q];
               const float product = wg[p + q] * (at >= 0 ? xg[at] : 0.f);
               group_sum = q == 0 ? product : group_sum + product;
             }
@@ -568,92 +455,76 @@ ConvFloatKernels SelectConvFloatKernels(Isa isa) {
                           SelectDepthwiseLanes(isa), SelectDepthwiseRows(isa)};
 }
 
-int64_t ConvFloatScratchFloats(const ConvGeometry& g) {
-  switch (Choose(g)) {
-    case Algorithm::kPatches:
-      return g.reduction_size() * PatchColumns(g);
-    case Algorithm::kPlanes:
-      return g.in_channels / g.group * PlanesOf(g).floats_per_channel();
-    default:
-      return 0;
-  }
+ConvKernelsAvailable AvailableIn(const ConvFloatKernels& kernels) {
+  return ConvKernelsAvailable{kernels.depthwise_lanes != nullptr, kernels.depthwise_rows != nullptr};
 }
 
-bool ConvFloatHandlesCodes(const ConvGeometry& g) { return Choose(g) == Algorithm::kPaddedRows; }
+int64_t ConvFloatScratchFloats(const ConvGeometry& g) { return PlanConvFloat(g, {})->scratch_floats; }
+
+bool ConvFloatHandlesCodes(const ConvGeometry& g) { return PlanConvFloat(g, {})->handles_codes(); }
 
 void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y,
                       const ConvFloatKernels& kernels, float* scratch, int threads, const OutputEpilogue* epilogue,
                       const ConvInputCodes* x_codes, const ConvOutputCodes* y_codes) {
-  const Algorithm algorithm = Choose(g);
+  ConvFloatOrdered(*PlanConvFloat(g, AvailableIn(kernels)), g, x, w, b, y, kernels, scratch, threads, epilogue, x_codes,
+                   y_codes);
+}
+
+namespace {
+
+// The padded-rows family's general paths: groups split across threads, each with its own buffer.
+void PaddedRowsGroups(ConvAlgorithm algorithm, const ConvGeometry& g, const float* x, const float* w, const float* b,
+                      float* y, const ConvFloatKernels& kernels, int threads, const OutputEpilogue* epilogue,
+                      const ConvInputCodes* x_codes, const ConvOutputCodes* y_codes) {
+  const int64_t k = g.reduction_size(), n = g.out_spatial();
+  const int64_t in_group = g.in_channels / g.group * g.in_spatial();
+  const bool window = algorithm == ConvAlgorithm::kPaddedRowsWindow;
+  const bool flat = algorithm == ConvAlgorithm::kPaddedRowsFlat;
+  const int64_t floats = window ? WindowFloats(g) : g.in_channels / g.group * PlanesOf(g).floats_per_channel();
+  const int64_t min_groups = std::max<int64_t>(1, (int64_t(1) << 18) / std::max<int64_t>(1, k * n));
+  for (int64_t image = 0; image < g.batch; ++image) {
+    ParallelFor(threads, g.group, 1, min_groups, [&](int64_t first, int64_t last) {
+      // Zeroed once: every group's copy writes the same positions, so the padding stays zero.
+      float* buffer = ThreadScratchFloats(ScratchSlot::kConvPlanes, size_t(floats));
+      std::fill(buffer, buffer + floats, 0.f);
+      const float** taps = ThreadScratchArray<const float*>(ScratchSlot::kConvTaps, size_t(TapCount(g)));
+      TapRows(g, window ? WindowOf(g) : PlanesOf(g), buffer, taps);
+      float* flat_out =
+          flat ? ThreadScratchFloats(ScratchSlot::kConvFlat, size_t(conv_layout::FlatFloats(g))) : nullptr;
+      float* codes_row =
+          x_codes != nullptr ? ThreadScratchFloats(ScratchSlot::kConvInputFloats, size_t(g.in[2])) : nullptr;
+      float* plane_out = y_codes != nullptr ? ThreadScratchFloats(ScratchSlot::kConvOutputFloats, size_t(n)) : nullptr;
+      for (int64_t group = first; group < last; ++group) {
+        const int64_t offset = (image * g.group + group) * in_group;
+        GroupInput xg;
+        if (x_codes != nullptr)
+          xg.codes = x_codes, xg.first = offset, xg.row = codes_row;
+        else
+          xg.x = x + offset;
+        const float* bg = b != nullptr ? b + group : nullptr;
+        const int64_t y_offset = (image * g.out_channels + group) * n;
+        float* yg = y_codes != nullptr ? plane_out : y + y_offset;
+        OutputEpilogue eg = epilogue != nullptr ? epilogue->FromRow(group) : OutputEpilogue();
+        if (y_codes != nullptr) {  // quantized by the epilogue, a few rows at a time while in L1
+          eg.codes = y_codes->At(y_offset, yg);
+        }
+        const OutputEpilogue* e = epilogue != nullptr || y_codes != nullptr ? &eg : nullptr;
+        if (window)
+          WindowRowsOfGroup(g, xg, w + group * k, bg, yg, kernels, buffer, taps, e);
+        else
+          PlaneRows(g, xg, w + group * k, bg, yg, kernels, buffer, taps, flat_out, e);
+      }
+    });
+  }
+}
+
+// The GEMM paths (direct, direct transposed, patches): a GEMM per image and group.
+void GemmGroups(ConvAlgorithm algorithm, const ConvGeometry& g, const float* x, const float* w, const float* b,
+                float* y, const ConvFloatKernels& kernels, float* scratch, int threads,
+                const OutputEpilogue* epilogue) {
   const int64_t m = g.out_channels / g.group, k = g.reduction_size(), n = g.out_spatial();
   const int64_t in_group = g.in_channels / g.group * g.in_spatial();
-  if (algorithm == Algorithm::kPaddedRows && UseLanes(g, kernels)) {
-    LanesGroups(g, x, w, b, y, kernels, threads, epilogue, x_codes, y_codes);
-    return;
-  }
-  if (algorithm == Algorithm::kPaddedRows && UseDepthwiseRows(g, kernels)) {
-    DepthwiseRowsGroups(g, x, w, b, y, kernels, threads, epilogue, x_codes, y_codes);
-    return;
-  }
-  if (algorithm == Algorithm::kPaddedRows) {
-    // Groups are independent: split them across threads, each with its own buffer.
-    const bool window = UseWindow(g), flat = FlatOutputFloats(g) > 0;
-    const int64_t floats = window ? WindowFloats(g) : g.in_channels / g.group * PlanesOf(g).floats_per_channel();
-    const int64_t min_groups = std::max<int64_t>(1, (int64_t(1) << 18) / std::max<int64_t>(1, k * n));
-    for (int64_t image = 0; image < g.batch; ++image) {
-      ParallelFor(threads, g.group, 1, min_groups, [&](int64_t first, int64_t last) {
-        thread_local std::vector<float> buffer, flat_out, codes_row, plane_out;
-        thread_local std::vector<const float*> taps;
-        // Zeroed once: every group's copy writes the same positions, so the padding stays zero.
-        buffer.assign(size_t(floats), 0.f);
-        TapRows(g, window ? WindowOf(g) : PlanesOf(g), buffer.data(), taps);
-        if (flat) flat_out.resize(size_t(FlatOutputFloats(g)));
-        if (x_codes != nullptr) codes_row.resize(size_t(g.in[2]));
-        if (y_codes != nullptr) plane_out.resize(size_t(n));
-        for (int64_t group = first; group < last; ++group) {
-          const int64_t offset = (image * g.group + group) * in_group;
-          GroupInput xg;
-          if (x_codes != nullptr)
-            xg.codes = x_codes, xg.first = offset, xg.row = codes_row.data();
-          else
-            xg.x = x + offset;
-          const float* bg = b != nullptr ? b + group : nullptr;
-          const int64_t y_offset = (image * g.out_channels + group) * n;
-          float* yg = y_codes != nullptr ? plane_out.data() : y + y_offset;
-          OutputEpilogue eg = epilogue != nullptr ? epilogue->FromRow(group) : OutputEpilogue();
-          if (y_codes != nullptr) {  // quantized by the epilogue, a few rows at a time while in L1
-            eg.codes = y_codes->At(y_offset, yg);
-          }
-          const OutputEpilogue* e = epilogue != nullptr || y_codes != nullptr ? &eg : nullptr;
-          if (window)
-            WindowRowsOfGroup(g, xg, w + group * k, bg, yg, kernels, buffer.data(), taps, e);
-          else
-            PlaneRows(g, xg, w + group * k, bg, yg, kernels, buffer.data(), taps, flat ? flat_out.data() : nullptr, e);
-        }
-      });
-    }
-    return;
-  }
-  if (algorithm == Algorithm::kGatheredGroups) {
-    for (int64_t image = 0; image < g.batch; ++image) {
-      float* yi = y + image * g.out_channels * n;
-      GatheredGroups(g, x + image * g.in_channels * g.in_spatial(), w, b, yi);
-      for (int64_t c = 0; c < g.out_channels && epilogue != nullptr; ++c) epilogue->Apply(yi + c * n, n, c);
-    }
-    return;
-  }
-  if (algorithm == Algorithm::kPlanes) {
-    for (int64_t image = 0; image < g.batch; ++image) {
-      for (int64_t group = 0; group < g.group; ++group) {
-        const OutputEpilogue eg = epilogue != nullptr ? epilogue->FromRow(group * m) : OutputEpilogue();
-        PlanesGemm(g, x + (image * g.group + group) * in_group, w + group * m * k,
-                   b != nullptr ? b + group * m : nullptr, y + (image * g.out_channels + group * m) * n, kernels,
-                   scratch, threads, epilogue != nullptr ? &eg : nullptr);
-      }
-    }
-    return;
-  }
-  const int64_t slice = algorithm == Algorithm::kPatches ? PatchColumns(g) : n;
+  const int64_t slice = algorithm == ConvAlgorithm::kPatches ? PatchColumns(g) : n;
   const bool by_row = slice % g.out[2] == 0;
   for (int64_t image = 0; image < g.batch; ++image) {
     for (int64_t group = 0; group < g.group; ++group) {
@@ -670,32 +541,76 @@ void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, con
       const OutputEpilogue eg = epilogue != nullptr ? epilogue->FromRow(group * m) : OutputEpilogue();
       args.epilogue = epilogue != nullptr ? &eg : nullptr;
       args.threads = threads;
-      switch (algorithm) {
-        case Algorithm::kDirect:
-          args.n = n, args.b = xg, args.ldb = n, args.c = yg;
+      if (algorithm == ConvAlgorithm::kDirect) {
+        args.n = n, args.b = xg, args.ldb = n, args.c = yg;
+        kernels.gemm(args);
+      } else if (algorithm == ConvAlgorithm::kDirectTransposed) {
+        args.n = 1, args.b = xg, args.ldb = k, args.trans_b = true, args.c = yg;
+        kernels.gemm(args);
+      } else {
+        for (int64_t j0 = 0; j0 < n; j0 += slice) {
+          const int64_t cols = std::min(slice, n - j0);
+          if (by_row)
+            PatchesByRow(g, xg, j0, cols, scratch);
+          else
+            PatchesByElement(g, xg, j0, cols, scratch);
+          args.n = cols, args.b = scratch, args.ldb = cols, args.c = yg + j0;
           kernels.gemm(args);
-          break;
-        case Algorithm::kDirectTransposed:
-          args.n = 1, args.b = xg, args.ldb = k, args.trans_b = true, args.c = yg;
-          kernels.gemm(args);
-          break;
-        case Algorithm::kPatches:
-          for (int64_t j0 = 0; j0 < n; j0 += slice) {
-            const int64_t cols = std::min(slice, n - j0);
-            if (by_row)
-              PatchesByRow(g, xg, j0, cols, scratch);
-            else
-              PatchesByElement(g, xg, j0, cols, scratch);
-            args.n = cols, args.b = scratch, args.ldb = cols, args.c = yg + j0;
-            kernels.gemm(args);
-          }
-          break;
-        case Algorithm::kGatheredGroups:
-        case Algorithm::kPaddedRows:
-        case Algorithm::kPlanes:
-          break;  // above
+        }
       }
     }
+  }
+}
+
+}  // namespace
+
+void ConvFloatOrdered(const ConvFloatPlan& plan, const ConvGeometry& g, const float* x, const float* w, const float* b,
+                      float* y, const ConvFloatKernels& kernels, float* scratch, int threads,
+                      const OutputEpilogue* epilogue, const ConvInputCodes* x_codes, const ConvOutputCodes* y_codes) {
+  const int64_t m = g.out_channels / g.group, k = g.reduction_size(), n = g.out_spatial();
+  const int64_t in_group = g.in_channels / g.group * g.in_spatial();
+  switch (plan.algorithm) {
+    case ConvAlgorithm::kDepthwiseLanes:
+      LanesGroups(g, x, w, b, y, kernels, threads, epilogue, x_codes, y_codes);
+      return;
+    case ConvAlgorithm::kDepthwiseRows:
+      DepthwiseRowsGroups(g, x, w, b, y, kernels, threads, epilogue, x_codes, y_codes);
+      return;
+    case ConvAlgorithm::kPaddedRows:
+    case ConvAlgorithm::kPaddedRowsFlat:
+    case ConvAlgorithm::kPaddedRowsWindow:
+      PaddedRowsGroups(plan.algorithm, g, x, w, b, y, kernels, threads, epilogue, x_codes, y_codes);
+      return;
+    case ConvAlgorithm::kGatheredGroups:
+      for (int64_t image = 0; image < g.batch; ++image) {
+        float* yi = y + image * g.out_channels * n;
+        GatheredGroups(g, x + image * g.in_channels * g.in_spatial(), w, b, yi);
+        for (int64_t c = 0; c < g.out_channels && epilogue != nullptr; ++c) epilogue->Apply(yi + c * n, n, c);
+      }
+      return;
+    case ConvAlgorithm::kPlanes:
+      for (int64_t image = 0; image < g.batch; ++image) {
+        for (int64_t group = 0; group < g.group; ++group) {
+          const OutputEpilogue eg = epilogue != nullptr ? epilogue->FromRow(group * m) : OutputEpilogue();
+          PlanesGemm(g, x + (image * g.group + group) * in_group, w + group * m * k,
+                     b != nullptr ? b + group * m : nullptr, y + (image * g.out_channels + group * m) * n, kernels,
+                     scratch, threads, epilogue != nullptr ? &eg : nullptr);
+        }
+      }
+      return;
+    case ConvAlgorithm::kReference:
+      ref::ConvFloat(g, x, w, b, y);
+      for (int64_t row = 0; row < g.batch * g.out_channels && epilogue != nullptr; ++row) {
+        epilogue->Apply(y + row * n, n, row % g.out_channels);
+      }
+      return;
+    case ConvAlgorithm::kDirect:
+    case ConvAlgorithm::kDirectTransposed:
+    case ConvAlgorithm::kPatches:
+      GemmGroups(plan.algorithm, g, x, w, b, y, kernels, scratch, threads, epilogue);
+      return;
+    default:
+      return;  // not a float algorithm: PlanConvFloat never plans one
   }
 }
 

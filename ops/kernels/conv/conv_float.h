@@ -15,13 +15,15 @@
 // pointers into them (SgemmArgs::b_rows, one segment per output row), so no patch matrix is
 // built; with one output channel per group (depthwise) it runs SgemmOneRow over rows of the
 // planes (rows under 16 wide: all rows in one call through the flat index). 3-D convolutions,
-// and 2-D ones whose padding is too large to copy, build patches (depthwise: per-output gathers). The kernels are the
-// caller's choice (reference or SIMD, bit-identical), so this driver serves both.
+// and 2-D ones whose padding is too large to copy, build patches (depthwise: per-output gathers). The
+// path is the plan's (conv_plan.h: chosen once, at plan time); the kernels are the caller's choice
+// (reference or SIMD, bit-identical), so this driver serves both.
 #pragma once
 
 #include <cstdint>
 
 #include "ops/kernels/common/deinterleave.h"
+#include "ops/kernels/conv/conv_plan.h"
 #include "ops/kernels/conv/conv_ref.h"
 #include "ops/kernels/conv/output_epilogue.h"
 #include "ops/kernels/dwconv/depthwise_lanes.h"
@@ -41,6 +43,9 @@ struct ConvFloatKernels {
 };
 
 ConvFloatKernels SelectConvFloatKernels(Isa isa);
+
+// Which of the planner's kernel-dependent paths these kernels can run.
+ConvKernelsAvailable AvailableIn(const ConvFloatKernels& kernels);
 
 // X as 8-bit codes q (uint8 or int8, per `dequantize`): x = (float(q) - float(zero_point)) *
 // scale, as DequantizeLinear computes it, so the same floats as X dequantized first. Read as the
@@ -68,21 +73,25 @@ struct ConvOutputCodes {
   }
 };
 
-// Whether ConvFloatOrdered reads X as codes and writes Y as codes itself for geometry g (one
-// output channel per group, 2-D: the padded rows); otherwise the caller converts.
-bool ConvFloatHandlesCodes(const ConvGeometry& g);
-
-// Floats of scratch ConvFloatOrdered needs (0 when it reads X directly).
-int64_t ConvFloatScratchFloats(const ConvGeometry& g);
-
-// x: N x C x spatial, w: M x C/group x kernel, b: M or nullptr, y: N x M x out spatial.
+// x: N x C x spatial, w: M x C/group x kernel, b: M or nullptr, y: N x M x out spatial, computed
+// by plan.algorithm (a float32 one: PlanConvFloat(g, AvailableIn(kernels)) or a forced one);
+// scratch: plan.scratch_floats floats.
 // threads: intra-op threads (independent outputs are split; results do not depend on it).
 // epilogue: optional, applied to every output once it is final, while it is still in cache.
 // x_codes: X as codes instead of x (null), and y_codes: Y as codes instead of y (null, and no
-// epilogue), where ConvFloatHandlesCodes(g).
+// epilogue), where plan.handles_codes().
+void ConvFloatOrdered(const ConvFloatPlan& plan, const ConvGeometry& g, const float* x, const float* w, const float* b,
+                      float* y, const ConvFloatKernels& kernels, float* scratch, int threads = 1,
+                      const OutputEpilogue* epilogue = nullptr, const ConvInputCodes* x_codes = nullptr,
+                      const ConvOutputCodes* y_codes = nullptr);
+
+// The same with the planner's choice for these kernels, for tests and benchmarks (ops plan once).
 void ConvFloatOrdered(const ConvGeometry& g, const float* x, const float* w, const float* b, float* y,
                       const ConvFloatKernels& kernels, float* scratch, int threads = 1,
                       const OutputEpilogue* epilogue = nullptr, const ConvInputCodes* x_codes = nullptr,
                       const ConvOutputCodes* y_codes = nullptr);
+// The planner's choice's handles_codes() and scratch_floats, for the same.
+bool ConvFloatHandlesCodes(const ConvGeometry& g);
+int64_t ConvFloatScratchFloats(const ConvGeometry& g);
 
 }  // namespace qrt
