@@ -162,6 +162,17 @@ Status NotApplicable(ConvAlgorithm a, const char* why) {
 
 // ---- Conv (float) ------------------------------------------------------------------
 
+// qrt:ConvQuantizeDequantize's steps after the convolution: fake quantization before and after
+// the PRelu, and the codes read and written in place of floats (link-conv-codes).
+struct ConvSteps {
+  QuantizeDequantizeF32Fn fake_quant_before = nullptr, fake_quant_after = nullptr;
+  bool before_signed = false;  // fake_quant_before's quantized type
+  bool prelu = false;
+  DequantizeRowKernels dequantize_x;   // input_codes: X's codes to floats (row: any run)
+  QuantizeF32Fn quantize_y = nullptr;  // output_codes: the outputs to codes
+  bool epilogue() const { return fake_quant_before != nullptr || prelu || fake_quant_after != nullptr; }
+};
+
 struct ConvState {
   ConvGeometry g;
   DataType dtype;
@@ -170,17 +181,11 @@ struct ConvState {
   ConvFloatPlan plan;
   ConvFloatKernels kernels;  // f32: the ordered GEMMs (reference or AVX2, bit-identical)
   int threads = 1;
-  // qrt:ConvQuantizeDequantize's epilogue: fake quantization before and after the PRelu.
-  QuantizeDequantizeF32Fn fake_quant_before = nullptr, fake_quant_after = nullptr;
-  bool before_signed = false;  // fake_quant_before's quantized type
-  bool prelu = false;
-  // The 1x1 convolution in 8-bit integers where it gives the same bits (conv_pointwise_int8.h).
+  ConvSteps steps;
+  // The int8 algorithms' plans: the 1x1 convolution in 8-bit integers (conv_pointwise_int8.h),
+  // the 3x3 depthwise one from codes to codes in 16-bit integers (depthwise_int8.h).
   std::shared_ptr<const PointwiseInt8Plan> int8;
-  // The 3x3 depthwise convolution from codes to codes in 16-bit integers (depthwise_int8.h).
   std::shared_ptr<const DepthwiseInt8Plan> depthwise_int8;
-  DequantizeRowKernels dequantize_x;   // input_codes: X's codes to floats (row: any run)
-  QuantizeF32Fn quantize_y = nullptr;  // output_codes: the outputs to codes
-  bool epilogue() const { return fake_quant_before != nullptr || prelu || fake_quant_after != nullptr; }
 };
 
 // Takes the int8 pointwise path where it applies: qrt:ConvQuantizeDequantize with a fake
@@ -191,7 +196,7 @@ struct ConvState {
 Status ChooseInt8(const PrepareContext& ctx, ConvAlgorithm forced, const QuantGrid* x_grid, const QuantGrid* y_grid,
                   ConvState& s) {
   const bool wanted = forced == ConvAlgorithm::kPointwiseInt8;
-  if ((forced != ConvAlgorithm::kAuto && !wanted) || ctx.isa() != Isa::kAvx2 || s.fake_quant_before == nullptr) {
+  if ((forced != ConvAlgorithm::kAuto && !wanted) || ctx.isa() != Isa::kAvx2 || s.steps.fake_quant_before == nullptr) {
     return wanted ? NotApplicable(forced, "it needs a fake quantization first and the AVX2 tier") : Status::Ok();
   }
   const TensorInfo &w = ctx.input(1), &b = ctx.input(2);
@@ -242,12 +247,14 @@ void ConvNchw(const ConvState& s, const T* x, const T* w, const T* b, T* y) {
 // qrt:ConvQuantizeDequantize's steps for this run.
 OutputEpilogue EpilogueOf(const ConvState& s, const RunArgs& args) {
   OutputEpilogue epilogue;
-  if (s.fake_quant_before != nullptr) epilogue.before = FakeQuantFromInputs(args, cqd::kScale, s.fake_quant_before);
-  if (s.prelu) {  // one slope per output channel, or one for all
+  if (s.steps.fake_quant_before != nullptr)
+    epilogue.before = FakeQuantFromInputs(args, cqd::kScale, s.steps.fake_quant_before);
+  if (s.steps.prelu) {  // one slope per output channel, or one for all
     epilogue.slope = args.input(cqd::kSlope)->data<float>();
     epilogue.slope_step = args.input(cqd::kSlope)->numel() == s.g.out_channels ? 1 : 0;
   }
-  if (s.fake_quant_after != nullptr) epilogue.after = FakeQuantFromInputs(args, cqd::kScaleAfter, s.fake_quant_after);
+  if (s.steps.fake_quant_after != nullptr)
+    epilogue.after = FakeQuantFromInputs(args, cqd::kScaleAfter, s.steps.fake_quant_after);
   return epilogue;
 }
 
@@ -266,51 +273,51 @@ void RunConvF32(const ConvState& s, const RunArgs& args) {
   const FakeQuantStep& fq = epilogue.before;           // output_codes: the only step
   if (s.algorithm == ConvAlgorithm::kPointwiseInt8) {  // else, or when it declines the run: s.plan
     PointwiseInt8Args a;
-    if (s.dequantize_x.row != nullptr)
+    if (s.steps.dequantize_x.row != nullptr)
       a.x_codes = xq.raw();
     else
       a.x = xq.data<float>();
     a.w = w, a.bias = b, a.batch = s.g.batch;
     a.epilogue = epilogue;
-    a.before_signed = s.before_signed;
+    a.before_signed = s.steps.before_signed;
     a.gemm = s.kernels.gemm;
     a.threads = s.threads;
-    if (s.quantize_y != nullptr)
-      a.codes = y.raw(), a.quantize = s.quantize_y;
+    if (s.steps.quantize_y != nullptr)
+      a.codes = y.raw(), a.quantize = s.steps.quantize_y;
     else
       a.y = y.data<float>();
     if (ConvPointwiseInt8(*s.int8, a)) return;
   }
   ConvInputCodes codes;
   const float* x = nullptr;
-  if (s.dequantize_x.row != nullptr) {
+  if (s.steps.dequantize_x.row != nullptr) {
     const FakeQuantStep dq = FakeQuantFromInputs(args, cqd::kCodesScale, nullptr);
-    codes = ConvInputCodes{xq.raw(), s.dequantize_x, dq.scale, dq.zero_point, xq.dtype() == DataType::kInt8};
+    codes = ConvInputCodes{xq.raw(), s.steps.dequantize_x, dq.scale, dq.zero_point, xq.dtype() == DataType::kInt8};
     if (!s.plan.handles_codes()) {  // X dequantized first
       float* xf = ThreadScratchFloats(ScratchSlot::kOp1, size_t(xq.numel()));
-      s.dequantize_x.row(xq.numel(), xq.raw(), dq.scale, dq.zero_point, xf);
+      s.steps.dequantize_x.row(xq.numel(), xq.raw(), dq.scale, dq.zero_point, xf);
       x = xf;
     }
   } else {
     x = xq.data<float>();
   }
   float* scratch = ThreadScratchFloats(ScratchSlot::kOp0, size_t(std::max<int64_t>(1, s.plan.scratch_floats)));
-  if (s.quantize_y == nullptr) {
+  if (s.steps.quantize_y == nullptr) {
     ConvFloatOrdered(s.plan, s.g, x, w, b, y.data<float>(), s.kernels, scratch, s.threads,
-                     s.epilogue() ? &epilogue : nullptr, x == nullptr ? &codes : nullptr);
+                     s.steps.epilogue() ? &epilogue : nullptr, x == nullptr ? &codes : nullptr);
     return;
   }
   // The convolution's floats, then QuantizeLinear: the codes of the fake quantization. A group's
   // plane at a time where the convolution does that itself.
   if (s.plan.handles_codes()) {
-    const ConvOutputCodes out{y.raw(), s.quantize_y, fq.scale, fq.zero_point, y.dtype() == DataType::kInt8};
+    const ConvOutputCodes out{y.raw(), s.steps.quantize_y, fq.scale, fq.zero_point, y.dtype() == DataType::kInt8};
     ConvFloatOrdered(s.plan, s.g, x, w, b, nullptr, s.kernels, scratch, s.threads, nullptr,
                      x == nullptr ? &codes : nullptr, &out);
     return;
   }
   float* yf = ThreadScratchFloats(ScratchSlot::kOp2, size_t(y.numel()));
   ConvFloatOrdered(s.plan, s.g, x, w, b, yf, s.kernels, scratch, s.threads, nullptr, x == nullptr ? &codes : nullptr);
-  s.quantize_y(y.numel(), yf, fq.scale, fq.zero_point, y.raw());
+  s.steps.quantize_y(y.numel(), yf, fq.scale, fq.zero_point, y.raw());
 }
 
 template <class T>
@@ -367,10 +374,10 @@ Status PrepareConvOrFused(PrepareContext& ctx, bool fake_quant) {
     // qrt:QuantizeDequantize takes no float64; neither does the pair fused.
     if (dt != DataType::kFloat32) return Unsupported("ConvQuantizeDequantize on ", DataTypeName(dt));
     if (ctx.has_input(cqd::kScale)) {
-      QRT_ASSIGN_OR_RETURN(s.fake_quant_before, PrepareFakeQuant(ctx, cqd::kScale));
+      QRT_ASSIGN_OR_RETURN(s.steps.fake_quant_before, PrepareFakeQuant(ctx, cqd::kScale));
     }
     if (ctx.has_input(cqd::kScaleAfter)) {
-      QRT_ASSIGN_OR_RETURN(s.fake_quant_after, PrepareFakeQuant(ctx, cqd::kScaleAfter));
+      QRT_ASSIGN_OR_RETURN(s.steps.fake_quant_after, PrepareFakeQuant(ctx, cqd::kScaleAfter));
     }
     if (ctx.has_input(cqd::kZeroPoint) && !ctx.has_input(cqd::kScale)) {
       return InvalidArgument("input 4 (zero point) without input 3 (scale)");
@@ -384,10 +391,10 @@ Status PrepareConvOrFused(PrepareContext& ctx, bool fake_quant) {
         return InvalidArgument("PRelu slope of shape ", DimsToString(ctx.input(cqd::kSlope).dims),
                                " is not one value per channel");
       }
-      s.prelu = true;
+      s.steps.prelu = true;
     }
-    if (!s.epilogue()) return InvalidArgument("no epilogue step (inputs 3, 5 and 6 are all omitted)");
-    s.before_signed = ctx.has_input(cqd::kZeroPoint) && ctx.input(cqd::kZeroPoint).dtype == DataType::kInt8;
+    if (!s.steps.epilogue()) return InvalidArgument("no epilogue step (inputs 3, 5 and 6 are all omitted)");
+    s.steps.before_signed = ctx.has_input(cqd::kZeroPoint) && ctx.input(cqd::kZeroPoint).dtype == DataType::kInt8;
     if (input_codes) {
       const DataType q = ctx.input(0).dtype;
       if (q != DataType::kUInt8 && q != DataType::kInt8) {
@@ -397,31 +404,31 @@ Status PrepareConvOrFused(PrepareContext& ctx, bool fake_quant) {
       QRT_RETURN_IF_ERROR(PrepareFakeQuant(ctx, cqd::kCodesScale).status());  // one float scale, an 8-bit zero point
       if (ctx.has_input(cqd::kCodesZeroPoint) && ctx.input(cqd::kCodesZeroPoint).dtype != q)
         return InvalidArgument("input 9 (zero point) is not of X's type");
-      s.dequantize_x = SelectDequantizeRows(q, ctx.isa());
+      s.steps.dequantize_x = SelectDequantizeRows(q, ctx.isa());
     }
     if (output_codes) {
-      if (s.fake_quant_before == nullptr || s.prelu || s.fake_quant_after != nullptr) {
+      if (s.steps.fake_quant_before == nullptr || s.steps.prelu || s.steps.fake_quant_after != nullptr) {
         return InvalidArgument("output_codes needs the fake quantization (inputs 3, 4) as the only step");
       }
-      s.quantize_y = SelectQuantizeF32(
+      s.steps.quantize_y = SelectQuantizeF32(
           ctx.has_input(cqd::kZeroPoint) ? ctx.input(cqd::kZeroPoint).dtype : DataType::kUInt8, ctx.isa());
     }
     std::shared_ptr<const QuantGrid> codes_grid;
     if (input_codes) codes_grid = ConstantGrid(ctx, cqd::kCodesScale, ctx.input(cqd::kX).dtype, -1);
     // The first fake quantization's grid, where constant: the int8 paths plan their steps on it.
     std::shared_ptr<const QuantGrid> before_grid;
-    if (s.fake_quant_before != nullptr) {
+    if (s.steps.fake_quant_before != nullptr) {
       before_grid = ConstantGrid(
           ctx, cqd::kScale, ctx.has_input(cqd::kZeroPoint) ? ctx.input(cqd::kZeroPoint).dtype : DataType::kUInt8, -1);
     }
     QRT_RETURN_IF_ERROR(
         ChooseInt8(ctx, forced, input_codes ? codes_grid.get() : ctx.input(0).grid.get(), before_grid.get(), s));
     // The output lies on the last fake quantization's grid.
-    if (s.fake_quant_after != nullptr) {
+    if (s.steps.fake_quant_after != nullptr) {
       output_grid = ConstantGrid(
           ctx, cqd::kScaleAfter,
           ctx.has_input(cqd::kZeroPointAfter) ? ctx.input(cqd::kZeroPointAfter).dtype : DataType::kUInt8, -1);
-    } else if (!s.prelu) {
+    } else if (!s.steps.prelu) {
       output_grid = before_grid;
     }
     if (input_codes && output_codes) {
