@@ -25,6 +25,8 @@ extern const OpDef kGreaterOp;
 extern const OpDef kGreaterOrEqualOp;
 extern const OpDef kLessOp;
 extern const OpDef kLessOrEqualOp;
+// compress.cc
+extern const OpDef kCompressOp;
 // concat_split.cc
 extern const OpDef kConcatOp;
 extern const OpDef kSplitOp;
@@ -103,6 +105,10 @@ extern const OpDef kMaxUnpoolOp;
 extern const OpDef kMeanVarianceNormalizationOp;
 // mod.cc
 extern const OpDef kModOp;
+// non_max_suppression.cc
+extern const OpDef kNonMaxSuppressionOp;
+// non_zero.cc
+extern const OpDef kNonZeroOp;
 // normalization.cc
 extern const OpDef kBatchNormalizationOp;
 // one_hot.cc
@@ -239,6 +245,8 @@ extern const OpDef kIsInfOp;
 extern const OpDef kNotOp;
 // uniform_dequantize.cc
 extern const OpDef kUniformDequantizeOp;
+// unique.cc
+extern const OpDef kUniqueOp;
 // upsample.cc
 extern const OpDef kUpsampleOp;
 // variadic.cc

@@ -26,6 +26,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kGreaterOrEqualOp,
       &kLessOp,
       &kLessOrEqualOp,
+      // ops/compress.cc
+      &kCompressOp,
       // ops/concat_split.cc
       &kConcatOp,
       &kSplitOp,
@@ -104,6 +106,10 @@ const std::vector<const OpDef*>& AllOps() {
       &kMeanVarianceNormalizationOp,
       // ops/mod.cc
       &kModOp,
+      // ops/non_max_suppression.cc
+      &kNonMaxSuppressionOp,
+      // ops/non_zero.cc
+      &kNonZeroOp,
       // ops/normalization.cc
       &kBatchNormalizationOp,
       // ops/one_hot.cc
@@ -240,6 +246,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kNotOp,
       // ops/uniform_dequantize.cc
       &kUniformDequantizeOp,
+      // ops/unique.cc
+      &kUniqueOp,
       // ops/upsample.cc
       &kUpsampleOp,
       // ops/variadic.cc

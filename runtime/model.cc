@@ -21,7 +21,17 @@ StatusOr<std::shared_ptr<const Plan>> CompiledModel::PlanFor(const std::vector<T
       any = true;
     }
   }
-  if (!any) return plan;
+  if (any) {
+    plan = BuildPlan(graph_, order_, dims, plan_options_, values);
+    if (plan.ok() || plan.status().code() != StatusCode::kNeedsKnownValue) return plan;
+  }
+  // An output shape depends on data the plan cannot know (NonZero, Unique, NonMaxSuppression, a
+  // shape computed from an input's values...): plan this run on every input's value. Each node
+  // then sees its inputs' values and is run as it is planned; the plan is this run's only (its
+  // input values must match), so the next run with other values plans again. docs/design.md,
+  // "Data-dependent shapes", says what staged plans would add.
+  for (size_t i = 0; i < inputs.size(); ++i)
+    values[i] = inputs[i].dtype() != DataType::kUndefined ? &inputs[i] : nullptr;
   return BuildPlan(graph_, order_, dims, plan_options_, values);
 }
 

@@ -1,0 +1,35 @@
+// Ops whose output shapes depend on their inputs' values (NonZero, Compress, Unique,
+// NonMaxSuppression). Their prepare needs those values (kNeedsKnownValue otherwise: the model
+// then plans each run on its input values, runtime/model.cc), computes the outputs there and
+// hands them to a kernel that copies them out when the plan runs the node.
+#pragma once
+
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "runtime/op_def.h"
+
+namespace qrt {
+
+struct ComputedOutputs {
+  std::vector<Tensor> outputs;  // one per node output (undefined dtype: an omitted output)
+};
+
+inline Status RunComputedOutputs(const ComputedOutputs& c, const RunArgs& args) {
+  for (size_t i = 0; i < c.outputs.size(); ++i) {
+    if (args.output(int(i)) == nullptr || c.outputs[i].dtype() == DataType::kUndefined) continue;
+    if (c.outputs[i].nbytes() > 0) std::memcpy(args.output(int(i))->raw(), c.outputs[i].raw(), c.outputs[i].nbytes());
+  }
+  return Status::Ok();
+}
+
+// Declares the outputs and sets the kernel that writes them.
+inline void SetComputedOutputs(PrepareContext& ctx, std::vector<Tensor> outputs) {
+  for (size_t i = 0; i < outputs.size() && int(i) < ctx.num_outputs(); ++i) {
+    ctx.SetOutput(int(i), outputs[i].dtype(), outputs[i].dims());
+  }
+  ctx.SetKernel<ComputedOutputs, RunComputedOutputs>(ComputedOutputs{std::move(outputs)});
+}
+
+}  // namespace qrt
