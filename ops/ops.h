@@ -32,6 +32,9 @@ extern const OpDef kConcatOp;
 extern const OpDef kSplitOp;
 // constant_of_shape.cc
 extern const OpDef kConstantOfShapeOp;
+// control_flow.cc
+extern const OpDef kIfOp;
+extern const OpDef kLoopOp;
 // conv.cc
 extern const OpDef kConvOp;
 extern const OpDef kQrtConvQuantizeDequantizeOp;

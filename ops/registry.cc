@@ -33,6 +33,9 @@ const std::vector<const OpDef*>& AllOps() {
       &kSplitOp,
       // ops/constant_of_shape.cc
       &kConstantOfShapeOp,
+      // ops/control_flow.cc
+      &kIfOp,
+      &kLoopOp,
       // ops/conv.cc
       &kConvOp,
       &kQrtConvQuantizeDequantizeOp,
