@@ -137,6 +137,13 @@ Status StoreElement(Tensor& t, int64_t i, const json& e, const std::string& wher
       lo = std::numeric_limits<int32_t>::min();
       hi = std::numeric_limits<int32_t>::max();
       break;
+    case DataType::kUInt32:
+      lo = 0;
+      hi = std::numeric_limits<uint32_t>::max();
+      break;
+    case DataType::kUInt64:  // JSON integers up to INT64_MAX
+      lo = 0;
+      break;
     case DataType::kBool:
       lo = 0;
       hi = 1;
@@ -166,6 +173,12 @@ Status StoreElement(Tensor& t, int64_t i, const json& e, const std::string& wher
       break;
     case DataType::kInt64:
       t.data<int64_t>()[i] = iv;
+      break;
+    case DataType::kUInt32:
+      t.data<uint32_t>()[i] = uint32_t(iv);
+      break;
+    case DataType::kUInt64:
+      t.data<uint64_t>()[i] = uint64_t(iv);
       break;
     default:
       break;

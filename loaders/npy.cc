@@ -36,7 +36,8 @@ struct DescrEntry {
 constexpr DescrEntry kDescrs[] = {
     {"f2", DataType::kFloat16}, {"f4", DataType::kFloat32}, {"f8", DataType::kFloat64}, {"i1", DataType::kInt8},
     {"u1", DataType::kUInt8},   {"i2", DataType::kInt16},   {"u2", DataType::kUInt16},  {"i4", DataType::kInt32},
-    {"i8", DataType::kInt64},   {"b1", DataType::kBool},    {"?", DataType::kBool},
+    {"i8", DataType::kInt64},   {"b1", DataType::kBool},    {"?", DataType::kBool},     {"u4", DataType::kUInt32},
+    {"u8", DataType::kUInt64},
 };
 
 // Maps a descr string such as "<f4" to a dtype and byte order.
@@ -324,6 +325,10 @@ StatusOr<std::string> DescrFor(DataType dtype) {
       return std::string("<i8");
     case DataType::kBool:
       return std::string("|b1");
+    case DataType::kUInt32:
+      return std::string("<u4");
+    case DataType::kUInt64:
+      return std::string("<u8");
     case DataType::kBFloat16:
       return Unsupported("bfloat16 has no numpy dtype; cannot write npy");
     case DataType::kUndefined:

@@ -234,7 +234,7 @@ StatusOr<Storage> FindStorage(const onnx::TensorProto& proto) {
 }
 
 // Number of values in a typed field, or -1 if onnx.proto does not let that field
-// hold `dtype` (string_data and uint64_data hold no dtype qrt supports).
+// hold `dtype` (string_data holds no dtype qrt supports; uint64_data holds uint32 and uint64).
 int64_t TypedFieldCount(const onnx::TensorProto& proto, Storage s, DataType dtype) {
   int64_t lo, hi;
   switch (s) {
@@ -246,6 +246,8 @@ int64_t TypedFieldCount(const onnx::TensorProto& proto, Storage s, DataType dtyp
       return dtype == DataType::kInt64 ? proto.int64_data_size() : -1;
     case Storage::kDouble:
       return dtype == DataType::kFloat64 ? proto.double_data_size() : -1;
+    case Storage::kUInt64:
+      return dtype == DataType::kUInt64 || dtype == DataType::kUInt32 ? proto.uint64_data_size() : -1;
     default:
       return -1;
   }
@@ -306,6 +308,18 @@ StatusOr<Tensor> TensorFromProtoImpl(const onnx::TensorProto& proto, const std::
         break;
       case Storage::kDouble:
         std::memcpy(t.raw(), proto.double_data().data(), want_bytes);
+        break;
+      case Storage::kUInt64:
+        for (int64_t i = 0; i < count; ++i) {
+          const uint64_t v = proto.uint64_data(int(i));
+          if (dtype == DataType::kUInt64) {
+            t.data<uint64_t>()[i] = v;
+          } else if (v > UINT32_MAX) {
+            return InvalidArgument("uint64_data element ", i, " = ", v, " is out of range for uint32");
+          } else {
+            t.data<uint32_t>()[i] = uint32_t(v);
+          }
+        }
         break;
       default:
         return Internal("unhandled storage ", StorageName(storage));

@@ -90,6 +90,12 @@ void Store(DataType t, void* p, int64_t i, const Scalar& s) {
     case DataType::kInt64:
       static_cast<int64_t*>(p)[i] = ToInt<int64_t>(s);
       break;
+    case DataType::kUInt32:
+      static_cast<uint32_t*>(p)[i] = ToInt<uint32_t>(s);
+      break;
+    case DataType::kUInt64:
+      static_cast<uint64_t*>(p)[i] = ToInt<uint64_t>(s);
+      break;
     case DataType::kUndefined:
       break;
   }

@@ -85,6 +85,12 @@ bool DispatchElem(DataType dtype, F&& f) {
     case DataType::kInt64:
       f(int64_t{});
       return true;
+    case DataType::kUInt32:
+      f(uint32_t{});
+      return true;
+    case DataType::kUInt64:
+      f(uint64_t{});
+      return true;
     case DataType::kBool:
       f(BoolTag{});
       return true;

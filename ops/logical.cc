@@ -73,6 +73,12 @@ Status RunBitShift(const BroadcastState& s, const RunArgs& args) {
     case DataType::kUInt16:
       ShiftTyped<uint16_t>(s, args);
       break;
+    case DataType::kUInt32:
+      ShiftTyped<uint32_t>(s, args);
+      break;
+    case DataType::kUInt64:
+      ShiftTyped<uint64_t>(s, args);
+      break;
     default:
       break;
   }
@@ -82,9 +88,9 @@ Status RunBitShift(const BroadcastState& s, const RunArgs& args) {
 Status PrepareBitShift(PrepareContext& ctx) {
   BroadcastState s;
   QRT_RETURN_IF_ERROR(PrepareBroadcast(ctx, s));
-  if (s.dtype != DataType::kUInt8 && s.dtype != DataType::kUInt16) {
-    // uint32 and uint64 are ONNX types qrt's tensors do not have.
-    return Unsupported("BitShift on ", DataTypeName(s.dtype), " (qrt has uint8 and uint16)");
+  if (s.dtype != DataType::kUInt8 && s.dtype != DataType::kUInt16 && s.dtype != DataType::kUInt32 &&
+      s.dtype != DataType::kUInt64) {
+    return InvalidArgument("BitShift takes unsigned integers, not ", DataTypeName(s.dtype));
   }
   QRT_ASSIGN_OR_RETURN(std::string direction, ctx.attrs().GetString("direction"));
   if (direction != "LEFT" && direction != "RIGHT") {

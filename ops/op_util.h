@@ -78,6 +78,12 @@ bool DispatchNumeric(DataType dtype, F&& f) {
     case DataType::kInt64:
       f(int64_t{});
       return true;
+    case DataType::kUInt32:
+      f(uint32_t{});
+      return true;
+    case DataType::kUInt64:
+      f(uint64_t{});
+      return true;
     default:
       return false;
   }

@@ -30,6 +30,10 @@ size_t DataTypeSize(DataType t) {
       return 8;
     case DataType::kBool:
       return 1;
+    case DataType::kUInt32:
+      return 4;
+    case DataType::kUInt64:
+      return 8;
   }
   return 0;
 }
@@ -60,6 +64,10 @@ std::string_view DataTypeName(DataType t) {
       return "int64";
     case DataType::kBool:
       return "bool";
+    case DataType::kUInt32:
+      return "uint32";
+    case DataType::kUInt64:
+      return "uint64";
   }
   return "undefined";
 }
@@ -80,7 +88,8 @@ std::optional<DataType> ParseDataType(std::string_view name) {
       {"quint16", DataType::kUInt16},    {"u16", DataType::kUInt16},    {"int32", DataType::kInt32},
       {"qint32", DataType::kInt32},      {"s32", DataType::kInt32},     {"int64", DataType::kInt64},
       {"int", DataType::kInt64},         {"s64", DataType::kInt64},     {"bool", DataType::kBool},
-      {"bool_", DataType::kBool},
+      {"uint32", DataType::kUInt32},     {"u32", DataType::kUInt32},    {"uint64", DataType::kUInt64},
+      {"u64", DataType::kUInt64},        {"bool_", DataType::kBool},
   };
   for (const Alias& a : kAliases) {
     if (a.name == name) return a.type;
@@ -111,6 +120,10 @@ std::optional<DataType> DataTypeFromOnnx(int code) {
       return DataType::kFloat16;
     case 11:
       return DataType::kFloat64;
+    case 12:
+      return DataType::kUInt32;
+    case 13:
+      return DataType::kUInt64;
     case 16:
       return DataType::kBFloat16;
     default:
@@ -138,6 +151,10 @@ int OnnxCodeFromDataType(DataType t) {
       return 7;
     case DataType::kBool:
       return 9;
+    case DataType::kUInt32:
+      return 12;
+    case DataType::kUInt64:
+      return 13;
     case DataType::kFloat16:
       return 10;
     case DataType::kFloat64:
@@ -154,7 +171,7 @@ bool IsFloatType(DataType t) {
 
 bool IsIntegerType(DataType t) {
   return t == DataType::kInt8 || t == DataType::kUInt8 || t == DataType::kInt16 || t == DataType::kUInt16 ||
-         t == DataType::kInt32 || t == DataType::kInt64;
+         t == DataType::kInt32 || t == DataType::kInt64 || t == DataType::kUInt32 || t == DataType::kUInt64;
 }
 
 bool IsSignedInteger(DataType t) {

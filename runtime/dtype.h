@@ -21,6 +21,8 @@ enum class DataType : uint8_t {
   kInt32,
   kInt64,
   kBool,
+  kUInt32,
+  kUInt64,
 };
 
 // Bytes per element; 0 for kUndefined.
@@ -80,6 +82,14 @@ struct DataTypeOf<int64_t> {
 template <>
 struct DataTypeOf<bool> {
   static constexpr DataType value = DataType::kBool;
+};
+template <>
+struct DataTypeOf<uint32_t> {
+  static constexpr DataType value = DataType::kUInt32;
+};
+template <>
+struct DataTypeOf<uint64_t> {
+  static constexpr DataType value = DataType::kUInt64;
 };
 
 }  // namespace qrt

@@ -124,6 +124,10 @@ double Tensor::GetAsDouble(int64_t i) const {
       return double(data<int64_t>()[i]);
     case DataType::kBool:
       return data<uint8_t>()[i] ? 1.0 : 0.0;
+    case DataType::kUInt32:
+      return data<uint32_t>()[i];
+    case DataType::kUInt64:
+      return double(data<uint64_t>()[i]);
     case DataType::kUndefined:
       break;
   }
@@ -146,6 +150,10 @@ int64_t Tensor::GetAsInt64(int64_t i) const {
       return data<uint8_t>()[i];
     case DataType::kBool:
       return data<uint8_t>()[i] ? 1 : 0;
+    case DataType::kUInt32:
+      return data<uint32_t>()[i];
+    case DataType::kUInt64:  // above INT64_MAX: wraps, as a two's-complement reinterpretation
+      return int64_t(data<uint64_t>()[i]);
     default: {
       double d = GetAsDouble(i);
       if (!(d > -9.2e18 && d < 9.2e18)) return 0;  // NaN or out of range: no UB

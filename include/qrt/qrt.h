@@ -77,6 +77,8 @@ typedef enum qrt_dtype {
   QRT_BOOL = 9,
   QRT_FLOAT16 = 10,
   QRT_FLOAT64 = 11,
+  QRT_UINT32 = 12,
+  QRT_UINT64 = 13,
   QRT_BFLOAT16 = 16
 } qrt_dtype;
 

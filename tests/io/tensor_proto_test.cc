@@ -203,10 +203,30 @@ TEST(TensorProtoTest, HugeShapesFailBeforeAllocating) {
   EXPECT_EQ(TensorFromProto(deep, "").status().code(), StatusCode::kResourceExhausted);
 }
 
+// uint32 and uint64 from raw_data or uint64_data, whose values must fit uint32 there.
+TEST(TensorProtoTest, UnsignedThirtyTwoAndSixtyFourBitTensors) {
+  onnx::TensorProto u64 = Proto(13, {2});
+  u64.add_uint64_data(18446744073709551615ull);
+  u64.add_uint64_data(7);
+  StatusOr<Tensor> t = TensorFromProto(u64, "");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->dtype(), DataType::kUInt64);
+  EXPECT_EQ(t->data<uint64_t>()[0], 18446744073709551615ull);
+  onnx::TensorProto u32 = Proto(12, {1});
+  u32.add_uint64_data(4294967295ull);
+  t = TensorFromProto(u32, "");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->data<uint32_t>()[0], 4294967295u);
+  u32.set_uint64_data(0, 4294967296ull);
+  t = TensorFromProto(u32, "");
+  EXPECT_FALSE(t.ok());
+  EXPECT_TRUE(Contains(t.status(), "out of range for uint32")) << t.status().message();
+}
+
 TEST(TensorProtoTest, UnsupportedDataTypesAreNamed) {
   const std::pair<int, const char*> kCases[] = {
-      {8, "STRING"},        {12, "UINT32"},     {13, "UINT64"}, {14, "COMPLEX64"}, {15, "COMPLEX128"},
-      {17, "FLOAT8E4M3FN"}, {19, "FLOAT8E5M2"}, {22, "INT4"},   {99, "99"},
+      {8, "STRING"},      {14, "COMPLEX64"}, {15, "COMPLEX128"}, {17, "FLOAT8E4M3FN"},
+      {19, "FLOAT8E5M2"}, {22, "INT4"},      {99, "99"},
   };
   for (const auto& [code, name] : kCases) {
     onnx::TensorProto p = Proto(code, {1});

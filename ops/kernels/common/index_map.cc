@@ -143,6 +143,12 @@ void ScalarToBytes(DataType dtype, double value, unsigned char bytes[8]) {
     case DataType::kBool:
       bytes[0] = value != 0.0;
       break;
+    case DataType::kUInt32:
+      StoreSaturated<uint32_t>(value, bytes);
+      break;
+    case DataType::kUInt64:
+      StoreSaturated<uint64_t>(value, bytes);
+      break;
     case DataType::kUndefined:
       break;
   }
