@@ -53,6 +53,8 @@ extern const OpDef kDetOp;
 // dft.cc
 extern const OpDef kDftOp;
 extern const OpDef kStftOp;
+// dropout.cc
+extern const OpDef kDropoutOp;
 // dynamic_quantize_linear.cc
 extern const OpDef kDynamicQuantizeLinearOp;
 // einsum.cc
@@ -106,6 +108,8 @@ extern const OpDef kDynamicQuantizeMatMulOp;
 extern const OpDef kMaxUnpoolOp;
 // mean_variance_normalization.cc
 extern const OpDef kMeanVarianceNormalizationOp;
+// mel_weight_matrix.cc
+extern const OpDef kMelWeightMatrixOp;
 // mod.cc
 extern const OpDef kModOp;
 // non_max_suppression.cc
@@ -149,6 +153,13 @@ extern const OpDef kQuantizedMulOp;
 extern const OpDef kQuantizedAddOp;
 extern const OpDef kQLinearMulOp;
 extern const OpDef kQLinearAddOp;
+// random.cc
+extern const OpDef kRandomUniformOp;
+extern const OpDef kRandomNormalOp;
+extern const OpDef kRandomUniformLikeOp;
+extern const OpDef kRandomNormalLikeOp;
+extern const OpDef kBernoulliOp;
+extern const OpDef kMultinomialOp;
 // range.cc
 extern const OpDef kRangeOp;
 // reduce.cc
@@ -186,7 +197,6 @@ extern const OpDef kSqueezeOp;
 extern const OpDef kUnsqueezeOp;
 extern const OpDef kShapeOp;
 extern const OpDef kSizeOp;
-extern const OpDef kDropoutOp;
 extern const OpDef kConstantOp;
 // skip_layer_normalization.cc
 extern const OpDef kSkipLayerNormalizationOp;

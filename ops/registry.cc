@@ -54,6 +54,8 @@ const std::vector<const OpDef*>& AllOps() {
       // ops/dft.cc
       &kDftOp,
       &kStftOp,
+      // ops/dropout.cc
+      &kDropoutOp,
       // ops/dynamic_quantize_linear.cc
       &kDynamicQuantizeLinearOp,
       // ops/einsum.cc
@@ -107,6 +109,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kMaxUnpoolOp,
       // ops/mean_variance_normalization.cc
       &kMeanVarianceNormalizationOp,
+      // ops/mel_weight_matrix.cc
+      &kMelWeightMatrixOp,
       // ops/mod.cc
       &kModOp,
       // ops/non_max_suppression.cc
@@ -150,6 +154,13 @@ const std::vector<const OpDef*>& AllOps() {
       &kQuantizedAddOp,
       &kQLinearMulOp,
       &kQLinearAddOp,
+      // ops/random.cc
+      &kRandomUniformOp,
+      &kRandomNormalOp,
+      &kRandomUniformLikeOp,
+      &kRandomNormalLikeOp,
+      &kBernoulliOp,
+      &kMultinomialOp,
       // ops/range.cc
       &kRangeOp,
       // ops/reduce.cc
@@ -187,7 +198,6 @@ const std::vector<const OpDef*>& AllOps() {
       &kUnsqueezeOp,
       &kShapeOp,
       &kSizeOp,
-      &kDropoutOp,
       &kConstantOp,
       // ops/skip_layer_normalization.cc
       &kSkipLayerNormalizationOp,

@@ -1,4 +1,4 @@
-// Ops that only change how bytes are viewed: Identity, Dropout (an identity at inference),
+// Ops that only change how bytes are viewed: Identity,
 // Reshape, Flatten, Squeeze, Unsqueeze (the kernel copies the bytes), and Shape, Size and
 // Constant (values known when the graph is planned, so they are folded and never run).
 #include <algorithm>
@@ -185,39 +185,6 @@ Status PrepareSize(PrepareContext& ctx) {
   return Status::Ok();
 }
 
-// Dropout's optional mask: every element kept.
-Status RunDropout(const RunArgs& args) {
-  QRT_RETURN_IF_ERROR(RunCopy(args));
-  if (args.num_outputs > 1 && args.output(1) != nullptr) {
-    Tensor& mask = *args.output(1);
-    std::memset(mask.raw(), 1, mask.nbytes());
-  }
-  return Status::Ok();
-}
-
-// Dropout at inference copies its input. Training mode (opset 12+, a known true
-// training_mode with a non-zero ratio) draws random masks, which qrt does not do.
-Status PrepareDropout(PrepareContext& ctx) {
-  const TensorInfo& x = ctx.input(0);
-  if (ctx.opset() >= 12 && ctx.has_input(2)) {
-    const TensorInfo& mode = ctx.input(2);
-    if (mode.dtype != DataType::kBool || ElementCount(mode.dims) != 1) {
-      return InvalidArgument("training_mode must be a bool scalar");
-    }
-    if (mode.value == nullptr) return NeedsConstant(ctx, 2, "training_mode");
-    double ratio = 0.5;
-    if (ctx.has_input(1)) {
-      if (ctx.input(1).value == nullptr) return NeedsConstant(ctx, 1, "ratio");
-      ratio = ctx.input(1).value->GetAsDouble(0);
-    }
-    if (mode.value->GetAsInt64(0) != 0 && ratio != 0) return Unsupported("Dropout in training mode (random masks)");
-  }
-  ctx.SetOutput(0, x.dtype, x.dims);
-  if (ctx.num_outputs() > 1) ctx.SetOutput(1, DataType::kBool, x.dims);
-  ctx.SetKernel<RunDropout>();
-  return Status::Ok();
-}
-
 struct ConstantState {
   Tensor value;
 };
@@ -262,7 +229,6 @@ const OpDef kSqueezeOp{"", "Squeeze", 1, 2, 1, 1, PrepareSqueeze};
 const OpDef kUnsqueezeOp{"", "Unsqueeze", 1, 2, 1, 1, PrepareUnsqueeze};
 const OpDef kShapeOp{"", "Shape", 1, 1, 1, 1, PrepareShape};
 const OpDef kSizeOp{"", "Size", 1, 1, 1, 1, PrepareSize};
-const OpDef kDropoutOp{"", "Dropout", 1, 3, 1, 2, PrepareDropout};
 const OpDef kConstantOp{"", "Constant", 0, 0, 1, 1, PrepareConstant};
 
 }  // namespace qrt

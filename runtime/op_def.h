@@ -111,6 +111,10 @@ class PrepareContext {
   // once at plan time and treats its outputs as known values.
   void SetIndependentOfInputData() { independent_of_input_data_ = true; }
   bool independent_of_input_data() const { return independent_of_input_data_; }
+  // Declares that each run must run the kernel, even when every input is known (a random
+  // generator draws new values each run), so the planner never evaluates it at plan time.
+  void SetRunsEveryTime() { runs_every_time_ = true; }
+  bool runs_every_time() const { return runs_every_time_; }
 
  private:
   const Node& node_;
@@ -120,6 +124,7 @@ class PrepareContext {
   Kernel kernel_;
   std::string kernel_note_;
   bool independent_of_input_data_ = false;
+  bool runs_every_time_ = false;
 };
 
 struct OpDef {

@@ -170,7 +170,7 @@ StatusOr<std::shared_ptr<const Plan>> BuildPlan(const Graph& graph, const std::v
       pv.grid = info.grid;
       pv.storage = Storage::kArena;
     }
-    if (all_known || ctx.independent_of_input_data()) {
+    if ((all_known || ctx.independent_of_input_data()) && !ctx.runs_every_time()) {
       Status f = FoldStep(step, *plan);
       if (!f.ok()) return graph.NodeError(id, f);
       ++plan->folded_nodes;

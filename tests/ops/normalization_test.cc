@@ -1,5 +1,7 @@
-// BatchNormalization in inference mode, checked against values worked out by hand.
+// BatchNormalization in inference and training mode, checked against values worked out by hand.
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "tests/ops/single_node.h"
 
@@ -25,12 +27,28 @@ TEST(Normalization, BatchNormInference) {
   EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{0.5f, 2.5f, 4, -3}));
 }
 
-TEST(Normalization, BatchNormTrainingIsUnsupportedAndShapesAreChecked) {
-  const Tensor x = Tensor::FromVector<float>({1, 2}, {1, 2});
-  const Tensor p = Tensor::FromVector<float>({1, 1}, {2});
+TEST(Normalization, BatchNormTrainingUsesTheBatchsStatistics) {
+  // One channel, x = [1, 3, 5, 7]: mean 4, population variance 5; y = (x - 4) / sqrt(5 + 1);
+  // running mean 10 * 0.9 + 4 * 0.1 = 9.4, running var 2 * 0.9 + 5 * 0.1 = 2.3.
   Attributes train;
   train.Set("training_mode", int64_t(1));
-  auto t = RunSingleNode("BatchNormalization", 15, {Data(x), Known(p), Known(p), Known(p), Known(p)}, train);
+  train.Set("epsilon", 1.f);
+  auto t = RunSingleNode("BatchNormalization", 15,
+                         {Data(Tensor::FromVector<float>({1, 3, 5, 7}, {2, 1, 2})),
+                          Known(Tensor::FromVector<float>({1}, {1})), Known(Tensor::FromVector<float>({0}, {1})),
+                          Known(Tensor::FromVector<float>({10}, {1})), Known(Tensor::FromVector<float>({2}, {1}))},
+                         train, 3);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const float d = std::sqrt(6.f);
+  EXPECT_EQ(Values<float>((*t)[0]), (std::vector<float>{-3 / d, -1 / d, 1 / d, 3 / d}));
+  EXPECT_FLOAT_EQ((*t)[1].data<float>()[0], 9.4f);
+  EXPECT_FLOAT_EQ((*t)[2].data<float>()[0], 2.3f);
+}
+
+TEST(Normalization, BatchNormStatisticsOutputsNeedTrainingAndShapesAreChecked) {
+  const Tensor x = Tensor::FromVector<float>({1, 2}, {1, 2});
+  const Tensor p = Tensor::FromVector<float>({1, 1}, {2});
+  auto t = RunSingleNode("BatchNormalization", 15, {Data(x), Known(p), Known(p), Known(p), Known(p)}, {}, 3);
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.status().code(), StatusCode::kUnsupported);
   const Tensor bad = Tensor::FromVector<float>({1, 1, 1}, {3});
