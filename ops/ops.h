@@ -120,6 +120,10 @@ extern const OpDef kNonZeroOp;
 extern const OpDef kBatchNormalizationOp;
 // one_hot.cc
 extern const OpDef kOneHotOp;
+// optimizers.cc
+extern const OpDef kAdagradOp;
+extern const OpDef kMomentumOp;
+extern const OpDef kAdamOp;
 // pad.cc
 extern const OpDef kPadOp;
 // pool.cc

@@ -121,6 +121,10 @@ const std::vector<const OpDef*>& AllOps() {
       &kBatchNormalizationOp,
       // ops/one_hot.cc
       &kOneHotOp,
+      // ops/optimizers.cc
+      &kAdagradOp,
+      &kMomentumOp,
+      &kAdamOp,
       // ops/pad.cc
       &kPadOp,
       // ops/pool.cc

@@ -9,10 +9,11 @@
 // the others extra body inputs fed from the node's implicit inputs. Every step then
 // reuses that body plan, so the body's output shapes are fixed and checked once here.
 //
-// Scan-8 (a sequence_lens input and a batch axis) is a different op and is rejected.
+// Scan-8 (a sequence_lens input and a batch axis) is a different op: PrepareScan8.
 #include <cstring>
 #include <mutex>
 
+#include "ops/data_dependent.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 #include "runtime/model.h"
@@ -190,10 +191,131 @@ Status BindBodyInput(Graph& body, size_t i, DataType dtype, const Dims& dims) {
   return Status::Ok();
 }
 
-Status PrepareScan(PrepareContext& ctx) {
-  if (ctx.opset() < 9) {
-    return Unsupported("Scan-8 (sequence_lens input, batch axis) is not supported; qrt implements Scan from opset 9");
+// Scan-8: input 0 the optional sequence_lens [batch], then N states [batch, ...] and M scan
+// inputs [batch, seq, ...] (directions: 1 reverses a scan input); outputs N final states and K
+// scan outputs [batch, seq, ...]. Each batch row is scanned on its own for its length (all of
+// seq without sequence_lens); scan output rows past a row's length are zeros. Run when the
+// inputs' values are known (a data-dependent op, data_dependent.h): the body through a session,
+// step by step.
+Status PrepareScan8(PrepareContext& ctx) {
+  const Node& node = ctx.node();
+  const int declared = ctx.num_inputs() - int(NumImplicitInputs(node));
+  QRT_ASSIGN_OR_RETURN(std::shared_ptr<Graph> body_attr, ctx.attrs().GetGraph("body"));
+  if (body_attr == nullptr) return InvalidArgument("Scan has an empty body");
+  QRT_ASSIGN_OR_RETURN(int64_t m64, ctx.attrs().GetInt("num_scan_inputs"));
+  const int m = int(m64), n = declared - 1 - m;
+  if (m < 1 || n < 0) return InvalidArgument("num_scan_inputs ", m64, " does not fit ", declared, " inputs");
+  const int k = ctx.num_outputs() - n;
+  if (k < 0) return InvalidArgument("Scan has ", n, " states but ", ctx.num_outputs(), " outputs");
+  QRT_ASSIGN_OR_RETURN(std::vector<int64_t> dirs, PerTensorAttr(ctx.attrs(), "directions", size_t(m)));
+  QRT_RETURN_IF_ERROR(CheckDirections(dirs, "directions"));
+  for (int i = 1; i < declared; ++i) {
+    if (!ctx.has_input(i)) return InvalidArgument("Scan input ", i, " is missing");
+    if (ctx.input(i).value == nullptr) return NeedsConstant(ctx, i, "a Scan-8 state or scan input");
   }
+  const Tensor& first = *ctx.input(1 + n).value;
+  if (first.rank() < 2) return InvalidArgument("Scan-8's scan inputs are [batch, sequence, ...]");
+  const int64_t batch = first.dims()[0], seq = first.dims()[1];
+  std::vector<int64_t> lens(size_t(batch), seq);
+  if (ctx.has_input(0)) {
+    if (ctx.input(0).value == nullptr) return NeedsConstant(ctx, 0, "sequence_lens");
+    if (ctx.input(0).value->numel() != batch)
+      return InvalidArgument("sequence_lens must have one length per batch row");
+    for (int64_t b = 0; b < batch; ++b) {
+      lens[size_t(b)] = ctx.input(0).value->GetAsInt64(b);
+      if (lens[size_t(b)] < 0 || lens[size_t(b)] > seq) return InvalidArgument("sequence length ", lens[size_t(b)]);
+    }
+  }
+  // The body as a model: the enclosing values it reads as constants, its inputs typed.
+  Graph body = *body_attr;
+  const std::vector<std::string> captures = ImplicitInputNames(node);
+  for (size_t c = 0; c < captures.size(); ++c) {
+    const ValueId id = body.FindValue(captures[c]);
+    const int input = declared + int(c);
+    if (!id.valid()) continue;
+    if (!ctx.has_input(input) || ctx.input(input).value == nullptr) return NeedsConstant(ctx, input, "a capture");
+    Value& v = body.value(id);
+    v.dtype = ctx.input(input).dtype;
+    v.shape = ShapeFromDims(ctx.input(input).dims);
+    v.constant = ctx.input(input).value->Clone();
+  }
+  body.captures.clear();
+  if (int(body.inputs.size()) != n + m || int(body.outputs.size()) != n + k) {
+    return InvalidArgument("the body has ", body.inputs.size(), " inputs and ", body.outputs.size(), " outputs; ", n,
+                           " states, ", m, " scan inputs and ", k, " scan outputs need ", n + m, " and ", n + k);
+  }
+  for (int i = 0; i < n + m; ++i) {
+    Value& v = body.value(body.inputs[size_t(i)]);
+    v.dtype = ctx.input(1 + i).dtype;
+    v.shape.reset();
+  }
+  CompileOptions options;
+  options.passes = ctx.options().subgraph_passes;
+  options.max_isa = ctx.isa();
+  StatusOr<std::shared_ptr<const CompiledModel>> compiled = Compile(std::move(body), options);
+  if (!compiled.ok()) return compiled.status().WithContext("Scan body");
+  Session session(*compiled);
+  // Row b of a [batch, ...] tensor, and step t of a [batch, seq, ...] one, as tensors.
+  auto row = [](const Tensor& t, int64_t b) {
+    Dims d(t.dims().begin() + 1, t.dims().end());
+    Tensor r = Tensor::Allocate(t.dtype(), d).value();
+    if (r.nbytes()) std::memcpy(r.raw(), static_cast<const char*>(t.raw()) + size_t(b) * r.nbytes(), r.nbytes());
+    return r;
+  };
+  std::vector<Tensor> final_states(static_cast<size_t>(n)), scan_outputs(static_cast<size_t>(k));
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<Tensor> state;
+    for (int i = 0; i < n; ++i) state.push_back(row(*ctx.input(1 + i).value, b));
+    std::vector<Tensor> inputs;  // [seq, ...] of this row
+    for (int j = 0; j < m; ++j) inputs.push_back(row(*ctx.input(1 + n + j).value, b));
+    for (int64_t t = 0; t < lens[size_t(b)]; ++t) {
+      std::vector<Tensor> feeds;
+      for (const Tensor& s : state) feeds.push_back(s.Clone());
+      for (int j = 0; j < m; ++j)
+        feeds.push_back(row(inputs[size_t(j)], dirs[size_t(j)] ? lens[size_t(b)] - 1 - t : t));
+      std::vector<Tensor> outputs;
+      QRT_RETURN_IF_ERROR(session.Run(feeds, &outputs).WithContext(StrCat("Scan body, row ", b, ", step ", t)));
+      for (int i = 0; i < n; ++i) state[size_t(i)] = outputs[size_t(i)].Clone();
+      for (int j = 0; j < k; ++j) {
+        const Tensor& y = outputs[size_t(n + j)];
+        Tensor& out = scan_outputs[size_t(j)];
+        if (out.dtype() == DataType::kUndefined) {
+          Dims d = y.dims();
+          d.insert(d.begin(), {batch, seq});
+          QRT_ASSIGN_OR_RETURN(out, Tensor::Allocate(y.dtype(), d));
+          if (out.nbytes()) std::memset(out.raw(), 0, out.nbytes());
+        } else if (out.dtype() != y.dtype() || Dims(out.dims().begin() + 2, out.dims().end()) != y.dims()) {
+          return InvalidArgument("scan output ", j, " changes shape at row ", b, ", step ", t);
+        }
+        if (y.nbytes()) {
+          std::memcpy(static_cast<char*>(out.raw()) + size_t(b * seq + t) * y.nbytes(), y.raw(), y.nbytes());
+        }
+      }
+    }
+    for (int i = 0; i < n; ++i) {
+      const Tensor& s = state[size_t(i)];
+      Tensor& f = final_states[size_t(i)];
+      if (f.dtype() == DataType::kUndefined) {
+        Dims d = s.dims();
+        d.insert(d.begin(), batch);
+        QRT_ASSIGN_OR_RETURN(f, Tensor::Allocate(s.dtype(), d));
+      }
+      if (s.nbytes()) std::memcpy(static_cast<char*>(f.raw()) + size_t(b) * s.nbytes(), s.raw(), s.nbytes());
+    }
+  }
+  for (int j = 0; j < k; ++j) {
+    if (scan_outputs[size_t(j)].dtype() == DataType::kUndefined) {
+      return Unsupported("scan output ", j, " of a Scan-8 that ran no step");
+    }
+  }
+  std::vector<Tensor> results = std::move(final_states);
+  for (Tensor& t : scan_outputs) results.push_back(std::move(t));
+  SetComputedOutputs(ctx, std::move(results));
+  return Status::Ok();
+}
+
+Status PrepareScan(PrepareContext& ctx) {
+  if (ctx.opset() < 9) return PrepareScan8(ctx);
   const Node& node = ctx.node();
   const int num_implicit = int(NumImplicitInputs(node));
   const int num_declared = ctx.num_inputs() - num_implicit;

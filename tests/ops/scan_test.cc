@@ -293,10 +293,37 @@ TEST(ScanTest, RejectsBodyWithWrongOutputCount) {
       << s.message();
 }
 
-TEST(ScanTest, RejectsScan8AsUnsupported) {
-  Status s = PlanError(ScanJson("[3, 2]", "", "initializer", 8), {F32(kInit, {2}), F32({1, 1, 2, 2, 3, 3}, {3, 2})});
-  EXPECT_EQ(s.code(), StatusCode::kUnsupported) << s.message();
-  EXPECT_TRUE(Contains(s.message(), "Scan-8")) << s.message();
+// Scan-8: a batch axis before the sequence, sequence_lens per row (scan output rows past a
+// row's length are zeros), and a reversed scan input. s' = s + x, y = s' * w.
+TEST(ScanTest, Scan8ScansEachBatchRowForItsLength) {
+  const std::string json = R"({"format": "qrt.graph", "version": 1, "opsets": {"": 8},
+    "inputs": [{"name": "lens", "dtype": "int64", "shape": [2]}, {"name": "init", "dtype": "float32", "shape": [2, 1]},
+               {"name": "xs", "dtype": "float32", "shape": [2, 3, 1]}],
+    "initializers": [{"name": "w", "dtype": "float32", "shape": [1], "data": [10]}],
+    "nodes": [{"name": "scan", "op": "Scan", "inputs": ["lens", "init", "xs"], "outputs": ["final", "ys"],
+      "attrs": {"num_scan_inputs": 1, "directions": [DIRECTION], "body": {"graph": {
+        "inputs": [{"name": "s", "dtype": "float32"}, {"name": "x", "dtype": "float32"}],
+        "outputs": [{"name": "s_next"}, {"name": "y"}],
+        "nodes": [{"op": "Add", "inputs": ["s", "x"], "outputs": ["s_next"]},
+                  {"op": "Mul", "inputs": ["s_next", "w"], "outputs": ["y"]}]}}}}],
+    "outputs": [{"name": "final"}, {"name": "ys"}]})";
+  const std::vector<Tensor> inputs = {Tensor::FromVector<int64_t>({3, 1}, {2}), F32({0, 100}, {2, 1}),
+                                      F32({1, 2, 3, 4, 5, 6}, {2, 3, 1})};
+  StatusOr<Graph> forward = Load(ReplaceOnce(json, "DIRECTION", "0"));
+  ASSERT_TRUE(forward.ok()) << forward.status().message();
+  auto out = testing::RunGraph(*forward, inputs, "none");
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(Floats((*out)[0]), (std::vector<float>{6, 104}));  // row 1 takes one step
+  EXPECT_EQ((*out)[1].dims(), (Dims{2, 3, 1}));
+  EXPECT_EQ(Floats((*out)[1]), (std::vector<float>{10, 30, 60, 1040, 0, 0}));
+  StatusOr<Graph> backward = Load(ReplaceOnce(json, "DIRECTION", "1"));
+  ASSERT_TRUE(backward.ok()) << backward.status().message();
+  out = testing::RunGraph(*backward, inputs, "none");
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(Floats((*out)[1]), (std::vector<float>{30, 50, 60, 1040, 0, 0}));  // 3, 2, 1 within the length
+  Status bad = PlanError(
+      json, {Tensor::FromVector<int64_t>({4, 1}, {2}), F32({0, 100}, {2, 1}), F32({1, 2, 3, 4, 5, 6}, {2, 3, 1})});
+  EXPECT_FALSE(bad.ok());
 }
 
 }  // namespace
