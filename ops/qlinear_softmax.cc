@@ -55,11 +55,12 @@ void SoftmaxRows(const QSoftmaxState& s, const ExpTable& e, float y_scale, int32
       T* yr = y + o * s.row * s.inner + in;
       int32_t xmax = xr[0];
       for (int64_t k = 1; k < s.row; ++k) xmax = std::max<int32_t>(xmax, xr[k * s.inner]);
-      const float* shifted = e.data() + 255 - xmax;
+      // e[x - xmax + 255], indexed from 0 for every x of the row (no pointer outside the table).
+      auto shifted = [&](int32_t x) { return e[size_t(x - xmax + 255)]; };
       float sum = 0.f;
-      for (int64_t k = 0; k < s.row; ++k) sum += shifted[xr[k * s.inner]];
+      for (int64_t k = 0; k < s.row; ++k) sum += shifted(xr[k * s.inner]);
       for (int64_t k = 0; k < s.row; ++k) {
-        const float r = std::nearbyintf((shifted[xr[k * s.inner]] * ys) / sum);
+        const float r = std::nearbyintf((shifted(xr[k * s.inner]) * ys) / sum);
         if constexpr (std::is_same_v<T, uint8_t>) {
           const uint32_t q = CastToUint32(r) + uint32_t(y_zp);
           yr[k * s.inner] = q > 255 ? uint8_t(255) : uint8_t(q);
