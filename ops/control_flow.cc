@@ -2,8 +2,8 @@
 // inputs, see ImplicitInputNames) and Loop's carried state and scan outputs. Which branch runs,
 // how many iterations and so the output shapes depend on data: both are data-dependent ops
 // (data_dependent.h). Their prepare needs the values of their inputs and captures, runs the
-// subgraph there, and the kernel copies the results out (a model with them is planned on each
-// run's input values, runtime/model.cc).
+// subgraph there, and the kernel copies the results out (when they are not known at plan time,
+// the node is prepared at run time: a staged plan, runtime/plan.h).
 //   If(cond): then_branch if cond is true, else else_branch; every output of the branch.
 //   Loop(M, cond, v...): for i = 0 while (M absent or i < M) and (cond absent or cond): body(i,
 //     cond, v...) -> (cond, v..., scan...); outputs: the last v..., and each scan output stacked

@@ -1,6 +1,6 @@
 // Ops whose output shapes depend on their inputs' values (NonZero, Compress, Unique,
-// NonMaxSuppression). Their prepare needs those values (kNeedsKnownValue otherwise: the model
-// then plans each run on its input values, runtime/model.cc), computes the outputs there and
+// NonMaxSuppression). Their prepare needs those values (kNeedsKnownValue otherwise: the node is
+// then prepared at run time, on the values it has, runtime/plan.h's kStaged), computes the outputs there and
 // hands them to a kernel that copies them out when the plan runs the node.
 #pragma once
 

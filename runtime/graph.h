@@ -50,12 +50,17 @@ std::optional<Dims> StaticDims(const Shape& shape);
 Shape ShapeFromDims(const Dims& dims);
 std::string ShapeToString(const Shape& shape);
 
+// What a value holds as the model declares it. Undeclared values are tensors unless their
+// producer makes a sequence or an empty optional at run time (runtime/sequence.h).
+enum class DeclaredKind : uint8_t { kTensor, kSequence, kOptionalTensor, kOptionalSequence };
+
 struct Value {
   std::string name;
-  DataType dtype = DataType::kUndefined;  // undefined until declared or inferred
-  std::optional<Shape> shape;             // declared shape, if any
-  std::optional<Tensor> constant;         // initializer data
-  NodeId producer;                        // invalid for graph inputs and constants
+  DeclaredKind kind = DeclaredKind::kTensor;  // dtype is the element type of the items
+  DataType dtype = DataType::kUndefined;      // undefined until declared or inferred
+  std::optional<Shape> shape;                 // declared shape, if any
+  std::optional<Tensor> constant;             // initializer data
+  NodeId producer;                            // invalid for graph inputs and constants
 };
 
 struct Node {

@@ -26,13 +26,9 @@ StatusOr<std::shared_ptr<const Plan>> CompiledModel::PlanFor(const std::vector<T
     if (plan.ok() || plan.status().code() != StatusCode::kNeedsKnownValue) return plan;
   }
   // An output shape depends on data the plan cannot know (NonZero, Unique, NonMaxSuppression, a
-  // shape computed from an input's values...): plan this run on every input's value. Each node
-  // then sees its inputs' values and is run as it is planned; the plan is this run's only (its
-  // input values must match), so the next run with other values plans again. docs/design.md,
-  // "Data-dependent shapes", says what staged plans would add.
-  for (size_t i = 0; i < inputs.size(); ++i)
-    values[i] = inputs[i].dtype() != DataType::kUndefined ? &inputs[i] : nullptr;
-  return BuildPlan(graph_, order_, dims, plan_options_, values);
+  // shape computed from an input's values, a sequence...): such nodes, and the nodes that read
+  // what they compute, are prepared when they run (docs/design.md, "Data-dependent shapes").
+  return BuildPlan(graph_, order_, dims, plan_options_, {}, PlanMode::kStaged);
 }
 
 StatusOr<std::shared_ptr<const CompiledModel>> Compile(Graph graph, const CompileOptions& options) {

@@ -13,6 +13,7 @@
 #include "runtime/cpu_features.h"
 #include "runtime/graph.h"
 #include "runtime/quant_grid.h"
+#include "runtime/sequence.h"
 #include "runtime/status.h"
 #include "runtime/tensor.h"
 
@@ -37,11 +38,15 @@ struct Kernel {
 
 // Input information at plan time: dtype, concrete dims, and the value if it is known
 // (an initializer, or computed at plan time from known values); the grid its producer set.
+// A sequence or an empty optional (`kind`) is seen only by a node prepared at run time: its
+// items are in `sequence` (dtype: the items' element type; no dims, no value).
 struct TensorInfo {
   DataType dtype = DataType::kUndefined;
   Dims dims;
   const Tensor* value = nullptr;
   std::shared_ptr<const QuantGrid> grid;
+  ValueKind kind = ValueKind::kTensor;
+  std::shared_ptr<const Sequence> sequence;
 };
 
 struct PlanOptions {
@@ -81,6 +86,19 @@ class PrepareContext {
   void SetOutput(int i, DataType dtype, Dims dims) {
     outputs_[i].dtype = dtype;
     outputs_[i].dims = std::move(dims);
+  }
+  // Output i is a sequence, or an optional holding nothing (`sequence` null): computed here,
+  // where every input is known (the node is prepared at run time), so no kernel writes it.
+  void SetOutputSequence(int i, std::shared_ptr<const Sequence> sequence) {
+    outputs_[i].kind = ValueKind::kSequence;
+    outputs_[i].dtype = sequence->dtype;
+    outputs_[i].dims.clear();
+    outputs_[i].sequence = std::move(sequence);
+  }
+  void SetOutputNone(int i) {
+    outputs_[i].kind = ValueKind::kNone;
+    outputs_[i].dims.clear();
+    outputs_[i].sequence.reset();
   }
   const TensorInfo& output(int i) const { return outputs_[i]; }
   // Declares that output i's data lies on `grid` (QuantGrid); call after SetOutput.

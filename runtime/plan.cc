@@ -70,8 +70,6 @@ Status CheckInputMatches(const Graph& graph, size_t i, DataType dtype, const Dim
   return Status::Ok();
 }
 
-namespace {
-
 // A node output's declared dtype and static dims (a graph output's type in the model
 // file) must match what its producer computes.
 Status CheckDeclaredOutput(const Value& v, DataType dtype, const Dims& dims) {
@@ -90,11 +88,9 @@ Status CheckDeclaredOutput(const Value& v, DataType dtype, const Dims& dims) {
   return Status::Ok();
 }
 
-}  // namespace
-
 StatusOr<std::shared_ptr<const Plan>> BuildPlan(const Graph& graph, const std::vector<NodeId>& order,
                                                 const std::vector<Dims>& input_dims, const PlanOptions& options,
-                                                const std::vector<const Tensor*>& input_values) {
+                                                const std::vector<const Tensor*>& input_values, PlanMode mode) {
   auto plan = std::make_shared<Plan>();
   plan->input_dims = input_dims;
   plan->values.resize(graph.num_values());
@@ -112,9 +108,20 @@ StatusOr<std::shared_ptr<const Plan>> BuildPlan(const Graph& graph, const std::v
     }
   }
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    PlannedValue& pv = plan->values[graph.inputs[i].index];
+    if (graph.value(graph.inputs[i]).kind != DeclaredKind::kTensor) {
+      // A sequence or optional: bound at run time, read by nodes prepared then.
+      if (mode == PlanMode::kStatic) {
+        return Status(StatusCode::kNeedsKnownValue,
+                      StrCat("input '", graph.value(graph.inputs[i]).name, "' is not a tensor"));
+      }
+      pv.dtype = graph.value(graph.inputs[i]).dtype;
+      pv.storage = Storage::kDynamic;
+      plan->input_values.emplace_back();
+      continue;
+    }
     QRT_RETURN_IF_ERROR(CheckInputMatches(graph, i, graph.value(graph.inputs[i]).dtype, input_dims[i])
                             .WithContext(graph.source.empty() ? "graph" : graph.source));
-    PlannedValue& pv = plan->values[graph.inputs[i].index];
     pv.dtype = graph.value(graph.inputs[i]).dtype;
     pv.dims = input_dims[i];
     pv.storage = Storage::kInput;
@@ -127,8 +134,30 @@ StatusOr<std::shared_ptr<const Plan>> BuildPlan(const Graph& graph, const std::v
     }
   }
 
+  // A node prepared at run time: what it computes is known then only.
+  auto prepare_at_run = [&](NodeId id) {
+    const Node& node = graph.node(id);
+    PlanStep step;
+    step.node = id;
+    step.prepared_at_run = true;
+    for (ValueId in : node.inputs) step.inputs.push_back(in.index);
+    for (ValueId out : node.outputs) {
+      step.outputs.push_back(out.index);
+      if (out.valid()) plan->values[out.index] = PlannedValue{graph.value(out).dtype, {}, Storage::kDynamic};
+    }
+    plan->steps.push_back(std::move(step));
+    ++plan->steps_prepared_at_run;
+  };
+
   for (NodeId id : order) {
     const Node& node = graph.node(id);
+    bool reads_dynamic = false;
+    for (ValueId in : node.inputs)
+      reads_dynamic = reads_dynamic || (in.valid() && plan->values[in.index].storage == Storage::kDynamic);
+    if (reads_dynamic) {
+      prepare_at_run(id);
+      continue;
+    }
     std::vector<TensorInfo> infos;
     bool all_known = true;
     for (ValueId in : node.inputs) {
@@ -145,7 +174,21 @@ StatusOr<std::shared_ptr<const Plan>> BuildPlan(const Graph& graph, const std::v
     }
     PrepareContext ctx(node, std::move(infos), options);
     Status s = node.def->prepare(ctx);
+    if (s.code() == StatusCode::kNeedsKnownValue && mode == PlanMode::kStaged) {
+      prepare_at_run(id);
+      continue;
+    }
     if (!s.ok()) return graph.NodeError(id, s);
+    bool makes_non_tensor = false;
+    for (int o = 0; o < ctx.num_outputs(); ++o)
+      makes_non_tensor = makes_non_tensor || ctx.output(o).kind != ValueKind::kTensor;
+    if (makes_non_tensor) {
+      if (mode == PlanMode::kStatic) {
+        return graph.NodeError(id, Status(StatusCode::kNeedsKnownValue, "it makes a sequence or an optional"));
+      }
+      prepare_at_run(id);
+      continue;
+    }
     PlanStep step;
     step.node = id;
     step.kernel = ctx.TakeKernel();

@@ -18,6 +18,9 @@ class Session {
   // must stay alive during the call. On success `outputs` holds views of the results,
   // valid until the next Run or the session's end.
   Status Run(const std::vector<Tensor>& inputs, std::vector<Tensor>* outputs);
+  // The same for graphs whose inputs or outputs may be sequences or optionals (a sequence's
+  // items are read, not copied, and must not change during the call).
+  Status Run(const std::vector<RunValue>& inputs, std::vector<RunValue>* outputs);
 
   // Makes later runs deliver graph output `k` into the caller's `data` (`bytes` long,
   // which Run checks against the output's size). The kernel writes there directly when
@@ -44,6 +47,8 @@ class Session {
  private:
   Status Bind(std::shared_ptr<const Plan> plan);
   Status RunStep(size_t s);
+  Status RunStepPreparedAtRun(size_t s);
+  Status PrepareAtRun(size_t s);
   Status RunSteps();
   Status RunStepsTimed();
   void ResetProfile();
@@ -52,6 +57,24 @@ class Session {
   std::shared_ptr<const Plan> plan_;
   std::shared_ptr<void> arena_;
   std::vector<Tensor> tensors_;  // one view per value
+  // What a kDynamic value holds this run (its tensor, if any, is in tensors_).
+  struct DynamicValue {
+    ValueKind kind = ValueKind::kTensor;
+    std::shared_ptr<const Sequence> sequence;
+    std::shared_ptr<const QuantGrid> grid;
+  };
+  std::vector<DynamicValue> dynamic_;  // by value
+  // A step prepared at run time: its kernel, kept while its inputs keep their dtypes and dims,
+  // unless its prepare reads their values (then it is prepared on each run).
+  struct RunTimePrepared {
+    Kernel kernel;
+    std::vector<TensorInfo> outputs;
+    std::vector<DataType> input_dtypes;
+    std::vector<Dims> input_dims;
+    bool needs_values = false;
+    bool each_run = false;
+  };
+  std::vector<RunTimePrepared> prepared_at_run_;  // by step
   std::vector<std::vector<const Tensor*>> step_inputs_;
   std::vector<std::vector<Tensor*>> step_outputs_;
   struct OutputBuffer {
