@@ -265,6 +265,15 @@ StatusOr<Tensor> ParseTensor(const json& j, const std::string& where, const std:
   return t;
 }
 
+// "kind": what a graph input or output holds (a tensor when absent).
+StatusOr<DeclaredKind> ParseKind(const json& j, const std::string& where) {
+  if (!j.contains("kind")) return DeclaredKind::kTensor;
+  const std::optional<DeclaredKind> kind =
+      j["kind"].is_string() ? DeclaredKindFromName(j["kind"].get<std::string>()) : std::nullopt;
+  if (!kind) return Bad(where, "\"kind\" must be \"tensor\", \"sequence\", \"optional\" or \"optional_sequence\"");
+  return *kind;
+}
+
 StatusOr<Graph> ParseGraph(const json& root, const std::string& source, const std::string& base_dir,
                            std::map<std::string, int64_t> opsets, int depth);
 
@@ -409,7 +418,8 @@ StatusOr<Graph> ParseGraph(const json& root, const std::string& source, const st
       if (in.contains("shape")) {
         QRT_ASSIGN_OR_RETURN(shape, ParseShape(in["shape"], where));
       }
-      QRT_RETURN_IF_ERROR(b.AddInput(name, dt, shape));
+      QRT_ASSIGN_OR_RETURN(DeclaredKind kind, ParseKind(in, where));
+      QRT_RETURN_IF_ERROR(b.AddInput(name, dt, shape, kind));
     }
   }
   if (root.contains("nodes")) {
@@ -452,7 +462,8 @@ StatusOr<Graph> ParseGraph(const json& root, const std::string& source, const st
       if (out.contains("shape")) {
         QRT_ASSIGN_OR_RETURN(shape, ParseShape(out["shape"], where));
       }
-      QRT_RETURN_IF_ERROR(b.AddOutput(name, dt, shape));
+      QRT_ASSIGN_OR_RETURN(DeclaredKind kind, ParseKind(out, where));
+      QRT_RETURN_IF_ERROR(b.AddOutput(name, dt, shape, kind));
     }
   }
   return b.Finish();

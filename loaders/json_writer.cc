@@ -80,6 +80,7 @@ StatusOr<json> GraphJson(const Graph& g, const Plan* plan, bool top) {
   for (ValueId id : g.inputs) {
     const Value& v = g.value(id);
     json j{{"name", v.name}};
+    if (v.kind != DeclaredKind::kTensor) j["kind"] = DeclaredKindName(v.kind);
     if (v.dtype != DataType::kUndefined) j["dtype"] = std::string(DataTypeName(v.dtype));
     if (v.shape) j["shape"] = ShapeJson(*v.shape);
     inputs.push_back(j);
@@ -126,6 +127,7 @@ StatusOr<json> GraphJson(const Graph& g, const Plan* plan, bool top) {
   for (ValueId id : g.outputs) {
     const Value& v = g.value(id);
     json j{{"name", v.name}};
+    if (v.kind != DeclaredKind::kTensor) j["kind"] = DeclaredKindName(v.kind);
     if (plan && plan->values[id.index].dtype != DataType::kUndefined) {
       j["dtype"] = std::string(DataTypeName(plan->values[id.index].dtype));
     } else if (v.dtype != DataType::kUndefined) {

@@ -34,7 +34,7 @@ bool ModelBuilder::HasInitializer(const std::string& name) const {
   return id.valid() && graph_.IsConstant(id);
 }
 
-Status ModelBuilder::AddInput(const std::string& name, DataType dtype, std::optional<Shape> shape) {
+Status ModelBuilder::AddInput(const std::string& name, DataType dtype, std::optional<Shape> shape, DeclaredKind kind) {
   if (name.empty()) return InvalidArgument(source_, ": a graph input has no name");
   if (!is_subgraph_ && dtype == DataType::kUndefined) {
     return InvalidArgument(source_, ": graph input '", name, "' has no element type");
@@ -52,6 +52,7 @@ Status ModelBuilder::AddInput(const std::string& name, DataType dtype, std::opti
   }
   Value v;
   v.name = name;
+  v.kind = kind;
   v.dtype = dtype;
   v.shape = std::move(shape);
   StatusOr<ValueId> id = graph_.AddValue(std::move(v));
@@ -68,8 +69,8 @@ Status ModelBuilder::AddNode(NodeSpec spec) {
   return Status::Ok();
 }
 
-Status ModelBuilder::AddOutput(const std::string& name, DataType dtype, std::optional<Shape> shape) {
-  outputs_.push_back({name, dtype, std::move(shape)});
+Status ModelBuilder::AddOutput(const std::string& name, DataType dtype, std::optional<Shape> shape, DeclaredKind kind) {
+  outputs_.push_back({name, dtype, std::move(shape), kind});
   return Status::Ok();
 }
 
@@ -220,6 +221,7 @@ StatusOr<Graph> ModelBuilder::Finish() {
     }
     Value& v = graph_.value(id);
     if (v.dtype == DataType::kUndefined) v.dtype = o.dtype;
+    if (v.kind == DeclaredKind::kTensor) v.kind = o.kind;
     if (!v.shape) v.shape = o.shape;  // checked against the computed shape when planned
     graph_.outputs.push_back(id);
   }

@@ -47,9 +47,11 @@ class ModelBuilder {
   void SetName(const std::string& name) { graph_.name = name; }
   Status AddInitializer(const std::string& name, Tensor t);
   bool HasInitializer(const std::string& name) const;
-  Status AddInput(const std::string& name, DataType dtype, std::optional<Shape> shape);
+  Status AddInput(const std::string& name, DataType dtype, std::optional<Shape> shape,
+                  DeclaredKind kind = DeclaredKind::kTensor);
   Status AddNode(NodeSpec spec);
-  Status AddOutput(const std::string& name, DataType dtype, std::optional<Shape> shape);
+  Status AddOutput(const std::string& name, DataType dtype, std::optional<Shape> shape,
+                   DeclaredKind kind = DeclaredKind::kTensor);
   // Resolves names and ops, and validates the result.
   StatusOr<Graph> Finish();
 
@@ -68,6 +70,7 @@ class ModelBuilder {
     std::string name;
     DataType dtype;
     std::optional<Shape> shape;
+    DeclaredKind kind;
   };
   std::vector<OutputDecl> outputs_;
 };

@@ -14,16 +14,41 @@ namespace {
 
 constexpr int64_t kMaxModelBytes = int64_t(2) << 30;  // protobuf's own hard limit
 
-StatusOr<std::optional<DataType>> ElemType(const onnx::ValueInfoProto& vi) {
-  if (!vi.has_type()) return std::optional<DataType>();
-  if (!vi.type().has_tensor_type()) {
-    return Unsupported("value '", vi.name(), "' is not a tensor (sequences, maps and optionals are not supported)");
-  }
-  const int code = vi.type().tensor_type().elem_type();
-  if (code == 0) return std::optional<DataType>();
+struct DeclaredType {
+  DeclaredKind kind = DeclaredKind::kTensor;
+  DataType dtype = DataType::kUndefined;  // undefined: not declared
+};
+
+StatusOr<DataType> TensorElemType(const onnx::ValueInfoProto& vi, const onnx::TypeProto::Tensor& tensor) {
+  const int code = tensor.elem_type();
+  if (code == 0) return DataType::kUndefined;
   std::optional<DataType> t = DataTypeFromOnnx(code);
   if (!t) return Unsupported("value '", vi.name(), "' has unsupported ONNX element type ", code);
-  return t;
+  return *t;
+}
+
+// A tensor, a sequence of tensors, or an optional of either; maps, sparse tensors and nested
+// sequences are refused.
+StatusOr<DeclaredType> TypeOf(const onnx::ValueInfoProto& vi) {
+  DeclaredType d;
+  if (!vi.has_type()) return d;
+  const onnx::TypeProto* type = &vi.type();
+  bool optional = false;
+  if (type->has_optional_type()) {
+    optional = true;
+    type = &type->optional_type().elem_type();
+  }
+  if (type->has_tensor_type()) {
+    d.kind = optional ? DeclaredKind::kOptionalTensor : DeclaredKind::kTensor;
+    QRT_ASSIGN_OR_RETURN(d.dtype, TensorElemType(vi, type->tensor_type()));
+    return d;
+  }
+  if (type->has_sequence_type() && type->sequence_type().elem_type().has_tensor_type()) {
+    d.kind = optional ? DeclaredKind::kOptionalSequence : DeclaredKind::kSequence;
+    QRT_ASSIGN_OR_RETURN(d.dtype, TensorElemType(vi, type->sequence_type().elem_type().tensor_type()));
+    return d;
+  }
+  return Unsupported("value '", vi.name(), "' is not a tensor, a sequence of tensors or an optional of one");
 }
 
 std::optional<Shape> ShapeOf(const onnx::ValueInfoProto& vi) {
@@ -44,6 +69,27 @@ std::optional<Shape> ShapeOf(const onnx::ValueInfoProto& vi) {
 
 StatusOr<Graph> ConvertGraph(const onnx::GraphProto& gp, const std::map<std::string, int64_t>& opsets,
                              const std::string& source, const std::string& model_dir, int depth);
+
+// A TYPE_PROTO attribute (Optional's `type`) as text: "tensor(float32)", "sequence(int64)",
+// "optional(tensor(uint8))"; onnx_writer.cc turns it back.
+StatusOr<std::string> TypeText(const std::string& name, const onnx::TypeProto& t, int depth = 0) {
+  if (depth > 4) return Unsupported("attribute '", name, "': a type nested too deep");
+  if (t.has_tensor_type()) {
+    std::optional<DataType> d =
+        t.tensor_type().elem_type() == 0 ? DataType::kUndefined : DataTypeFromOnnx(t.tensor_type().elem_type());
+    if (!d) return Unsupported("attribute '", name, "': element type ", t.tensor_type().elem_type());
+    return StrCat("tensor(", DataTypeName(*d), ")");
+  }
+  if (t.has_sequence_type()) {
+    QRT_ASSIGN_OR_RETURN(std::string item, TypeText(name, t.sequence_type().elem_type(), depth + 1));
+    return StrCat("sequence(", item.substr(7, item.size() - 8), ")");  // of tensors only
+  }
+  if (t.has_optional_type()) {
+    QRT_ASSIGN_OR_RETURN(std::string inner, TypeText(name, t.optional_type().elem_type(), depth + 1));
+    return StrCat("optional(", inner, ")");
+  }
+  return Unsupported("attribute '", name, "': a map or sparse type");
+}
 
 StatusOr<AttrValue> ConvertAttribute(const onnx::AttributeProto& a, const std::map<std::string, int64_t>& opsets,
                                      const std::string& source, const std::string& model_dir, int depth) {
@@ -76,6 +122,10 @@ StatusOr<AttrValue> ConvertAttribute(const onnx::AttributeProto& a, const std::m
       QRT_ASSIGN_OR_RETURN(Graph g, ConvertGraph(a.g(), opsets, source, model_dir, depth + 1));
       return AttrValue(std::make_shared<Graph>(std::move(g)));
     }
+    case onnx::AttributeProto::TYPE_PROTO: {
+      QRT_ASSIGN_OR_RETURN(std::string text, TypeText(a.name(), a.tp()));
+      return AttrValue(std::move(text));
+    }
     default:
       return Unsupported("attribute '", a.name(), "' has unsupported type ",
                          onnx::AttributeProto::AttributeType_Name(a.type()));
@@ -94,9 +144,9 @@ StatusOr<Graph> ConvertGraph(const onnx::GraphProto& gp, const std::map<std::str
   if (gp.sparse_initializer_size() > 0) return Unsupported(source, ": sparse initializers are not supported");
   for (const onnx::ValueInfoProto& vi : gp.input()) {
     if (b.HasInitializer(vi.name())) continue;  // an initializer listed as input: a constant
-    StatusOr<std::optional<DataType>> t = ElemType(vi);
+    StatusOr<DeclaredType> t = TypeOf(vi);
     if (!t.ok()) return t.status().WithContext(source);
-    QRT_RETURN_IF_ERROR(b.AddInput(vi.name(), t->value_or(DataType::kUndefined), ShapeOf(vi)));
+    QRT_RETURN_IF_ERROR(b.AddInput(vi.name(), t->dtype, ShapeOf(vi), t->kind));
   }
   for (const onnx::NodeProto& np : gp.node()) {
     NodeSpec spec;
@@ -115,9 +165,9 @@ StatusOr<Graph> ConvertGraph(const onnx::GraphProto& gp, const std::map<std::str
     QRT_RETURN_IF_ERROR(b.AddNode(std::move(spec)));
   }
   for (const onnx::ValueInfoProto& vi : gp.output()) {
-    StatusOr<std::optional<DataType>> t = ElemType(vi);
+    StatusOr<DeclaredType> t = TypeOf(vi);
     if (!t.ok()) return t.status().WithContext(source);
-    QRT_RETURN_IF_ERROR(b.AddOutput(vi.name(), t->value_or(DataType::kUndefined), ShapeOf(vi)));
+    QRT_RETURN_IF_ERROR(b.AddOutput(vi.name(), t->dtype, ShapeOf(vi), t->kind));
   }
   return b.Finish();
 }

@@ -9,8 +9,16 @@
 namespace qrt {
 namespace {
 
-void SetType(onnx::ValueInfoProto* vi, DataType dtype, const std::optional<Shape>& shape) {
-  auto* tt = vi->mutable_type()->mutable_tensor_type();
+void SetType(onnx::ValueInfoProto* vi, DataType dtype, const std::optional<Shape>& shape,
+             DeclaredKind kind = DeclaredKind::kTensor) {
+  onnx::TypeProto* type = vi->mutable_type();
+  if (kind == DeclaredKind::kOptionalTensor || kind == DeclaredKind::kOptionalSequence) {
+    type = type->mutable_optional_type()->mutable_elem_type();
+  }
+  if (kind == DeclaredKind::kSequence || kind == DeclaredKind::kOptionalSequence) {
+    type = type->mutable_sequence_type()->mutable_elem_type();
+  }
+  auto* tt = type->mutable_tensor_type();
   tt->set_elem_type(OnnxCodeFromDataType(dtype));
   if (!shape) return;
   auto* sp = tt->mutable_shape();
@@ -24,6 +32,26 @@ void SetType(onnx::ValueInfoProto* vi, DataType dtype, const std::optional<Shape
 }
 
 Status WriteGraph(const Graph& g, const Plan* plan, onnx::GraphProto* gp);
+
+// onnx_loader.cc's text of a TYPE_PROTO attribute, back as a TypeProto; false if it is not one.
+bool TypeFromText(const std::string& text, onnx::TypeProto* t) {
+  auto inside = [&](const char* head) -> std::optional<std::string> {
+    const std::string h = std::string(head) + "(";
+    if (text.rfind(h, 0) != 0 || text.back() != ')') return std::nullopt;
+    return text.substr(h.size(), text.size() - h.size() - 1);
+  };
+  if (auto inner = inside("optional")) return TypeFromText(*inner, t->mutable_optional_type()->mutable_elem_type());
+  if (auto item = inside("sequence")) {
+    return TypeFromText("tensor(" + *item + ")", t->mutable_sequence_type()->mutable_elem_type());
+  }
+  if (auto name = inside("tensor")) {
+    std::optional<DataType> d = *name == "undefined" ? DataType::kUndefined : ParseDataType(*name);
+    if (!d) return false;
+    t->mutable_tensor_type()->set_elem_type(*d == DataType::kUndefined ? 0 : OnnxCodeFromDataType(*d));
+    return true;
+  }
+  return false;
+}
 
 Status WriteAttr(const std::string& name, const AttrValue& v, onnx::AttributeProto* a) {
   a->set_name(name);
@@ -69,7 +97,7 @@ Status WriteGraph(const Graph& g, const Plan* plan, onnx::GraphProto* gp) {
     const Value& v = g.value(id);
     auto* vi = gp->add_input();
     vi->set_name(v.name);
-    SetType(vi, v.dtype, v.shape);
+    SetType(vi, v.dtype, v.shape, v.kind);
   }
   for (uint32_t i = 0; i < g.num_values(); ++i) {
     const Value& v = g.value(ValueId{i});
@@ -95,7 +123,14 @@ Status WriteGraph(const Graph& g, const Plan* plan, onnx::GraphProto* gp) {
     const size_t num_declared = n.inputs.size() - NumImplicitInputs(n);  // implicit inputs are not written
     for (size_t k = 0; k < num_declared; ++k) np->add_input(n.inputs[k].valid() ? g.value(n.inputs[k]).name : "");
     for (ValueId v : n.outputs) np->add_output(v.valid() ? g.value(v).name : "");
-    for (const auto& [name, a] : n.attrs.all()) QRT_RETURN_IF_ERROR(WriteAttr(name, a, np->add_attribute()));
+    for (const auto& [name, a] : n.attrs.all()) {
+      onnx::AttributeProto* ap = np->add_attribute();
+      QRT_RETURN_IF_ERROR(WriteAttr(name, a, ap));
+      if (n.op_type == "Optional" && name == "type" && TypeFromText(ap->s(), ap->mutable_tp())) {
+        ap->clear_s();
+        ap->set_type(onnx::AttributeProto::TYPE_PROTO);
+      }
+    }
   }
   for (ValueId id : g.outputs) {
     const Value& v = g.value(id);
@@ -103,11 +138,12 @@ Status WriteGraph(const Graph& g, const Plan* plan, onnx::GraphProto* gp) {
     vi->set_name(v.name);
     DataType dt = v.dtype;
     std::optional<Shape> shape;
-    if (plan && plan->values[id.index].dtype != DataType::kUndefined) {
+    if (plan && plan->values[id.index].dtype != DataType::kUndefined &&
+        plan->values[id.index].storage != Storage::kDynamic) {
       dt = plan->values[id.index].dtype;
       shape = ShapeFromDims(plan->values[id.index].dims);
     }
-    SetType(vi, dt, shape);
+    SetType(vi, dt, shape, v.kind);
   }
   return Status::Ok();
 }

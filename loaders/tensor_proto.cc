@@ -1,5 +1,6 @@
 #include "loaders/tensor_proto.h"
 
+#include <onnx/onnx-data.pb.h>  // after onnx_pb.h, which defines ONNX_API
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -365,7 +366,10 @@ onnx::TensorProto TensorToProto(const Tensor& t, const std::string& name) {
   return proto;
 }
 
-StatusOr<Tensor> ReadTensorProtoFile(const std::string& path, std::string* name) {
+namespace {
+
+// A file's bytes, for a message of at most 2 GiB.
+StatusOr<std::string> ReadMessageBytes(const std::string& path) {
   int64_t size = 0;
   StatusOr<FilePtr> f = OpenRegularFile(path, &size);
   if (!f.ok()) return f.status();
@@ -375,6 +379,30 @@ StatusOr<Tensor> ReadTensorProtoFile(const std::string& path, std::string* name)
   if (size && std::fread(bytes.data(), 1, bytes.size(), f->get()) != bytes.size()) {
     return IoError(path, ": short read");
   }
+  return bytes;
+}
+
+constexpr int kSequenceOfTensors = 1;   // SequenceProto / OptionalProto DataType TENSOR
+constexpr int kOptionalOfSequence = 3;  // OptionalProto DataType SEQUENCE
+
+StatusOr<std::shared_ptr<const Sequence>> SequenceFromProto(const onnx::SequenceProto& proto, const std::string& dir) {
+  if (proto.elem_type() != kSequenceOfTensors) {
+    return Unsupported("a sequence of element type ", proto.elem_type(), " (only sequences of tensors)");
+  }
+  auto sequence = std::make_shared<Sequence>();
+  for (const onnx::TensorProto& item : proto.tensor_values()) {
+    QRT_ASSIGN_OR_RETURN(Tensor t, TensorFromProto(item, dir));
+    if (sequence->items.empty()) sequence->dtype = t.dtype();
+    if (t.dtype() != sequence->dtype) return InvalidArgument("the sequence's items have different element types");
+    sequence->items.push_back(std::move(t));
+  }
+  return std::shared_ptr<const Sequence>(std::move(sequence));
+}
+
+}  // namespace
+
+StatusOr<Tensor> ReadTensorProtoFile(const std::string& path, std::string* name) {
+  QRT_ASSIGN_OR_RETURN(std::string bytes, ReadMessageBytes(path));
   onnx::TensorProto proto;
   if (!proto.ParseFromArray(bytes.data(), int(bytes.size()))) {
     return InvalidArgument(path, ": not a valid TensorProto (truncated or corrupt file)");
@@ -383,6 +411,48 @@ StatusOr<Tensor> ReadTensorProtoFile(const std::string& path, std::string* name)
   if (!t.ok()) return t.status().WithContext(path);
   if (name) *name = proto.name();
   return t;
+}
+
+StatusOr<RunValue> ReadValueProtoFile(const std::string& path, DeclaredKind kind, DataType dtype) {
+  if (kind == DeclaredKind::kTensor) {
+    QRT_ASSIGN_OR_RETURN(Tensor t, ReadTensorProtoFile(path));
+    return RunValue::Of(std::move(t));
+  }
+  QRT_ASSIGN_OR_RETURN(std::string bytes, ReadMessageBytes(path));
+  RunValue value;
+  if (kind == DeclaredKind::kSequence) {
+    onnx::SequenceProto proto;
+    if (!proto.ParseFromArray(bytes.data(), int(bytes.size()))) {
+      return InvalidArgument(path, ": not a valid SequenceProto (truncated or corrupt file)");
+    }
+    StatusOr<std::shared_ptr<const Sequence>> s = SequenceFromProto(proto, DirName(path));
+    if (!s.ok()) return s.status().WithContext(path);
+    value = RunValue::Of(std::move(s).value());
+  } else {
+    onnx::OptionalProto proto;
+    if (!proto.ParseFromArray(bytes.data(), int(bytes.size()))) {
+      return InvalidArgument(path, ": not a valid OptionalProto (truncated or corrupt file)");
+    }
+    if (proto.has_tensor_value()) {
+      StatusOr<Tensor> t = TensorFromProto(proto.tensor_value(), DirName(path));
+      if (!t.ok()) return t.status().WithContext(path);
+      value = RunValue::Of(std::move(t).value());
+    } else if (proto.has_sequence_value() || proto.elem_type() == kOptionalOfSequence) {
+      if (!proto.has_sequence_value()) return RunValue::None();
+      StatusOr<std::shared_ptr<const Sequence>> s = SequenceFromProto(proto.sequence_value(), DirName(path));
+      if (!s.ok()) return s.status().WithContext(path);
+      value = RunValue::Of(std::move(s).value());
+    } else {
+      return RunValue::None();
+    }
+  }
+  // An empty sequence says no element type: the model's declaration does.
+  if (value.kind == ValueKind::kSequence && value.sequence->items.empty() && dtype != DataType::kUndefined) {
+    auto typed = std::make_shared<Sequence>(*value.sequence);
+    typed->dtype = dtype;
+    value.sequence = std::move(typed);
+  }
+  return value;
 }
 
 Status WriteTensorProtoFile(const std::string& path, const Tensor& t, const std::string& name) {

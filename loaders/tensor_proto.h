@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "runtime/graph.h"
+#include "runtime/sequence.h"
 #include "runtime/status.h"
 #include "runtime/tensor.h"
 
@@ -26,6 +28,11 @@ onnx::TensorProto TensorToProto(const Tensor& t, const std::string& name);
 // to the file's directory. If `name` is not null it receives the stored tensor name.
 // Errors name the file.
 StatusOr<Tensor> ReadTensorProtoFile(const std::string& path, std::string* name = nullptr);
+
+// Reads one serialized value of the declared kind: a TensorProto, a SequenceProto (of tensors),
+// or an OptionalProto (of a tensor or a sequence). `dtype`, when defined, types an empty sequence.
+StatusOr<RunValue> ReadValueProtoFile(const std::string& path, DeclaredKind kind,
+                                      DataType dtype = DataType::kUndefined);
 
 // Writes `t` as a serialized TensorProto (raw_data form) named `name`. Tensors that
 // do not fit a protobuf message (2 GiB) give kResourceExhausted.

@@ -17,6 +17,7 @@
 #include "ops/data_dependent.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
+#include "ops/subgraph.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
 
@@ -25,55 +26,58 @@ namespace {
 
 constexpr int64_t kMaxIterations = int64_t(1) << 20;
 
-// The subgraph `attr` as a model of its own: its inputs take the dtypes they are fed with
-// (`input_dtypes`; their shapes come with each run), the enclosing graph's values it reads become
-// constants (their values are known: this op is prepared on known values).
+// A body input fed `kind`: declared optional, it stays so; else it takes the fed kind.
+DeclaredKind FedKind(DeclaredKind declared, ValueKind fed) {
+  const bool optional = declared == DeclaredKind::kOptionalTensor || declared == DeclaredKind::kOptionalSequence;
+  if (optional) return declared;
+  switch (fed) {
+    case ValueKind::kSequence:
+      return DeclaredKind::kSequence;
+    case ValueKind::kNone:
+      return DeclaredKind::kOptionalTensor;
+    case ValueKind::kTensor:
+      break;
+  }
+  return DeclaredKind::kTensor;
+}
+
+// The subgraph `attr` as a model of its own: its inputs take the kinds and dtypes of `feeds` (their
+// shapes come with each run), the enclosing values it reads become constants (this op is
+// prepared on known values), or inputs after its own when they are sequences or optionals
+// (appended to `feeds`).
 StatusOr<std::shared_ptr<const CompiledModel>> CompileSubgraph(const PrepareContext& ctx, const char* attr,
-                                                               const std::vector<DataType>& input_dtypes = {}) {
+                                                               std::vector<RunValue>* feeds) {
   QRT_ASSIGN_OR_RETURN(std::shared_ptr<Graph> declared, ctx.attrs().GetGraph(attr));
   if (declared == nullptr) return InvalidArgument("attribute '", attr, "' has no graph");
   Graph body = *declared;
-  const Node& node = ctx.node();
-  const std::vector<std::string> captures = ImplicitInputNames(node);
-  const int first_capture = ctx.num_inputs() - int(NumImplicitInputs(node));
-  for (size_t c = 0; c < captures.size(); ++c) {
-    const ValueId id = body.FindValue(captures[c]);
-    if (!id.valid()) continue;  // read by the other graph attribute
-    const int input = first_capture + int(c);
-    if (!ctx.has_input(input)) return InvalidArgument(attr, " reads '", captures[c], "', which has no value");
-    if (ctx.input(input).value == nullptr) return NeedsConstant(ctx, input, "a value the subgraph reads");
-    Value& v = body.value(id);
-    v.dtype = ctx.input(input).dtype;
-    v.shape = ShapeFromDims(ctx.input(input).dims);
-    v.constant = ctx.input(input).value->Clone();
-  }
-  body.captures.clear();
-  if (body.inputs.size() != input_dtypes.size()) {
-    return InvalidArgument(attr, " has ", body.inputs.size(), " inputs, ", input_dtypes.size(), " expected");
+  if (body.inputs.size() != feeds->size()) {
+    return InvalidArgument(attr, " has ", body.inputs.size(), " inputs, ", feeds->size(), " expected");
   }
   for (size_t i = 0; i < body.inputs.size(); ++i) {
     Value& v = body.value(body.inputs[i]);
-    if (v.dtype != DataType::kUndefined && v.dtype != input_dtypes[i]) {
-      return InvalidArgument(attr, " input '", v.name, "' is ", DataTypeName(v.dtype), ", fed ",
-                             DataTypeName(input_dtypes[i]));
+    const RunValue& feed = (*feeds)[i];
+    const DataType fed = feed.kind == ValueKind::kTensor     ? feed.tensor.dtype()
+                         : feed.kind == ValueKind::kSequence ? feed.sequence->dtype
+                                                             : v.dtype;
+    if (v.dtype != DataType::kUndefined && v.dtype != fed) {
+      return InvalidArgument(attr, " input '", v.name, "' is ", DataTypeName(v.dtype), ", fed ", DataTypeName(fed));
     }
-    v.dtype = input_dtypes[i];
+    v.dtype = fed;
+    v.kind = FedKind(v.kind, feed.kind);
     v.shape.reset();
   }
-  CompileOptions options;
-  options.passes = ctx.options().subgraph_passes;
-  options.max_isa = ctx.isa();
-  options.threads = ctx.threads();
-  options.conv_algorithm = ctx.options().conv_algorithm;
-  StatusOr<std::shared_ptr<const CompiledModel>> compiled = Compile(std::move(body), options);
+  std::vector<int> fed_captures;
+  QRT_RETURN_IF_ERROR(BindCaptures(ctx, body, /*values_needed=*/true, &fed_captures).WithContext(attr));
+  for (int input : fed_captures) feeds->push_back(FeedOf(ctx.input(input)));
+  StatusOr<std::shared_ptr<const CompiledModel>> compiled = Compile(std::move(body), SubgraphOptions(ctx));
   if (!compiled.ok()) return compiled.status().WithContext(attr);
   return compiled;
 }
 
-// A session's outputs copied (they are views of its arena).
-std::vector<Tensor> Copies(const std::vector<Tensor>& outputs) {
-  std::vector<Tensor> out;
-  for (const Tensor& t : outputs) out.push_back(t.Clone());
+// A session's outputs kept past its next run (tensors are views of its arena).
+std::vector<RunValue> Copies(const std::vector<RunValue>& outputs) {
+  std::vector<RunValue> out = outputs;
+  for (RunValue& v : out) v.tensor = v.tensor.Clone();
   return out;
 }
 
@@ -82,15 +86,16 @@ Status PrepareIf(PrepareContext& ctx) {
   if (ElementCount(ctx.input(0).dims) != 1) return InvalidArgument("cond must have one element");
   if (ctx.input(0).value == nullptr) return NeedsConstant(ctx, 0, "cond, which picks the branch and its shapes");
   const bool cond = ctx.input(0).value->data<bool>()[0];
-  QRT_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledModel> branch,
-                       CompileSubgraph(ctx, cond ? "then_branch" : "else_branch"));
+  const char* branch_name = cond ? "then_branch" : "else_branch";
+  std::vector<RunValue> feeds;
+  QRT_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledModel> branch, CompileSubgraph(ctx, branch_name, &feeds));
   if (int(branch->graph().outputs.size()) != ctx.num_outputs()) {
     return InvalidArgument("the branch has ", branch->graph().outputs.size(), " outputs, If has ", ctx.num_outputs());
   }
   Session session(branch);
-  std::vector<Tensor> outputs;
-  QRT_RETURN_IF_ERROR(session.Run({}, &outputs).WithContext(cond ? "then_branch" : "else_branch"));
-  SetComputedOutputs(ctx, Copies(outputs));
+  std::vector<RunValue> outputs;
+  QRT_RETURN_IF_ERROR(session.Run(feeds, &outputs).WithContext(branch_name));
+  SetComputedValues(ctx, Copies(outputs));
   return Status::Ok();
 }
 
@@ -113,15 +118,20 @@ Status PrepareLoop(PrepareContext& ctx) {
     if (ctx.input(1).value == nullptr) return NeedsConstant(ctx, 1, "cond");
     cond = ctx.input(1).value->data<bool>()[0];
   }
-  std::vector<Tensor> state;
+  // feeds: iteration, cond, the carried values (tensors, sequences or optionals), then the captures
+  // CompileSubgraph adds.
+  std::vector<RunValue> feeds = {RunValue::Of(Tensor::FromVector<int64_t>({0}, {})),
+                                 RunValue::Of(Tensor::FromVector<bool>({cond}, {}))};
   for (int i = 0; i < carried; ++i) {
-    if (!ctx.has_input(2 + i)) return InvalidArgument("loop-carried input ", i, " is missing");
-    if (ctx.input(2 + i).value == nullptr) return NeedsConstant(ctx, 2 + i, "a loop-carried value");
-    state.push_back(ctx.input(2 + i).value->Clone());
+    const TensorInfo& in = ctx.input(2 + i);
+    if (!ctx.has_input(2 + i) && in.kind != ValueKind::kNone) {
+      return InvalidArgument("loop-carried input ", i, " is missing");
+    }
+    if (in.kind == ValueKind::kTensor && in.value == nullptr) return NeedsConstant(ctx, 2 + i, "a loop-carried value");
+    feeds.push_back(FeedOf(in));
+    if (in.kind == ValueKind::kTensor) feeds.back().tensor = feeds.back().tensor.Clone();
   }
-  std::vector<DataType> feed_dtypes = {DataType::kInt64, DataType::kBool};
-  for (const Tensor& t : state) feed_dtypes.push_back(t.dtype());
-  QRT_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledModel> body, CompileSubgraph(ctx, "body", feed_dtypes));
+  QRT_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledModel> body, CompileSubgraph(ctx, "body", &feeds));
   const Graph& g = body->graph();
   const int scans = int(g.outputs.size()) - 1 - carried;
   if (scans < 0 || ctx.num_outputs() != carried + scans) {
@@ -130,22 +140,27 @@ Status PrepareLoop(PrepareContext& ctx) {
   }
   Session session(body);
   std::vector<std::vector<Tensor>> scanned(static_cast<size_t>(scans));
+  std::vector<RunValue> probe;
   int64_t i = 0;
   for (; (trip_limit < 0 || i < trip_limit) && (!has_cond || cond); ++i) {
     if (i >= kMaxIterations) return ResourceExhausted("Loop ran ", kMaxIterations, " iterations without ending");
-    std::vector<Tensor> feeds;
-    feeds.push_back(Tensor::FromVector<int64_t>({i}, {}));
-    feeds.push_back(Tensor::FromVector<bool>({cond}, {}));
-    for (const Tensor& t : state) feeds.push_back(t.Clone());
-    std::vector<Tensor> outputs;
+    feeds[0] = RunValue::Of(Tensor::FromVector<int64_t>({i}, {}));
+    feeds[1] = RunValue::Of(Tensor::FromVector<bool>({cond}, {}));
+    std::vector<RunValue> outputs;
     QRT_RETURN_IF_ERROR(session.Run(feeds, &outputs).WithContext(StrCat("Loop iteration ", i)));
-    if (outputs[0].dtype() != DataType::kBool || outputs[0].numel() != 1) {
+    const RunValue& c = outputs[0];
+    if (c.kind != ValueKind::kTensor || c.tensor.dtype() != DataType::kBool || c.tensor.numel() != 1) {
       return InvalidArgument("the body's cond output is not one bool");
     }
-    cond = outputs[0].data<bool>()[0];
-    for (int k = 0; k < carried; ++k) state[size_t(k)] = outputs[size_t(1 + k)].Clone();
+    cond = c.tensor.data<bool>()[0];
+    for (int k = 0; k < carried; ++k) {
+      feeds[size_t(2 + k)] = outputs[size_t(1 + k)];
+      feeds[size_t(2 + k)].tensor = outputs[size_t(1 + k)].tensor.Clone();
+    }
     for (int k = 0; k < scans; ++k) {
-      const Tensor& t = outputs[size_t(1 + carried + k)];
+      const RunValue& v = outputs[size_t(1 + carried + k)];
+      if (v.kind != ValueKind::kTensor) return InvalidArgument("scan output ", k, " is ", ValueKindName(v.kind));
+      const Tensor& t = v.tensor;
       if (!scanned[size_t(k)].empty() &&
           (scanned[size_t(k)][0].dims() != t.dims() || scanned[size_t(k)][0].dtype() != t.dtype())) {
         return InvalidArgument("scan output ", k, " changes shape at iteration ", i);
@@ -156,20 +171,16 @@ Status PrepareLoop(PrepareContext& ctx) {
   // Without an iteration, the scan outputs' element types and shapes are those one iteration would
   // give: the body (a pure function) runs once more on the initial values, and its results are
   // dropped.
-  std::vector<Tensor> probe;
   if (i == 0 && scans > 0) {
-    std::vector<Tensor> feeds;
-    feeds.push_back(Tensor::FromVector<int64_t>({0}, {}));
-    feeds.push_back(Tensor::FromVector<bool>({cond}, {}));
-    for (const Tensor& t : state) feeds.push_back(t.Clone());
-    std::vector<Tensor> outputs;
+    feeds[0] = RunValue::Of(Tensor::FromVector<int64_t>({0}, {}));
+    std::vector<RunValue> outputs;
     QRT_RETURN_IF_ERROR(session.Run(feeds, &outputs).WithContext("Loop body, for its scan outputs' shapes"));
     probe = Copies(outputs);
   }
-  std::vector<Tensor> results = std::move(state);
+  std::vector<RunValue> results(feeds.begin() + 2, feeds.begin() + 2 + carried);
   for (int k = 0; k < scans; ++k) {
     const std::vector<Tensor>& per = scanned[size_t(k)];
-    const Tensor& shape_of = per.empty() ? probe[size_t(1 + carried + k)] : per[0];
+    const Tensor& shape_of = per.empty() ? probe[size_t(1 + carried + k)].tensor : per[0];
     const DataType dtype = shape_of.dtype();
     Dims dims = shape_of.dims();
     dims.insert(dims.begin(), int64_t(per.size()));
@@ -179,9 +190,9 @@ Status PrepareLoop(PrepareContext& ctx) {
       if (t.nbytes() > 0) std::memcpy(dst, t.raw(), t.nbytes());
       dst += t.nbytes();
     }
-    results.push_back(std::move(stacked));
+    results.push_back(RunValue::Of(std::move(stacked)));
   }
-  SetComputedOutputs(ctx, std::move(results));
+  SetComputedValues(ctx, std::move(results));
   return Status::Ok();
 }
 

@@ -124,6 +124,10 @@ extern const OpDef kOneHotOp;
 extern const OpDef kAdagradOp;
 extern const OpDef kMomentumOp;
 extern const OpDef kAdamOp;
+// optional.cc
+extern const OpDef kOptionalOp;
+extern const OpDef kOptionalHasElementOp;
+extern const OpDef kOptionalGetElementOp;
 // pad.cc
 extern const OpDef kPadOp;
 // pool.cc
@@ -193,6 +197,17 @@ extern const OpDef kScanOp;
 extern const OpDef kScatterElementsOp;
 extern const OpDef kScatterOp;
 extern const OpDef kScatterNdOp;
+// sequence.cc
+extern const OpDef kSequenceEmptyOp;
+extern const OpDef kSequenceConstructOp;
+extern const OpDef kSequenceLengthOp;
+extern const OpDef kSequenceAtOp;
+extern const OpDef kSequenceInsertOp;
+extern const OpDef kSequenceEraseOp;
+extern const OpDef kSplitToSequenceOp;
+extern const OpDef kConcatFromSequenceOp;
+// sequence_map.cc
+extern const OpDef kSequenceMapOp;
 // shape_ops.cc
 extern const OpDef kIdentityOp;
 extern const OpDef kReshapeOp;

@@ -125,6 +125,10 @@ const std::vector<const OpDef*>& AllOps() {
       &kAdagradOp,
       &kMomentumOp,
       &kAdamOp,
+      // ops/optional.cc
+      &kOptionalOp,
+      &kOptionalHasElementOp,
+      &kOptionalGetElementOp,
       // ops/pad.cc
       &kPadOp,
       // ops/pool.cc
@@ -194,6 +198,17 @@ const std::vector<const OpDef*>& AllOps() {
       &kScatterElementsOp,
       &kScatterOp,
       &kScatterNdOp,
+      // ops/sequence.cc
+      &kSequenceEmptyOp,
+      &kSequenceConstructOp,
+      &kSequenceLengthOp,
+      &kSequenceAtOp,
+      &kSequenceInsertOp,
+      &kSequenceEraseOp,
+      &kSplitToSequenceOp,
+      &kConcatFromSequenceOp,
+      // ops/sequence_map.cc
+      &kSequenceMapOp,
       // ops/shape_ops.cc
       &kIdentityOp,
       &kReshapeOp,

@@ -16,6 +16,7 @@
 #include "ops/data_dependent.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
+#include "ops/subgraph.h"
 #include "runtime/model.h"
 #include "runtime/session.h"
 
@@ -228,18 +229,9 @@ Status PrepareScan8(PrepareContext& ctx) {
   }
   // The body as a model: the enclosing values it reads as constants, its inputs typed.
   Graph body = *body_attr;
-  const std::vector<std::string> captures = ImplicitInputNames(node);
-  for (size_t c = 0; c < captures.size(); ++c) {
-    const ValueId id = body.FindValue(captures[c]);
-    const int input = declared + int(c);
-    if (!id.valid()) continue;
-    if (!ctx.has_input(input) || ctx.input(input).value == nullptr) return NeedsConstant(ctx, input, "a capture");
-    Value& v = body.value(id);
-    v.dtype = ctx.input(input).dtype;
-    v.shape = ShapeFromDims(ctx.input(input).dims);
-    v.constant = ctx.input(input).value->Clone();
-  }
-  body.captures.clear();
+  std::vector<int> fed;
+  QRT_RETURN_IF_ERROR(BindCaptures(ctx, body, /*values_needed=*/true, &fed));
+  if (!fed.empty()) return Unsupported("a Scan-8 body reading a sequence or an optional from the enclosing graph");
   if (int(body.inputs.size()) != n + m || int(body.outputs.size()) != n + k) {
     return InvalidArgument("the body has ", body.inputs.size(), " inputs and ", body.outputs.size(), " outputs; ", n,
                            " states, ", m, " scan inputs and ", k, " scan outputs need ", n + m, " and ", n + k);
@@ -249,10 +241,7 @@ Status PrepareScan8(PrepareContext& ctx) {
     v.dtype = ctx.input(1 + i).dtype;
     v.shape.reset();
   }
-  CompileOptions options;
-  options.passes = ctx.options().subgraph_passes;
-  options.max_isa = ctx.isa();
-  StatusOr<std::shared_ptr<const CompiledModel>> compiled = Compile(std::move(body), options);
+  StatusOr<std::shared_ptr<const CompiledModel>> compiled = Compile(std::move(body), SubgraphOptions(ctx));
   if (!compiled.ok()) return compiled.status().WithContext("Scan body");
   Session session(*compiled);
   // Row b of a [batch, ...] tensor, and step t of a [batch, seq, ...] one, as tensors.
@@ -379,37 +368,18 @@ Status PrepareScan(PrepareContext& ctx) {
     s.scan_inputs.push_back(LayoutOf(in.dims, axis, in.dtype, in_dirs[size_t(j)] == 1));
   }
   // Captures: constants when their value is known now, body inputs otherwise.
-  const std::vector<std::string> capture_names = ImplicitInputNames(node);
-  for (size_t c = 0; c < capture_names.size(); ++c) {
-    const ValueId id = body.FindValue(capture_names[c]);
-    if (!id.valid()) continue;  // captured by another graph attribute
-    const int input = num_declared + int(c);
-    if (!ctx.has_input(input)) {
-      return InvalidArgument("the body reads '", capture_names[c],
-                             "' from the enclosing graph, which has no value for it");
-    }
-    const TensorInfo& in = ctx.input(input);
-    Value& v = body.value(id);
-    v.dtype = in.dtype;
-    v.shape = ShapeFromDims(in.dims);
-    if (in.value != nullptr) {
-      v.constant = in.value->Clone();
-    } else {
-      body.inputs.push_back(id);
-      s.capture_inputs.push_back(input);
+  QRT_RETURN_IF_ERROR(BindCaptures(ctx, body, /*values_needed=*/false, &s.capture_inputs));
+  for (int input : s.capture_inputs) {
+    if (ctx.input(input).kind != ValueKind::kTensor) {
+      return Unsupported("a Scan body reading a sequence or an optional from the enclosing graph");
     }
   }
-  body.captures.clear();
   for (ValueId in : body.inputs) {
     s.feed_dtypes.push_back(body.value(in).dtype);
     s.feed_dims.push_back(*StaticDims(*body.value(in).shape));
   }
 
-  CompileOptions options;
-  options.passes = ctx.options().subgraph_passes;
-  options.max_isa = ctx.isa();
-  options.threads = ctx.threads();
-  StatusOr<std::shared_ptr<const CompiledModel>> compiled = Compile(std::move(body), options);
+  StatusOr<std::shared_ptr<const CompiledModel>> compiled = Compile(std::move(body), SubgraphOptions(ctx));
   if (!compiled.ok()) return compiled.status().WithContext("Scan body");
   s.body = std::move(compiled).value();
   std::shared_ptr<const Plan> plan = s.body->default_plan();

@@ -4,24 +4,15 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ops/data_dependent.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
 namespace qrt {
 namespace {
 
-Status RunCopy(const RunArgs& args) {
-  const Tensor& x = *args.input(0);
-  Tensor& y = *args.output(0);
-  if (x.nbytes() && y.raw() != x.raw()) std::memcpy(y.raw(), x.raw(), x.nbytes());
-  return Status::Ok();
-}
-
-Status PrepareIdentity(PrepareContext& ctx) {
-  ctx.SetOutput(0, ctx.input(0).dtype, ctx.input(0).dims);
-  ctx.SetKernel<RunCopy>();
-  return Status::Ok();
-}
+// Sequences and optionals pass through too.
+Status PrepareIdentity(PrepareContext& ctx) { return ForwardInput(ctx); }
 
 Status PrepareReshape(PrepareContext& ctx) {
   const TensorInfo& x = ctx.input(0);
@@ -68,7 +59,7 @@ Status PrepareReshape(PrepareContext& ctx) {
     return InvalidArgument("cannot reshape ", DimsToString(x.dims), " (", total, " elements) to ", DimsToString(out));
   }
   ctx.SetOutput(0, x.dtype, out);
-  ctx.SetKernel<RunCopy>();
+  ctx.SetKernel<RunCopyInput>();
   return Status::Ok();
 }
 
@@ -81,7 +72,7 @@ Status PrepareFlatten(PrepareContext& ctx) {
   int64_t outer = 1, inner = 1;
   for (int64_t i = 0; i < rank; ++i) (i < axis ? outer : inner) *= x.dims[size_t(i)];
   ctx.SetOutput(0, x.dtype, {outer, inner});
-  ctx.SetKernel<RunCopy>();
+  ctx.SetKernel<RunCopyInput>();
   return Status::Ok();
 }
 
@@ -119,7 +110,7 @@ Status PrepareSqueeze(PrepareContext& ctx) {
     if (!drop[size_t(i)]) out.push_back(x.dims[size_t(i)]);
   }
   ctx.SetOutput(0, x.dtype, out);
-  ctx.SetKernel<RunCopy>();
+  ctx.SetKernel<RunCopyInput>();
   return Status::Ok();
 }
 
@@ -139,7 +130,7 @@ Status PrepareUnsqueeze(PrepareContext& ctx) {
   size_t k = 0;
   for (int64_t i = 0; i < out_rank; ++i) out.push_back(ins[size_t(i)] ? 1 : x.dims[k++]);
   ctx.SetOutput(0, x.dtype, out);
-  ctx.SetKernel<RunCopy>();
+  ctx.SetKernel<RunCopyInput>();
   return Status::Ok();
 }
 

@@ -4,6 +4,27 @@
 
 namespace qrt {
 
+namespace {
+constexpr std::pair<DeclaredKind, const char*> kKindNames[] = {{DeclaredKind::kTensor, "tensor"},
+                                                               {DeclaredKind::kSequence, "sequence"},
+                                                               {DeclaredKind::kOptionalTensor, "optional"},
+                                                               {DeclaredKind::kOptionalSequence, "optional_sequence"}};
+}  // namespace
+
+const char* DeclaredKindName(DeclaredKind kind) {
+  for (const auto& [k, name] : kKindNames) {
+    if (k == kind) return name;
+  }
+  return "?";
+}
+
+std::optional<DeclaredKind> DeclaredKindFromName(const std::string& name) {
+  for (const auto& [k, n] : kKindNames) {
+    if (name == n) return k;
+  }
+  return std::nullopt;
+}
+
 std::optional<Dims> StaticDims(const Shape& shape) {
   Dims d;
   d.reserve(shape.size());

@@ -53,6 +53,9 @@ std::string ShapeToString(const Shape& shape);
 // What a value holds as the model declares it. Undeclared values are tensors unless their
 // producer makes a sequence or an empty optional at run time (runtime/sequence.h).
 enum class DeclaredKind : uint8_t { kTensor, kSequence, kOptionalTensor, kOptionalSequence };
+// "tensor", "sequence", "optional", "optional_sequence" (the JSON format's "kind").
+const char* DeclaredKindName(DeclaredKind kind);
+std::optional<DeclaredKind> DeclaredKindFromName(const std::string& name);
 
 struct Value {
   std::string name;

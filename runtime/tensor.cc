@@ -95,6 +95,7 @@ Tensor Tensor::Reshaped(Dims dims) const {
 }
 
 Tensor Tensor::Clone() const {
+  if (dtype_ == DataType::kUndefined) return Tensor();  // nothing to copy (a RunValue that is no tensor)
   Tensor t = Allocate(dtype_, dims_).value();
   if (nbytes()) std::memcpy(t.data_, data_, nbytes());
   return t;

@@ -73,7 +73,7 @@ class Tensor {
 
   // Same bytes with other dims of the same element count.
   Tensor Reshaped(Dims dims) const;
-  // Deep copy into fresh storage.
+  // Deep copy into fresh storage (an undefined tensor stays one).
   Tensor Clone() const;
   // Element i converted to double / int64 (for small metadata tensors; any dtype).
   double GetAsDouble(int64_t i) const;

@@ -79,6 +79,48 @@ StatusOr<std::vector<Tensor>> ReadTestDataSet(const std::string& dir, const std:
   return out;
 }
 
+StatusOr<std::vector<RunValue>> ReadTestDataValues(const std::string& dir, const std::string& prefix,
+                                                   const Graph& graph) {
+  const std::vector<ValueId>& declared = prefix == "input" ? graph.inputs : graph.outputs;
+  std::vector<RunValue> out;
+  for (size_t k = 0;; ++k) {
+    const std::string path = dir + "/" + prefix + "_" + std::to_string(k) + ".pb";
+    if (!FileExists(path)) break;
+    const Value* v = k < declared.size() ? &graph.value(declared[k]) : nullptr;
+    QRT_ASSIGN_OR_RETURN(RunValue value, ReadValueProtoFile(path, v ? v->kind : DeclaredKind::kTensor,
+                                                            v ? v->dtype : DataType::kUndefined));
+    out.push_back(std::move(value));
+  }
+  return out;
+}
+
+StatusOr<std::vector<RunValue>> RunGraphValues(Graph graph, const std::vector<RunValue>& inputs) {
+  QRT_ASSIGN_OR_RETURN(auto model, Compile(std::move(graph), CompileOptions{}));
+  Session session(model);
+  std::vector<RunValue> outputs;
+  QRT_RETURN_IF_ERROR(session.Run(inputs, &outputs));
+  for (RunValue& v : outputs) v.tensor = v.tensor.Clone();
+  return outputs;
+}
+
+std::string CompareValues(const RunValue& got, const RunValue& want, double rtol, double atol) {
+  if (got.kind != want.kind) return StrCat(ValueKindName(got.kind), " != expected ", ValueKindName(want.kind));
+  if (got.kind == ValueKind::kTensor) return CompareTensors(got.tensor, want.tensor, rtol, atol);
+  if (got.kind == ValueKind::kNone) return "";
+  const std::vector<Tensor>& a = got.sequence->items;
+  const std::vector<Tensor>& b = want.sequence->items;
+  if (got.sequence->dtype != want.sequence->dtype) {
+    return StrCat("a sequence of ", DataTypeName(got.sequence->dtype), " != expected ",
+                  DataTypeName(want.sequence->dtype));
+  }
+  if (a.size() != b.size()) return StrCat(a.size(), " items != expected ", b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::string diff = CompareTensors(a[i], b[i], rtol, atol);
+    if (!diff.empty()) return StrCat("item ", i, ": ", diff);
+  }
+  return "";
+}
+
 std::string CompareTensors(const Tensor& got, const Tensor& want, double rtol, double atol) {
   if (got.dtype() != want.dtype()) {
     return StrCat("dtype ", DataTypeName(got.dtype()), " != expected ", DataTypeName(want.dtype()));

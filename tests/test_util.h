@@ -31,6 +31,14 @@ StatusOr<std::vector<Tensor>> RunGraph(Graph graph, const std::vector<Tensor>& i
 // Reads dir/input_<k>.pb (k = 0, 1, ...) or output_<k>.pb until one is missing.
 StatusOr<std::vector<Tensor>> ReadTestDataSet(const std::string& dir, const std::string& prefix);
 
+// Values of any kind (sequences, optionals): the graph's inputs read from dir/input_<k>.pb, or
+// its outputs from output_<k>.pb, each parsed as its declared kind; the run's outputs (copied).
+StatusOr<std::vector<RunValue>> ReadTestDataValues(const std::string& dir, const std::string& prefix,
+                                                   const Graph& graph);
+StatusOr<std::vector<RunValue>> RunGraphValues(Graph graph, const std::vector<RunValue>& inputs);
+// CompareTensors for values: the same kind, and each tensor (item) compared so.
+std::string CompareValues(const RunValue& got, const RunValue& want, double rtol, double atol);
+
 // Empty string if equal: same dtype and dims, integers exactly, floats within
 // |a-b| <= atol + rtol*|b| (NaN equals NaN). Otherwise a description of the first mismatch.
 std::string CompareTensors(const Tensor& got, const Tensor& want, double rtol, double atol);
