@@ -11,6 +11,7 @@
 #include "loaders/base64.h"
 #include "loaders/model_builder.h"
 #include "loaders/onnx_loader.h"
+#include "runtime/float8.h"
 #include "runtime/half.h"
 
 namespace qrt {
@@ -91,6 +92,10 @@ Status StoreElement(Tensor& t, int64_t i, const json& e, const std::string& wher
     return Bad(where, StrCat("element ", i, " is not a number"));
   }
   const DataType dt = t.dtype();
+  if (IsFloat8Type(dt)) {  // the value, rounded to the type (saturating)
+    t.data<uint8_t>()[i] = FloatToFloat8(dt, float(is_float ? d : double(iv)), true);
+    return Status::Ok();
+  }
   if (IsFloatType(dt)) {
     const double v = is_float ? d : double(iv);
     switch (dt) {
@@ -125,6 +130,14 @@ Status StoreElement(Tensor& t, int64_t i, const json& e, const std::string& wher
       lo = 0;
       hi = 255;
       break;
+    case DataType::kInt4:
+      lo = -8;
+      hi = 7;
+      break;
+    case DataType::kUInt4:
+      lo = 0;
+      hi = 15;
+      break;
     case DataType::kInt16:
       lo = -32768;
       hi = 32767;
@@ -156,9 +169,11 @@ Status StoreElement(Tensor& t, int64_t i, const json& e, const std::string& wher
   }
   switch (dt) {
     case DataType::kInt8:
+    case DataType::kInt4:
       t.data<int8_t>()[i] = int8_t(iv);
       break;
     case DataType::kUInt8:
+    case DataType::kUInt4:
     case DataType::kBool:
       t.data<uint8_t>()[i] = uint8_t(iv);
       break;
@@ -262,6 +277,14 @@ StatusOr<Tensor> ParseTensor(const json& j, const std::string& where, const std:
   }
   QRT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(dtype, *dims));
   if (bytes) std::memcpy(t.raw(), raw.data(), bytes);
+  if (Is4BitType(dtype)) {  // one value per byte, in range
+    const int lo = dtype == DataType::kInt4 ? -8 : 0, hi = dtype == DataType::kInt4 ? 7 : 15;
+    for (size_t i = 0; i < bytes; ++i) {
+      const int v = dtype == DataType::kInt4 ? int(int8_t(raw[i])) : int(raw[i]);
+      if (v < lo || v > hi)
+        return Bad(where, StrCat("element ", i, " = ", v, " is out of range for ", DataTypeName(dtype)));
+    }
+  }
   return t;
 }
 

@@ -330,7 +330,13 @@ StatusOr<std::string> DescrFor(DataType dtype) {
     case DataType::kUInt64:
       return std::string("<u8");
     case DataType::kBFloat16:
-      return Unsupported("bfloat16 has no numpy dtype; cannot write npy");
+    case DataType::kInt4:
+    case DataType::kUInt4:
+    case DataType::kFloat8E4M3FN:
+    case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ:
+      return Unsupported(DataTypeName(dtype), " has no numpy dtype; cannot write npy");
     case DataType::kUndefined:
       break;
   }

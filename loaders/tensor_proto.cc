@@ -159,6 +159,13 @@ bool Int32DataRange(DataType dtype, int64_t* lo, int64_t* hi) {
       *lo = INT16_MIN;
       *hi = UINT16_MAX;
       return true;
+    case DataType::kFloat8E4M3FN:  // the code, one per entry
+    case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ:
+      *lo = 0;
+      *hi = UINT8_MAX;
+      return true;
     default:
       return false;
   }
@@ -254,12 +261,59 @@ int64_t TypedFieldCount(const onnx::TensorProto& proto, Storage s, DataType dtyp
   }
 }
 
+// int4 / uint4: files pack two per byte, the first in the low nibble (raw_data and external
+// data as bytes, int32_data as one byte per entry); qrt keeps one per byte, sign-extended.
+StatusOr<Tensor> FourBitFromProto(const onnx::TensorProto& proto, const std::string& model_dir, DataType dtype) {
+  Dims dims(proto.dims().begin(), proto.dims().end());
+  QRT_ASSIGN_OR_RETURN(int64_t count, CheckedElementCount(dims, 1));
+  const int64_t packed = (count + 1) / 2;
+  QRT_ASSIGN_OR_RETURN(Storage storage, FindStorage(proto));
+  QRT_ASSIGN_OR_RETURN(Tensor bytes, Tensor::Allocate(DataType::kUInt8, {packed}));
+  switch (storage) {
+    case Storage::kNone:
+      if (count != 0) return InvalidArgument("no data for ", count, " elements");
+      break;
+    case Storage::kRaw:
+      if (int64_t(proto.raw_data().size()) != packed) {
+        return InvalidArgument("raw_data has ", proto.raw_data().size(), " bytes, expected ", packed, " for ", count,
+                               " packed 4-bit values");
+      }
+      if (packed) std::memcpy(bytes.raw(), proto.raw_data().data(), size_t(packed));
+      break;
+    case Storage::kExternal:
+      QRT_RETURN_IF_ERROR(ReadExternal(proto, model_dir, &bytes));
+      break;
+    case Storage::kInt32:
+      if (proto.int32_data_size() != packed) {
+        return InvalidArgument("int32_data has ", proto.int32_data_size(), " values, expected ", packed, " for ", count,
+                               " packed 4-bit values");
+      }
+      for (int64_t i = 0; i < packed; ++i) {
+        const int32_t v = proto.int32_data(int(i));
+        if (v < 0 || v > 255) return InvalidArgument("int32_data[", i, "] = ", v, " is not a byte of two 4-bit values");
+        bytes.data<uint8_t>()[i] = uint8_t(v);
+      }
+      break;
+    default:
+      return InvalidArgument(StorageName(storage), " cannot hold ", DataTypeName(dtype));
+  }
+  QRT_ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(dtype, dims));
+  const uint8_t* in = bytes.data<uint8_t>();
+  uint8_t* out = t.data<uint8_t>();
+  for (int64_t i = 0; i < count; ++i) {
+    const int nibble = (in[i / 2] >> (4 * (i % 2))) & 0xF;
+    out[i] = uint8_t(dtype == DataType::kInt4 ? (nibble ^ 8) - 8 : nibble);
+  }
+  return t;
+}
+
 StatusOr<Tensor> TensorFromProtoImpl(const onnx::TensorProto& proto, const std::string& model_dir) {
   if (proto.has_segment()) return Unsupported("segmented tensors (TensorProto.segment) are not supported");
   if (proto.data_type() == 0) return InvalidArgument("data_type is UNDEFINED or missing");
   const std::optional<DataType> maybe_dtype = DataTypeFromOnnx(proto.data_type());
   if (!maybe_dtype) return Unsupported("data type ", OnnxTypeName(proto.data_type()), " is not supported");
   const DataType dtype = *maybe_dtype;
+  if (Is4BitType(dtype)) return FourBitFromProto(proto, model_dir, dtype);
 
   Dims dims(proto.dims().begin(), proto.dims().end());
   // Size checks come before any allocation, so a hostile shape cannot exhaust memory.
@@ -361,6 +415,14 @@ onnx::TensorProto TensorToProto(const Tensor& t, const std::string& name) {
   proto.set_name(name);
   proto.set_data_type(OnnxCodeFromDataType(t.dtype()));
   for (int64_t d : t.dims()) proto.add_dims(d);
+  if (Is4BitType(t.dtype())) {  // two per byte, the first in the low nibble
+    std::string packed(size_t((t.numel() + 1) / 2), '\0');
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      packed[size_t(i / 2)] = char(uint8_t(packed[size_t(i / 2)]) | (t.data<uint8_t>()[i] & 0xF) << (4 * (i % 2)));
+    }
+    proto.set_raw_data(packed);
+    return proto;
+  }
   // Always set raw_data, even when empty, so the storage form is explicit.
   proto.set_raw_data(t.raw() ? std::string(static_cast<const char*>(t.raw()), t.nbytes()) : std::string());
   return proto;

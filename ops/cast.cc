@@ -1,19 +1,22 @@
 // Cast and CastLike between every qrt dtype. Float -> integer truncates toward zero
 // and saturates at the target's limits (NaN gives 0): ONNX leaves out-of-range
 // conversions undefined, and qrt must not be. Float -> float16/bfloat16 rounds to
-// nearest even. Anything -> bool is `!= 0`.
+// nearest even, to the 8-bit floats as ONNX Runtime does (runtime/float8.h; `saturate`, opset
+// 19). Anything -> bool is `!= 0`. The 4-bit integers are refused.
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
 #include "ops/op_util.h"
 #include "ops/ops.h"
+#include "runtime/float8.h"
 
 namespace qrt {
 namespace {
 
 struct CastState {
   DataType from, to;
+  bool saturate = true;  // opset 19: out-of-range values to 8-bit floats
 };
 
 // Reads element i as the widest exact type: double for floats, int64 for integers.
@@ -33,13 +36,35 @@ Scalar Load(DataType t, const void* p, int64_t i) {
       return {true, HalfToFloat(static_cast<const uint16_t*>(p)[i]), 0};
     case DataType::kBFloat16:
       return {true, BFloat16ToFloat(static_cast<const uint16_t*>(p)[i]), 0};
+    case DataType::kFloat8E4M3FN:
+    case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ:
+      return {true, Float8ToFloat(t, static_cast<const uint8_t*>(p)[i]), 0};
     case DataType::kBool:
       return {false, 0, static_cast<const uint8_t*>(p)[i] ? 1 : 0};
-    default: {
-      Tensor view = Tensor::Borrow(t, {i + 1}, const_cast<void*>(p));
-      return {false, 0, view.GetAsInt64(i)};
-    }
+    case DataType::kInt8:
+    case DataType::kInt4:
+      return {false, 0, static_cast<const int8_t*>(p)[i]};
+    case DataType::kUInt8:
+    case DataType::kUInt4:
+      return {false, 0, static_cast<const uint8_t*>(p)[i]};
+    case DataType::kInt16:
+      return {false, 0, static_cast<const int16_t*>(p)[i]};
+    case DataType::kUInt16:
+      return {false, 0, static_cast<const uint16_t*>(p)[i]};
+    case DataType::kInt32:
+      return {false, 0, static_cast<const int32_t*>(p)[i]};
+    case DataType::kInt64:
+      return {false, 0, static_cast<const int64_t*>(p)[i]};
+    case DataType::kUInt32:
+      return {false, 0, static_cast<const uint32_t*>(p)[i]};
+    case DataType::kUInt64:  // above INT64_MAX: wraps, as a two's-complement reinterpretation
+      return {false, 0, int64_t(static_cast<const uint64_t*>(p)[i])};
+    case DataType::kUndefined:
+      break;
   }
+  return {false, 0, 0};
 }
 
 template <class T>
@@ -54,7 +79,7 @@ T ToInt(const Scalar& s) {
   return T(t);
 }
 
-void Store(DataType t, void* p, int64_t i, const Scalar& s) {
+void Store(DataType t, void* p, int64_t i, const Scalar& s, bool saturate) {
   switch (t) {
     case DataType::kFloat32:
       // int64 -> float directly: going through double would round twice.
@@ -96,6 +121,14 @@ void Store(DataType t, void* p, int64_t i, const Scalar& s) {
     case DataType::kUInt64:
       static_cast<uint64_t*>(p)[i] = ToInt<uint64_t>(s);
       break;
+    case DataType::kFloat8E4M3FN:
+    case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ:
+      static_cast<uint8_t*>(p)[i] = FloatToFloat8(t, s.is_float ? float(s.f) : float(s.i), saturate);
+      break;
+    case DataType::kInt4:  // refused by Finish
+    case DataType::kUInt4:
     case DataType::kUndefined:
       break;
   }
@@ -109,12 +142,16 @@ Status RunCast(const CastState& s, const RunArgs& args) {
     for (int64_t i = 0; i < n; ++i) y.data<uint16_t>()[i] = FloatToHalf(x.data<float>()[i]);
     return Status::Ok();
   }
-  for (int64_t i = 0; i < n; ++i) Store(s.to, y.raw(), i, Load(s.from, x.raw(), i));
+  for (int64_t i = 0; i < n; ++i) Store(s.to, y.raw(), i, Load(s.from, x.raw(), i), s.saturate);
   return Status::Ok();
 }
 
 Status Finish(PrepareContext& ctx, DataType to) {
-  CastState s{ctx.input(0).dtype, to};
+  if (Is4BitType(to) || Is4BitType(ctx.input(0).dtype)) {
+    return Unsupported("Cast to or from ", DataTypeName(Is4BitType(to) ? to : ctx.input(0).dtype));
+  }
+  QRT_ASSIGN_OR_RETURN(int64_t saturate, ctx.attrs().GetInt("saturate", 1));
+  CastState s{ctx.input(0).dtype, to, saturate != 0};
   ctx.SetOutput(0, to, ctx.input(0).dims);
   ctx.SetKernel<CastState, RunCast>(s);
   return Status::Ok();

@@ -3,6 +3,9 @@
 //   QuantizeLinear:   y = saturate(rint(x / scale) + zp)   one f32 division; ties to even;
 //                     rounding happens before the zero point is added.
 //   DequantizeLinear: y = (float(x) - float(zp)) * scale   f32 ops.
+// The quantized types: int8/uint8, int16/uint16 and int4/uint4 (opset 21; 4-bit values one per
+// byte in memory), and the 8-bit floats (opset 19: QuantizeLinear converts x / scale with its
+// `saturate`, runtime/float8.h).
 // And qrt:QuantizeDequantize(x, scale, zp): the pair DequantizeLinear(QuantizeLinear(x)) with
 // one per-tensor float32 scale and 8-bit zero point, float32 out (pass fuse-q-dq), exact.
 // NaN has no integer value: it takes the type's lowest code, as in ONNX Runtime (whose clamp
@@ -16,6 +19,7 @@
 #include "ops/op_util.h"
 #include "ops/ops.h"
 #include "ops/quantize_dequantize.h"
+#include "runtime/float8.h"
 #include "runtime/parallel.h"
 
 namespace qrt {
@@ -37,6 +41,7 @@ struct QdqState {
   QuantizeF32Fn quantize = nullptr;
   DequantizeToF32Fn dequantize = nullptr;
   int threads = 1;
+  bool saturate = true;  // 8-bit float outputs: out-of-range values to the largest finite one
 };
 
 // Calls fn(offset, count, scale_index) for runs of elements sharing one scale, covering
@@ -119,8 +124,10 @@ float LoadInputAsFloat(DataType t, const void* p, int64_t i) {
 int64_t LoadInt(DataType t, const void* p, int64_t i) {
   switch (t) {
     case DataType::kInt8:
+    case DataType::kInt4:  // one per byte in memory
       return static_cast<const int8_t*>(p)[i];
     case DataType::kUInt8:
+    case DataType::kUInt4:
       return static_cast<const uint8_t*>(p)[i];
     case DataType::kInt16:
       return static_cast<const int16_t*>(p)[i];
@@ -151,6 +158,14 @@ void IntRange(DataType t, double* lo, double* hi) {
       *lo = 0;
       *hi = 65535;
       break;
+    case DataType::kInt4:
+      *lo = -8;
+      *hi = 7;
+      break;
+    case DataType::kUInt4:
+      *lo = 0;
+      *hi = 15;
+      break;
     default:
       *lo = -2147483648.0;
       *hi = 2147483647.0;
@@ -161,9 +176,11 @@ void IntRange(DataType t, double* lo, double* hi) {
 void StoreInt(DataType t, void* p, int64_t i, int64_t v) {
   switch (t) {
     case DataType::kInt8:
+    case DataType::kInt4:
       static_cast<int8_t*>(p)[i] = int8_t(v);
       break;
     case DataType::kUInt8:
+    case DataType::kUInt4:
       static_cast<uint8_t*>(p)[i] = uint8_t(v);
       break;
     case DataType::kInt16:
@@ -201,6 +218,15 @@ Status RunQuantize(const QdqState& s, const RunArgs& args) {
     });
     return Status::Ok();
   }
+  if (IsFloat8Type(s.q_dtype)) {
+    // ONNX Runtime converts x / scale and leaves the zero point (which must be 0) out: -0 stays -0.
+    uint8_t* out = y.data<uint8_t>();
+    ForEachElement(s.layout, [&](int64_t i, int64_t si) {
+      out[i] = FloatToFloat8(s.q_dtype, LoadInputAsFloat(s.x_dtype, x.raw(), i) / LoadFloat(s.f_dtype, scale.raw(), si),
+                             s.saturate);
+    });
+    return Status::Ok();
+  }
   double lo, hi;
   IntRange(s.q_dtype, &lo, &hi);
   ForEachElement(s.layout, [&](int64_t i, int64_t si) {
@@ -226,12 +252,36 @@ Status RunDequantize(const QdqState& s, const RunArgs& args) {
     });
     return Status::Ok();
   }
+  if (IsFloat8Type(s.q_dtype)) {
+    const uint8_t* in = x.data<uint8_t>();
+    ForEachElement(s.layout, [&](int64_t i, int64_t si) {
+      const float zv = zp ? Float8ToFloat(s.q_dtype, zp->data<uint8_t>()[si]) : 0.f;
+      StoreFloat(s.f_dtype, y.raw(), i, (Float8ToFloat(s.q_dtype, in[i]) - zv) * LoadFloat(s.f_dtype, scale.raw(), si));
+    });
+    return Status::Ok();
+  }
   ForEachElement(s.layout, [&](int64_t i, int64_t si) {
     const float xv = float(LoadInt(s.q_dtype, x.raw(), i));
     const float zv = zp ? float(LoadInt(s.q_dtype, zp->raw(), si)) : 0.f;
     StoreFloat(s.f_dtype, y.raw(), i, (xv - zv) * LoadFloat(s.f_dtype, scale.raw(), si));
   });
   return Status::Ok();
+}
+
+// The quantized types by opset: 8-bit from 10, the 8-bit floats from 19, 16-bit and 4-bit
+// integers from 21. DequantizeLinear (`dequantize`) also takes int32, and 16-bit integers at any
+// opset, as qrt always has (ONNX Runtime's quantizer writes them).
+Status CheckQuantizedType(const PrepareContext& ctx, DataType q, bool dequantize) {
+  const int64_t opset = ctx.opset();
+  if (q == DataType::kInt8 || q == DataType::kUInt8) return Status::Ok();
+  if (dequantize && (q == DataType::kInt32 || q == DataType::kInt16 || q == DataType::kUInt16)) return Status::Ok();
+  if (IsFloat8Type(q)) {
+    return opset >= 19 ? Status::Ok() : InvalidArgument(DataTypeName(q), " quantization needs opset 19");
+  }
+  if (q == DataType::kInt16 || q == DataType::kUInt16 || Is4BitType(q)) {
+    return opset >= 21 ? Status::Ok() : InvalidArgument(DataTypeName(q), " quantization needs opset 21");
+  }
+  return Unsupported("quantized type ", DataTypeName(q));
 }
 
 // The zero point at input `scale + 1` (if present) against the scale at `scale`.
@@ -267,13 +317,9 @@ Status PrepareQuantize(PrepareContext& ctx) {
     if (!t) return Unsupported("output_dtype ", code);
     s.q_dtype = *t;
   }
-  if (s.q_dtype != DataType::kInt8 && s.q_dtype != DataType::kUInt8 && s.q_dtype != DataType::kInt16 &&
-      s.q_dtype != DataType::kUInt16) {
-    return Unsupported("quantized type ", DataTypeName(s.q_dtype));
-  }
-  if ((s.q_dtype == DataType::kInt16 || s.q_dtype == DataType::kUInt16) && ctx.opset() < 21) {
-    return InvalidArgument("16-bit QuantizeLinear needs opset 21");
-  }
+  QRT_RETURN_IF_ERROR(CheckQuantizedType(ctx, s.q_dtype, /*dequantize=*/false));
+  QRT_ASSIGN_OR_RETURN(int64_t saturate, ctx.attrs().GetInt("saturate", 1));
+  s.saturate = saturate != 0;
   QRT_RETURN_IF_ERROR(CheckZeroPoint(ctx, s.q_dtype));
   QRT_ASSIGN_OR_RETURN(s.layout, MakeLayout(ctx, ctx.input(0).dims, ctx.input(1).dims));
   if (s.x_dtype == DataType::kFloat32 && s.f_dtype == DataType::kFloat32 && !s.layout.blocked) {
@@ -289,8 +335,7 @@ Status PrepareDequantize(PrepareContext& ctx) {
   QdqState s;
   s.q_dtype = s.x_dtype = ctx.input(0).dtype;
   s.f_dtype = ctx.input(1).dtype;
-  QRT_RETURN_IF_ERROR(
-      ExpectDType(ctx, 0, {DataType::kInt8, DataType::kUInt8, DataType::kInt16, DataType::kUInt16, DataType::kInt32}));
+  QRT_RETURN_IF_ERROR(CheckQuantizedType(ctx, s.q_dtype, /*dequantize=*/true));
   QRT_RETURN_IF_ERROR(ExpectDType(ctx, 1, {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16}));
   QRT_RETURN_IF_ERROR(CheckZeroPoint(ctx, s.q_dtype));
   QRT_ASSIGN_OR_RETURN(s.layout, MakeLayout(ctx, ctx.input(0).dims, ctx.input(1).dims));

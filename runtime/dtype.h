@@ -23,6 +23,15 @@ enum class DataType : uint8_t {
   kBool,
   kUInt32,
   kUInt64,
+  // 4-bit integers, one per byte in memory (packed two per byte only in files), and the 8-bit
+  // floats of ONNX opset 19+ (runtime/float8.h): quantized types of QuantizeLinear and
+  // DequantizeLinear.
+  kInt4,
+  kUInt4,
+  kFloat8E4M3FN,
+  kFloat8E4M3FNUZ,
+  kFloat8E5M2,
+  kFloat8E5M2FNUZ,
 };
 
 // Bytes per element; 0 for kUndefined.
@@ -41,6 +50,8 @@ std::optional<DataType> DataTypeFromOnnx(int onnx_code);
 int OnnxCodeFromDataType(DataType t);
 
 bool IsFloatType(DataType t);    // f32, f16, bf16, f64
+bool IsFloat8Type(DataType t);   // the four 8-bit floats
+bool Is4BitType(DataType t);     // int4, uint4
 bool IsIntegerType(DataType t);  // every int type (not bool)
 bool IsSignedInteger(DataType t);
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "runtime/float8.h"
 #include "runtime/half.h"
 
 namespace qrt {
@@ -129,6 +130,15 @@ double Tensor::GetAsDouble(int64_t i) const {
       return data<uint32_t>()[i];
     case DataType::kUInt64:
       return double(data<uint64_t>()[i]);
+    case DataType::kInt4:
+      return data<int8_t>()[i];
+    case DataType::kUInt4:
+      return data<uint8_t>()[i];
+    case DataType::kFloat8E4M3FN:
+    case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ:
+      return Float8ToFloat(dtype_, data<uint8_t>()[i]);
     case DataType::kUndefined:
       break;
   }
@@ -146,8 +156,10 @@ int64_t Tensor::GetAsInt64(int64_t i) const {
     case DataType::kUInt16:
       return data<uint16_t>()[i];
     case DataType::kInt8:
+    case DataType::kInt4:
       return data<int8_t>()[i];
     case DataType::kUInt8:
+    case DataType::kUInt4:
       return data<uint8_t>()[i];
     case DataType::kBool:
       return data<uint8_t>()[i] ? 1 : 0;

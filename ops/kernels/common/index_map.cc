@@ -1,9 +1,11 @@
 #include "ops/kernels/common/index_map.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
+#include "runtime/float8.h"
 #include "runtime/half.h"
 
 namespace qrt {
@@ -148,6 +150,18 @@ void ScalarToBytes(DataType dtype, double value, unsigned char bytes[8]) {
       break;
     case DataType::kUInt64:
       StoreSaturated<uint64_t>(value, bytes);
+      break;
+    case DataType::kInt4:
+      bytes[0] = static_cast<unsigned char>(int8_t(std::clamp(value, -8.0, 7.0)));
+      break;
+    case DataType::kUInt4:
+      bytes[0] = static_cast<unsigned char>(std::clamp(value, 0.0, 15.0));
+      break;
+    case DataType::kFloat8E4M3FN:
+    case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ:
+      bytes[0] = FloatToFloat8(dtype, float(value), true);
       break;
     case DataType::kUndefined:
       break;
