@@ -22,6 +22,7 @@ struct LayerNormState {
   int64_t rows = 1, n = 1;
   float epsilon = 1e-5f;
   bool has_bias = false;
+  LayerNormRowFn row = ref::LayerNormRow;  // rows of kLayerNormMinRow or more
 };
 
 // EX, EP, ES: the input's, the scale's and the statistics' element types.
@@ -40,8 +41,8 @@ void LayerNormTyped(const LayerNormState& s, const RunArgs& args) {
     auto* out = y + r * s.n;
     if constexpr (std::is_same_v<typename EX::Stored, float> && std::is_same_v<typename EP::Stored, float>) {
       float mean, inv;
-      (s.n >= ref::kLayerNormMinRow ? ref::LayerNormRow : ref::LayerNormShortRow)(s.n, row, scale, bias, s.epsilon, out,
-                                                                                  &mean, &inv);
+      (s.n >= ref::kLayerNormMinRow ? s.row : ref::LayerNormShortRow)(s.n, row, scale, bias, s.epsilon, out, &mean,
+                                                                      &inv);
       if (mean_out) mean_out[r] = mean;
       if (inv_out) inv_out[r] = inv;
       continue;
@@ -107,6 +108,7 @@ Status PrepareLayerNorm(PrepareContext& ctx) {
   if (!ctx.has_input(1)) return InvalidArgument("Scale is required");
   s.scale_dtype = ctx.input(1).dtype;
   s.has_bias = ctx.has_input(2);
+  s.row = SelectLayerNormRow(ctx.isa());
   if (s.has_bias && ctx.input(2).dtype != s.scale_dtype) return InvalidArgument("Scale and B must share a dtype");
   Dims stat_dims = x.dims;
   for (int64_t d = axis; d < rank; ++d) stat_dims[size_t(d)] = 1;

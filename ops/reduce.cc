@@ -35,11 +35,9 @@ struct ReduceState {
   DataType dtype;
   std::vector<int64_t> kept, reduced;
   FloatOrder order = FloatOrder::kSequential;
+  FloatReduceSpec spec;  // float32
+  FloatReduceFn float_reduce = ref::FloatReduce;
 };
-
-// Elements before the next 16-byte boundary of a row starting at element `offset` of a
-// 16-byte aligned float buffer (where Eigen's aligned packets begin).
-int64_t Lead(int64_t offset) { return (4 - offset % 4) % 4; }
 
 // ONNX Runtime's reduction shapes: after dropping dims of size 1 and merging neighbours of
 // one kind, all reduced (R), kept-reduced (KR), reduced-kept (RK), KRK, or anything else.
@@ -155,58 +153,63 @@ T ReduceInt(int64_t count, const T* first, const std::vector<int64_t>& reduced) 
 
 // float32 sums and products in ONNX Runtime's order for the reduction's shape
 // (ops/kernels/reduce/float_reduce.h); LogSumExp as m + logf(sum of expf(x - m)).
-template <Reduce kOp>
-void ReduceFloat32(const ReduceState& s, const float* x, float* y) {
+// log(sum(exp(x - max))) + max over each output, the sum sequential in float.
+void ReduceLogSumExpFloat32(const ReduceState& s, const float* x, float* y) {
   const int64_t n = int64_t(s.reduced.size());
   const int64_t* red = s.reduced.data();
   auto add = [](float a, float b) { return a + b; };
   for (size_t i = 0; i < s.kept.size(); ++i) {
     const float* first = x + s.kept[i];
-    auto at = [&](int64_t j) {
-      const float v = first[red[j]];
-      if constexpr (kOp == Reduce::kL1) return std::fabs(v);
-      if constexpr (kOp == Reduce::kL2 || kOp == Reduce::kSumSquare) return v * v;
-      return v;
-    };
-    if constexpr (kOp == Reduce::kLogSumExp) {
-      float m = -std::numeric_limits<float>::infinity();
-      for (int64_t j = 0; j < n; ++j) m = std::max(m, at(j));
-      if (std::isinf(m)) {
-        y[i] = m;
-        continue;
-      }
-      const float sum = ref::FoldSequential(
-          n, 0.f, [&](int64_t j) { return std::exp(at(j) - m); }, add);
-      y[i] = std::log(sum) + m;
+    float m = -std::numeric_limits<float>::infinity();
+    for (int64_t j = 0; j < n; ++j) m = std::max(m, first[red[j]]);
+    if (std::isinf(m)) {
+      y[i] = m;
       continue;
     }
-    float r;
-    if constexpr (kOp == Reduce::kProd) {
-      auto mul = [](float a, float b) { return a * b; };
-      r = s.order == FloatOrder::kEigen ? ref::FoldEigen(n, Lead(s.kept[i]), 1.f, at, mul)
-                                        : ref::FoldSequential(n, 1.f, at, mul);
-    } else if (s.order == FloatOrder::kEigen) {
-      r = ref::FoldEigen(n, Lead(s.kept[i]), 0.f, at, add);
-    } else if (s.order == FloatOrder::kGroupsOfFour) {
-      r = ref::SumGroupsOfFour(n, at);
-    } else {
-      r = ref::FoldSequential(n, 0.f, at, add);
-    }
-    if constexpr (kOp == Reduce::kMean) r = r / float(n);
-    if constexpr (kOp == Reduce::kL2) r = std::sqrt(r);
-    if constexpr (kOp == Reduce::kLogSum) r = std::log(r);
-    y[i] = r;
+    const float sum = ref::FoldSequential(
+        n, 0.f, [&](int64_t j) { return std::exp(first[red[j]] - m); }, add);
+    y[i] = std::log(sum) + m;
   }
+}
+
+template <Reduce kOp>
+void ReduceFloat32(const ReduceState& s, const float* x, float* y) {
+  if constexpr (kOp == Reduce::kLogSumExp) {
+    ReduceLogSumExpFloat32(s, x, y);
+  } else {
+    const int64_t n = int64_t(s.reduced.size());
+    s.float_reduce(s.spec, int64_t(s.kept.size()), s.kept.data(), n, s.reduced.data(), x, y);
+    for (size_t i = 0; i < s.kept.size(); ++i) {
+      if constexpr (kOp == Reduce::kMean) y[i] = y[i] / float(n);
+      if constexpr (kOp == Reduce::kL2) y[i] = std::sqrt(y[i]);
+      if constexpr (kOp == Reduce::kLogSum) y[i] = std::log(y[i]);
+    }
+  }
+}
+
+// The float32 kernel's fold for kOp.
+template <Reduce kOp>
+FloatReduceSpec SpecFor(FloatOrder order, const std::vector<int64_t>& reduced) {
+  FloatReduceSpec spec;
+  spec.order = order == FloatOrder::kEigen          ? ReduceOrder::kEigen
+               : order == FloatOrder::kGroupsOfFour ? ReduceOrder::kGroupsOfFour
+                                                    : ReduceOrder::kSequential;
+  if (kOp == Reduce::kL1) spec.map = ReduceMap::kAbs;
+  if (kOp == Reduce::kL2 || kOp == Reduce::kSumSquare) spec.map = ReduceMap::kSquare;
+  if (kOp == Reduce::kProd) spec.fold = ReduceFold::kMul;
+  if (kOp == Reduce::kMax) spec.fold = ReduceFold::kMax;
+  if (kOp == Reduce::kMin) spec.fold = ReduceFold::kMin;
+  spec.reduced_contiguous = true;
+  for (size_t j = 0; j < reduced.size(); ++j) spec.reduced_contiguous &= reduced[j] == int64_t(j);
+  return spec;
 }
 
 template <Reduce kOp>
 Status RunReduce(const ReduceState& s, const RunArgs& args) {
   const int64_t count = int64_t(s.reduced.size());
-  if constexpr (kOp != Reduce::kMax && kOp != Reduce::kMin) {
-    if (s.dtype == DataType::kFloat32) {
-      ReduceFloat32<kOp>(s, args.input(0)->data<float>(), args.output(0)->data<float>());
-      return Status::Ok();
-    }
+  if (s.dtype == DataType::kFloat32) {
+    ReduceFloat32<kOp>(s, args.input(0)->data<float>(), args.output(0)->data<float>());
+    return Status::Ok();
   }
   DispatchElem(s.dtype, [&](auto tag) {
     using E = Elem<decltype(tag)>;
@@ -304,6 +307,8 @@ Status PrepareReduce(PrepareContext& ctx) {
   s.kept = Offsets(x.dims, strides, kept_axes);
   s.reduced = Offsets(x.dims, strides, reduced_axes);
   s.order = OrderFor<kOp>(ClassifyShape(x.dims, reduce));
+  s.spec = SpecFor<kOp>(s.order, s.reduced);
+  s.float_reduce = SelectFloatReduce(ctx.isa());
   ctx.SetOutput(0, x.dtype, out);
   ctx.SetKernel<ReduceState, RunReduce<kOp>>(std::move(s));
   return Status::Ok();

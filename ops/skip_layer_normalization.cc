@@ -17,6 +17,7 @@ struct SkipLnState {
   int64_t rows = 1, n = 1;
   float epsilon = 1e-12f;
   bool has_beta = false, has_bias = false, skip_broadcast = false;
+  LayerNormRowFn row = ref::LayerNormRow;
 };
 
 Status RunSkipLn(const SkipLnState& s, const RunArgs& args) {
@@ -39,8 +40,8 @@ Status RunSkipLn(const SkipLnState& s, const RunArgs& args) {
     }
     if (sum_out) std::copy(row.begin(), row.end(), sum_out + r * s.n);
     float mean, inv;
-    (s.n >= ref::kLayerNormMinRow ? ref::LayerNormRow : ref::LayerNormShortRow)(s.n, row.data(), gamma, beta, s.epsilon,
-                                                                                y + r * s.n, &mean, &inv);
+    (s.n >= ref::kLayerNormMinRow ? s.row : ref::LayerNormShortRow)(s.n, row.data(), gamma, beta, s.epsilon,
+                                                                    y + r * s.n, &mean, &inv);
     if (mean_out) mean_out[r] = mean;
     if (inv_out) inv_out[r] = inv;
   }
@@ -69,6 +70,7 @@ Status PrepareSkipLn(PrepareContext& ctx) {
   if (!ctx.has_input(2)) return InvalidArgument("gamma is required");
   s.has_beta = ctx.has_input(3);
   s.has_bias = ctx.has_input(4);
+  s.row = SelectLayerNormRow(ctx.isa());
   QRT_ASSIGN_OR_RETURN(s.epsilon, ctx.attrs().GetFloat("epsilon", 1e-12f));
   Dims stat = x.dims;
   stat.back() = 1;

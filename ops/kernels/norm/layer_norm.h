@@ -12,7 +12,14 @@
 
 #include <cstdint>
 
-namespace qrt::ref {
+#include "runtime/cpu_features.h"
+
+namespace qrt {
+
+using LayerNormRowFn = void (*)(int64_t n, const float* x, const float* scale, const float* bias, float epsilon,
+                                float* y, float* mean, float* inv_std_dev);
+
+namespace ref {
 
 inline constexpr int64_t kLayerNormMinRow = 8;
 
@@ -26,4 +33,14 @@ void LayerNormRow(int64_t n, const float* x, const float* scale, const float* bi
 void LayerNormShortRow(int64_t n, const float* x, const float* scale, const float* bias, float epsilon, float* y,
                        float* mean, float* inv_std_dev);
 
-}  // namespace qrt::ref
+}  // namespace ref
+
+namespace avx2 {  // bit-identical to ref::LayerNormRow for every n
+void LayerNormRow(int64_t n, const float* x, const float* scale, const float* bias, float epsilon, float* y,
+                  float* mean, float* inv_std_dev);
+}  // namespace avx2
+
+// The row kernel for rows of kLayerNormMinRow or more.
+LayerNormRowFn SelectLayerNormRow(Isa isa);
+
+}  // namespace qrt

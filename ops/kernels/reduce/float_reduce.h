@@ -11,11 +11,82 @@
 //   elements after the lead: Sequential.
 // - Groups of four (sums only: MLAS's SGEMM against a row of ones): t = ((a+b)+c)+d per
 //   group of four, c = t + c (the first group sets c); then a group of two (a+b) and a single.
+//
+// FloatReduce runs one of these folds for every output of a reduction; Max and Min (any
+// order: they give the same bits in every order but for the first NaN and for ties of -0 and
+// +0, which they resolve as the sequential fold does: the first NaN is returned, a tie keeps
+// the earlier value).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
+#include "runtime/cpu_features.h"
+
+namespace qrt {
+
+enum class ReduceMap : uint8_t { kIdentity, kAbs, kSquare };
+enum class ReduceFold : uint8_t { kAdd, kMul, kMax, kMin };
+enum class ReduceOrder : uint8_t { kSequential, kEigen, kGroupsOfFour };  // kGroupsOfFour: kAdd only
+
+struct FloatReduceSpec {
+  ReduceMap map = ReduceMap::kIdentity;
+  ReduceFold fold = ReduceFold::kAdd;
+  ReduceOrder order = ReduceOrder::kSequential;
+  bool reduced_contiguous = false;  // reduced[j] == j for every j
+};
+
+// y[i] = fold over j of map(x[kept[i] + reduced[j]]), i in [0, outputs), j in [0, count); the
+// Eigen order's lead is that of kept[i] in a 16-byte aligned buffer. count 0 gives the fold's
+// identity (0, 1, -inf, +inf).
+using FloatReduceFn = void (*)(const FloatReduceSpec& spec, int64_t outputs, const int64_t* kept, int64_t count,
+                               const int64_t* reduced, const float* x, float* y);
+
+namespace ref {
+void FloatReduce(const FloatReduceSpec& spec, int64_t outputs, const int64_t* kept, int64_t count,
+                 const int64_t* reduced, const float* x, float* y);
+}  // namespace ref
+namespace avx2 {  // bit-identical to ref::FloatReduce
+void FloatReduce(const FloatReduceSpec& spec, int64_t outputs, const int64_t* kept, int64_t count,
+                 const int64_t* reduced, const float* x, float* y);
+}  // namespace avx2
+
+FloatReduceFn SelectFloatReduce(Isa isa);
+
+inline float ReduceIdentity(ReduceFold fold) {
+  switch (fold) {
+    case ReduceFold::kAdd:
+      return 0.f;
+    case ReduceFold::kMul:
+      return 1.f;
+    case ReduceFold::kMax:
+      return -INFINITY;
+    case ReduceFold::kMin:
+      return INFINITY;
+  }
+  return 0.f;
+}
+
+// Elements before the next 16-byte boundary of a row starting at element `offset` of a
+// 16-byte aligned float buffer (where Eigen's aligned packets begin).
+inline int64_t EigenLead(int64_t offset) { return (4 - offset % 4) % 4; }
+
+}  // namespace qrt
+
 namespace qrt::ref {
+
+// Max / Min as the sequential fold computes them: the first NaN, else the extreme with ties
+// keeping the earlier value.
+template <bool kMax, class At>
+float FoldExtreme(int64_t n, At at) {
+  float acc = kMax ? -INFINITY : INFINITY;
+  for (int64_t j = 0; j < n; ++j) {
+    const float v = at(j);
+    if (std::isnan(v)) return v;
+    if (kMax ? v > acc : v < acc) acc = v;
+  }
+  return acc;
+}
 
 template <class At, class Op>
 float FoldSequential(int64_t n, float identity, At at, Op op) {

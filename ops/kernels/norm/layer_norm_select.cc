@@ -1,0 +1,8 @@
+// The kernel choice for layer_norm.h: once, when a graph is compiled.
+#include "ops/kernels/norm/layer_norm.h"
+
+namespace qrt {
+
+LayerNormRowFn SelectLayerNormRow(Isa isa) { return isa == Isa::kAvx2 ? avx2::LayerNormRow : ref::LayerNormRow; }
+
+}  // namespace qrt
