@@ -225,6 +225,8 @@ extern const OpDef kSliceOp;
 extern const OpDef kSoftmaxOp;
 extern const OpDef kLogSoftmaxOp;
 extern const OpDef kHardmaxOp;
+// tfidf_vectorizer.cc
+extern const OpDef kTfIdfVectorizerOp;
 // tile.cc
 extern const OpDef kTileOp;
 // top_k.cc

@@ -226,6 +226,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kSoftmaxOp,
       &kLogSoftmaxOp,
       &kHardmaxOp,
+      // ops/tfidf_vectorizer.cc
+      &kTfIdfVectorizerOp,
       // ops/tile.cc
       &kTileOp,
       // ops/top_k.cc
