@@ -13,6 +13,7 @@
 
 #include "ops/elementwise.h"
 #include "ops/kernels/common/thread_scratch.h"
+#include "ops/kernels/conv/col2im.h"
 #include "ops/kernels/gemm/sgemm.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
@@ -25,40 +26,10 @@ struct ConvTransposeState {
   int64_t batch = 1, in_channels = 1, out_channels = 1, group = 1;
   Dims in_spatial, out_spatial, kernel, strides, dilations, pads_begin;
   bool has_bias = false;
+  Col2ImGeometry geometry;
   SgemmFn gemm = nullptr;
   int threads = 1;
 };
-
-// Adds col [kd, in positions] into the image of `channels` output planes.
-void Col2Im(const ConvTransposeState& s, int64_t channels, const float* col, float* image) {
-  const size_t r = s.in_spatial.size();
-  const int64_t kernel_size = ElementCount(s.kernel), in_size = ElementCount(s.in_spatial);
-  const int64_t out_size = ElementCount(s.out_spatial);
-  int64_t k_idx[3] = {0, 0, 0}, p_idx[3] = {0, 0, 0};
-  for (int64_t c = 0; c < channels; ++c) {
-    float* plane = image + c * out_size;
-    for (int64_t k = 0; k < kernel_size; ++k) {
-      for (size_t d = r, rest = size_t(k); d-- > 0;)
-        k_idx[d] = int64_t(rest % size_t(s.kernel[d])), rest /= size_t(s.kernel[d]);
-      const float* row = col + (c * kernel_size + k) * in_size;
-      for (size_t d = 0; d < r; ++d) p_idx[d] = 0;
-      for (int64_t p = 0; p < in_size; ++p) {
-        int64_t at = 0;
-        bool inside = true;
-        for (size_t d = 0; d < r; ++d) {
-          const int64_t o = p_idx[d] * s.strides[d] - s.pads_begin[d] + k_idx[d] * s.dilations[d];
-          inside = inside && o >= 0 && o < s.out_spatial[d];
-          at = at * s.out_spatial[d] + o;
-        }
-        if (inside) plane[at] += row[p];
-        for (size_t d = r; d-- > 0;) {
-          if (++p_idx[d] < s.in_spatial[d]) break;
-          p_idx[d] = 0;
-        }
-      }
-    }
-  }
-}
 
 // float32 input, weights and bias (widened copies for the other float types).
 void RunFloat(const ConvTransposeState& s, const float* x, const float* w, const float* b, float* y) {
@@ -88,7 +59,7 @@ void RunFloat(const ConvTransposeState& s, const float* x, const float* w, const
       a.one_row_kernels = false;  // MLAS takes A transposed here
       a.threads = s.threads;
       s.gemm(a);
-      Col2Im(s, cout_g, col, y + (n * s.out_channels + g * cout_g) * out_size);
+      Col2ImByRows(s.geometry, cout_g, col, y + (n * s.out_channels + g * cout_g) * out_size);
     }
   }
   if (b != nullptr) {
@@ -199,6 +170,15 @@ Status PrepareConvTranspose(PrepareContext& ctx) {
   QRT_RETURN_IF_ERROR(CheckedElementCount(out, sizeof(float)).status());
   const int64_t kd = (s.out_channels / s.group) * ElementCount(s.kernel);
   QRT_RETURN_IF_ERROR(CheckedElementCount({kd, ElementCount(s.in_spatial)}, sizeof(float)).status());
+  s.geometry.rank = int(r);
+  for (size_t d = 0; d < r; ++d) {
+    s.geometry.in[d] = s.in_spatial[d];
+    s.geometry.out[d] = s.out_spatial[d];
+    s.geometry.kernel[d] = s.kernel[d];
+    s.geometry.stride[d] = s.strides[d];
+    s.geometry.dilation[d] = s.dilations[d];
+    s.geometry.pad_begin[d] = s.pads_begin[d];
+  }
   s.gemm = SelectSgemmKernel(ctx.isa());
   s.threads = ctx.threads();
   ctx.SetOutput(0, x.dtype, out);
