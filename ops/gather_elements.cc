@@ -1,7 +1,8 @@
 // GatherElements(data, indices, axis): y[i] = data[i with i[axis] replaced by indices[i]],
 // y of the indices' shape. Pure data movement, every dtype; negative indices count from the
 // end; an index out of range is an error, at plan time when known and at run time otherwise.
-#include <cstring>
+#include <cstdint>
+#include <vector>
 
 #include "ops/op_util.h"
 #include "ops/ops.h"
@@ -17,21 +18,30 @@ struct GatherElementsState {
   DataType index_dtype;
 };
 
-template <class I>
-Status GatherTyped(const GatherElementsState& s, const I* idx, const char* x, char* y) {
+// One element type T (by size) and index type I, a row of the innermost axis at a time: the
+// offset of the row is computed once, then each element adds its index along `axis`.
+template <class T, class I>
+Status GatherTyped(const GatherElementsState& s, const I* idx, const T* x, T* y) {
   const size_t rank = s.index_dims.size();
   const int64_t n = ElementCount(s.index_dims);
-  std::vector<int64_t> pos(rank, 0);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t k = int64_t(idx[i]);
-    if (k < -s.axis_len || k >= s.axis_len) {
-      return InvalidArgument("index ", k, " is out of range for an axis of length ", s.axis_len);
+  const int64_t width = s.index_dims.back(), rows = width ? n / width : 0;
+  const bool along_rows = size_t(s.axis) == rank - 1;
+  const int64_t axis_stride = s.data_strides[size_t(s.axis)];
+  std::vector<int64_t> pos(rank, 0);  // the row's position; pos[rank - 1] stays 0
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t base = 0;
+    for (size_t d = 0; d + 1 < rank; ++d) base += (int64_t(d) == s.axis ? 0 : pos[d]) * s.data_strides[d];
+    const I* in = idx + r * width;
+    T* out = y + r * width;
+    for (int64_t j = 0; j < width; ++j) {
+      int64_t k = int64_t(in[j]);
+      if (k < -s.axis_len || k >= s.axis_len) {
+        return InvalidArgument("index ", k, " is out of range for an axis of length ", s.axis_len);
+      }
+      if (k < 0) k += s.axis_len;
+      out[j] = x[base + k * axis_stride + (along_rows ? 0 : j)];
     }
-    if (k < 0) k += s.axis_len;
-    int64_t off = 0;
-    for (size_t d = 0; d < rank; ++d) off += (int64_t(d) == s.axis ? k : pos[d]) * s.data_strides[d];
-    std::memcpy(y + size_t(i) * s.elem_size, x + size_t(off) * s.elem_size, s.elem_size);
-    for (size_t d = rank; d-- > 0;) {
+    for (size_t d = rank - 1; d-- > 0;) {
       if (++pos[d] < s.index_dims[d]) break;
       pos[d] = 0;
     }
@@ -39,11 +49,25 @@ Status GatherTyped(const GatherElementsState& s, const I* idx, const char* x, ch
   return Status::Ok();
 }
 
-Status RunGatherElements(const GatherElementsState& s, const RunArgs& args) {
-  const char* x = static_cast<const char*>(args.input(0)->raw());
-  char* y = static_cast<char*>(args.output(0)->raw());
+template <class T>
+Status GatherOfSize(const GatherElementsState& s, const RunArgs& args) {
+  const T* x = static_cast<const T*>(args.input(0)->raw());
+  T* y = static_cast<T*>(args.output(0)->raw());
   if (s.index_dtype == DataType::kInt32) return GatherTyped(s, args.input(1)->data<int32_t>(), x, y);
   return GatherTyped(s, args.input(1)->data<int64_t>(), x, y);
+}
+
+Status RunGatherElements(const GatherElementsState& s, const RunArgs& args) {
+  switch (s.elem_size) {
+    case 1:
+      return GatherOfSize<uint8_t>(s, args);
+    case 2:
+      return GatherOfSize<uint16_t>(s, args);
+    case 4:
+      return GatherOfSize<uint32_t>(s, args);
+    default:
+      return GatherOfSize<uint64_t>(s, args);
+  }
 }
 
 Status PrepareGatherElements(PrepareContext& ctx) {
@@ -64,6 +88,9 @@ Status PrepareGatherElements(PrepareContext& ctx) {
   }
   GatherElementsState s;
   s.elem_size = DataTypeSize(x.dtype);
+  if (s.elem_size != 1 && s.elem_size != 2 && s.elem_size != 4 && s.elem_size != 8) {
+    return Unsupported("data of ", DataTypeName(x.dtype));
+  }
   s.index_dims = ind.dims;
   s.axis = axis;
   s.axis_len = x.dims[size_t(axis)];
