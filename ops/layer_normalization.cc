@@ -10,9 +10,12 @@
 #include <type_traits>
 
 #include "ops/elementwise.h"
+#include "ops/kernels/common/thread_scratch.h"
 #include "ops/kernels/norm/layer_norm.h"
+#include "ops/layer_norm_quantize_dequantize.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
+#include "ops/quantize_dequantize.h"
 
 namespace qrt {
 namespace {
@@ -23,6 +26,8 @@ struct LayerNormState {
   float epsilon = 1e-5f;
   bool has_bias = false;
   LayerNormRowFn row = ref::LayerNormRow;  // rows of kLayerNormMinRow or more
+  // qrt:LayerNormQuantizeDequantize: the fake quantizations of each input and output row.
+  QuantizeDequantizeF32Fn in_fake_quant = nullptr, out_fake_quant = nullptr;
 };
 
 // EX, EP, ES: the input's, the scale's and the statistics' element types.
@@ -82,7 +87,8 @@ Status RunLayerNorm(const LayerNormState& s, const RunArgs& args) {
   return Status::Ok();
 }
 
-Status PrepareLayerNorm(PrepareContext& ctx) {
+// Checks X, Scale and B and the attributes; fills s and returns the statistics' dims.
+StatusOr<Dims> PrepareLayerNormState(PrepareContext& ctx, LayerNormState& s) {
   const TensorInfo& x = ctx.input(0);
   if (!IsFloatType(x.dtype)) return InvalidArgument("X must be a float type, not ", DataTypeName(x.dtype));
   const int64_t rank = int64_t(x.dims.size());
@@ -91,7 +97,6 @@ Status PrepareLayerNorm(PrepareContext& ctx) {
   QRT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_attr, rank));
   QRT_ASSIGN_OR_RETURN(int64_t stash, ctx.attrs().GetInt("stash_type", 1));
   if (stash != 1) return Unsupported("stash_type ", stash, " (qrt computes float32 statistics)");
-  LayerNormState s;
   s.dtype = x.dtype;
   QRT_ASSIGN_OR_RETURN(s.epsilon, ctx.attrs().GetFloat("epsilon", 1e-5f));
   for (int64_t d = 0; d < rank; ++d) (d < axis ? s.rows : s.n) *= x.dims[size_t(d)];
@@ -112,6 +117,13 @@ Status PrepareLayerNorm(PrepareContext& ctx) {
   if (s.has_bias && ctx.input(2).dtype != s.scale_dtype) return InvalidArgument("Scale and B must share a dtype");
   Dims stat_dims = x.dims;
   for (int64_t d = axis; d < rank; ++d) stat_dims[size_t(d)] = 1;
+  return stat_dims;
+}
+
+Status PrepareLayerNorm(PrepareContext& ctx) {
+  LayerNormState s;
+  QRT_ASSIGN_OR_RETURN(Dims stat_dims, PrepareLayerNormState(ctx, s));
+  const TensorInfo& x = ctx.input(0);
   ctx.SetOutput(0, x.dtype, x.dims);
   if (ctx.num_outputs() > 1) ctx.SetOutput(1, DataType::kFloat32, stat_dims);
   if (ctx.num_outputs() > 2) ctx.SetOutput(2, DataType::kFloat32, stat_dims);
@@ -119,8 +131,55 @@ Status PrepareLayerNorm(PrepareContext& ctx) {
   return Status::Ok();
 }
 
+Status RunLayerNormQdq(const LayerNormState& s, const RunArgs& args) {
+  const float* x = args.input(lnqd::kX)->data<float>();
+  const float* scale = args.input(lnqd::kScale)->data<float>();
+  const float* bias = s.has_bias ? args.input(lnqd::kBias)->data<float>() : nullptr;
+  float* y = args.output(0)->data<float>();
+  const FakeQuantStep out = FakeQuantFromInputs(args, lnqd::kOutScale, s.out_fake_quant);
+  FakeQuantStep in;
+  float* row_in = nullptr;
+  if (s.in_fake_quant != nullptr) {
+    in = FakeQuantFromInputs(args, lnqd::kInScale, s.in_fake_quant);
+    row_in = ThreadScratchFloats(ScratchSlot::kOp1, size_t(s.n));
+  }
+  const LayerNormRowFn row_fn = s.n >= ref::kLayerNormMinRow ? s.row : ref::LayerNormShortRow;
+  for (int64_t r = 0; r < s.rows; ++r) {
+    const float* src = x + r * s.n;
+    if (row_in != nullptr) {
+      in.map(s.n, src, in.scale, in.zero_point, row_in);
+      src = row_in;
+    }
+    float* dst = y + r * s.n;
+    float mean, inv;
+    row_fn(s.n, src, scale, bias, s.epsilon, dst, &mean, &inv);
+    out.map(s.n, dst, out.scale, out.zero_point, dst);
+  }
+  return Status::Ok();
+}
+
+Status PrepareLayerNormQdq(PrepareContext& ctx) {
+  LayerNormState s;
+  QRT_RETURN_IF_ERROR(PrepareLayerNormState(ctx, s).status());
+  if (s.dtype != DataType::kFloat32 || s.scale_dtype != DataType::kFloat32) {
+    return InvalidArgument("X, Scale and B must be float32");
+  }
+  if (ctx.has_input(lnqd::kInScale)) {
+    QRT_ASSIGN_OR_RETURN(s.in_fake_quant, PrepareFakeQuant(ctx, lnqd::kInScale));
+  } else if (ctx.has_input(lnqd::kInZeroPoint)) {
+    return InvalidArgument("an input zero point without an input scale");
+  }
+  if (!ctx.has_input(lnqd::kOutScale)) return InvalidArgument("the output scale is required");
+  QRT_ASSIGN_OR_RETURN(s.out_fake_quant, PrepareFakeQuant(ctx, lnqd::kOutScale));
+  ctx.SetOutput(0, DataType::kFloat32, ctx.input(lnqd::kX).dims);
+  ctx.SetKernel<LayerNormState, RunLayerNormQdq>(std::move(s));
+  return Status::Ok();
+}
+
 }  // namespace
 
 const OpDef kLayerNormalizationOp{"", "LayerNormalization", 2, 3, 1, 3, PrepareLayerNorm};
+const OpDef kLayerNormQuantizeDequantizeOp{
+    "qrt", "LayerNormQuantizeDequantize", lnqd::kOutScale + 1, lnqd::kInputCount, 1, 1, PrepareLayerNormQdq};
 
 }  // namespace qrt

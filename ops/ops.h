@@ -82,6 +82,7 @@ extern const OpDef kGridSampleOp;
 extern const OpDef kInstanceNormalizationOp;
 // layer_normalization.cc
 extern const OpDef kLayerNormalizationOp;
+extern const OpDef kLayerNormQuantizeDequantizeOp;
 // logical.cc
 extern const OpDef kAndOp;
 extern const OpDef kOrOp;

@@ -83,6 +83,7 @@ const std::vector<const OpDef*>& AllOps() {
       &kInstanceNormalizationOp,
       // ops/layer_normalization.cc
       &kLayerNormalizationOp,
+      &kLayerNormQuantizeDequantizeOp,
       // ops/logical.cc
       &kAndOp,
       &kOrOp,

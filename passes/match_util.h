@@ -104,6 +104,42 @@ inline DataType DqDataType(const Graph& g, const DqInfo& d) {
   return g.value(d.data).dtype;
 }
 
+// The dtype of `v` where the graph implies it: its declared dtype, a constant's, a
+// DequantizeLinear's scale's, or, through ops whose output has their first input's dtype
+// (element-wise arithmetic, fake quantization, normalization, reshaping), that input's;
+// kUndefined when none of these reaches a known dtype within a few steps.
+inline DataType ImpliedDtype(const Graph& g, ValueId v) {
+  static const OpDef* const kSameAsFirstInput[] = {&kQuantizeDequantizeOp,
+                                                   &kAddOp,
+                                                   &kSubOp,
+                                                   &kMulOp,
+                                                   &kDivOp,
+                                                   &kReluOp,
+                                                   &kSigmoidOp,
+                                                   &kGeluOp,
+                                                   &kIdentityOp,
+                                                   &kReshapeOp,
+                                                   &kTransposeOp,
+                                                   &kSoftmaxOp,
+                                                   &kLayerNormalizationOp};
+  for (int step = 0; step < 32 && v.valid(); ++step) {
+    if (const Tensor* t = g.ConstantOf(v)) return t->dtype();
+    if (g.value(v).dtype != DataType::kUndefined) return g.value(v).dtype;
+    const NodeId p = g.value(v).producer;
+    if (!p.valid() || g.node(p).dead || g.node(p).inputs.empty()) return DataType::kUndefined;
+    const Node& n = g.node(p);
+    if (n.def == &kDequantizeLinearOp) {
+      const Tensor* scale = n.inputs.size() > 1 ? g.ConstantOf(n.inputs[1]) : nullptr;
+      return scale != nullptr ? scale->dtype() : DataType::kUndefined;
+    }
+    bool same = false;
+    for (const OpDef* op : kSameAsFirstInput) same |= n.def == op;
+    if (!same) return DataType::kUndefined;
+    v = n.inputs[0];
+  }
+  return DataType::kUndefined;
+}
+
 // Convolutions (fuse-conv-fake-quant, link-conv-codes).
 
 // W's dims, when W is a constant or the DequantizeLinear of one.

@@ -23,6 +23,9 @@ StatusOr<int> FuseDqMulQ(Graph& graph, Explanations* explain);
 StatusOr<int> FuseDqAddQ(Graph& graph, Explanations* explain);
 // DQ(Q(x)) with one per-tensor scale and zero point -> qrt:QuantizeDequantize(x): bit-identical.
 StatusOr<int> FuseQDq(Graph& graph, Explanations* explain);
+// [QuantizeDequantize ->] LayerNormalization -> QuantizeDequantize becomes
+// qrt:LayerNormQuantizeDequantize (row by row): bit-identical.
+StatusOr<int> FuseLayerNormFakeQuant(Graph& graph, Explanations* explain);
 // Conv -> QuantizeDequantize, or Conv -> [QuantizeDequantize ->] PRelu -> QuantizeDequantize,
 // becomes qrt:ConvQuantizeDequantize (the steps as the convolution's epilogue): bit-identical.
 StatusOr<int> FuseConvFakeQuant(Graph& graph, Explanations* explain);
