@@ -1,10 +1,13 @@
 // ONNX Runtime's GELU family (domain com.microsoft): Gelu (erf form), BiasGelu (Gelu of
 // X + bias), FastGelu (the tanh form, with an optional bias added first) and QuickGelu
 // (x * sigmoid(alpha * x), alpha 1.702 by default). The bias broadcasts along the last axis.
-// float32 computes in float, the functions by libm: close to ONNX Runtime's MLAS
+// float32 Gelu and BiasGelu are ONNX Runtime's bit for bit: (0.5f * v) * (erf(v * 0.70710677f)
+// + 1.0f) with MLAS's erf (ops/kernels/eltwise/erf.h), v = x + bias for BiasGelu. FastGelu
+// and QuickGelu compute in float with libm's tanh and exp: close to ORT's MLAS
 // approximations, not bit-identical to them (docs/float-order.md).
 #include <cmath>
 
+#include "ops/kernels/eltwise/erf.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
@@ -18,6 +21,7 @@ struct GeluState {
   DataType dtype;
   int64_t bias_len = 0;  // 0: no bias
   float alpha = 1.702f;
+  FloatMapFn gelu_erf = nullptr;  // float32 Gelu / BiasGelu
 };
 
 template <class T>
@@ -47,6 +51,18 @@ void GeluTyped(const GeluState& s, const RunArgs& args) {
 }
 
 Status RunGelu(const GeluState& s, const RunArgs& args) {
+  if (s.gelu_erf != nullptr) {
+    const float* x = args.input(0)->data<float>();
+    float* y = args.output(0)->data<float>();
+    const int64_t n = args.input(0)->numel();
+    if (s.bias_len) {
+      const float* b = args.input(1)->data<float>();
+      for (int64_t i = 0; i < n; ++i) y[i] = x[i] + b[i % s.bias_len];
+      x = y;
+    }
+    s.gelu_erf(n, x, y);
+    return Status::Ok();
+  }
   if (s.dtype == DataType::kFloat64) {
     GeluTyped<double>(s, args);
   } else {
@@ -75,6 +91,9 @@ Status PrepareGelu(PrepareContext& ctx) {
     s.bias_len = b.dims[0];
   } else if (kKind == Gelu::kBias) {
     return InvalidArgument("BiasGelu needs its bias");
+  }
+  if ((kKind == Gelu::kErf || kKind == Gelu::kBias) && x.dtype == DataType::kFloat32) {
+    s.gelu_erf = SelectGeluErf(ctx.isa());
   }
   ctx.SetOutput(0, x.dtype, x.dims);
   ctx.SetKernel<GeluState, RunGelu>(std::move(s));

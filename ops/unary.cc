@@ -5,15 +5,17 @@
 //
 // float32 and float64 compute in their own type; float16 and bfloat16 compute in float32
 // and round once. Each function below is the reference: one libm call or the expression the
-// ONNX definition (or function body) writes, in its order. Float Sigmoid and Tanh are ONNX
-// Runtime's rational approximations (ops/kernels/eltwise/sigmoid_tanh.h), so that QDQ
-// graphs round as in the reference system. The op is a template argument of the run
+// ONNX definition (or function body) writes, in its order. float32 Sigmoid and Tanh are ONNX
+// Runtime's rational approximations (ops/kernels/eltwise/sigmoid_tanh.h), Erf and Gelu's erf
+// form its MLAS erf (ops/kernels/eltwise/erf.h), so that QDQ graphs round as in the
+// reference system. The op is a template argument of the run
 // loop: no per-element dispatch.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
+#include "ops/kernels/eltwise/erf.h"
 #include "ops/kernels/eltwise/sigmoid_tanh.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
@@ -73,7 +75,8 @@ struct UnaryState {
   double alpha = 0, beta = 0;  // each op's attributes (LeakyRelu alpha, Selu alpha/gamma, ...)
   double lo = 0, hi = 0;       // Clip bounds, in the element type's range
   bool tanh_gelu = false;      // Gelu approximate="tanh"
-  FloatMapFn map = nullptr;    // float32 Sigmoid / Tanh: ORT's approximation (sigmoid_tanh.h)
+  FloatMapFn map = nullptr;    // float32 Sigmoid / Tanh / Erf / Gelu: ORT's approximations
+                               // (sigmoid_tanh.h, erf.h)
 };
 
 template <class T>
@@ -356,6 +359,8 @@ Status PrepareUnary(PrepareContext& ctx) {
   QRT_RETURN_IF_ERROR(ReadAttributes<kOp>(ctx, s));
   if (s.dtype == DataType::kFloat32 && kOp == UnaryOp::kSigmoid) s.map = SelectSigmoid(ctx.isa());
   if (s.dtype == DataType::kFloat32 && kOp == UnaryOp::kTanh) s.map = SelectTanh(ctx.isa());
+  if (s.dtype == DataType::kFloat32 && kOp == UnaryOp::kErf) s.map = SelectErf(ctx.isa());
+  if (s.dtype == DataType::kFloat32 && kOp == UnaryOp::kGelu && !s.tanh_gelu) s.map = SelectGeluErf(ctx.isa());
   ctx.SetOutput(0, x.dtype, x.dims);
   ctx.SetKernel<UnaryState, RunUnary<kOp>>(std::move(s));
   return Status::Ok();
