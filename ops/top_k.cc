@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ops/elementwise.h"
+#include "ops/kernels/select/better_than.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
@@ -19,6 +20,7 @@ struct TopKState {
   DataType dtype;
   int64_t outer = 1, n = 1, inner = 1, k = 0;
   bool largest = true;
+  BetterThanFn better_than = ref::BetterThan;  // float32 rows along a contiguous axis
 };
 
 template <class C>
@@ -34,8 +36,50 @@ bool Before(C a, int64_t ia, C b, int64_t ib, bool largest) {
   return ia < ib;
 }
 
+// One float32 row of n contiguous values: only the candidates that beat the K-th best found
+// so far are kept (better_than.h) and sorted. Every skipped element has K elements before it
+// in TopK's order, so the result is the full sort's.
+void TopKRowFloat32(const TopKState& s, const float* row, float* values, int64_t* indices, std::vector<int64_t>& cand) {
+  const int64_t n = s.n, k = s.k;
+  auto before = [&](int64_t a, int64_t b) { return Before(row[a], a, row[b], b, s.largest); };
+  cand.resize(size_t(n));
+  std::iota(cand.begin(), cand.begin() + k, int64_t(0));
+  int64_t size = k;
+  auto keep_best_k = [&] {  // cand[k - 1] becomes the K-th best; the rest are dropped
+    std::nth_element(cand.begin(), cand.begin() + (k - 1), cand.begin() + size, before);
+    size = k;
+  };
+  keep_best_k();
+  constexpr int64_t kBlock = 256;
+  for (int64_t i = k; i < n;) {
+    const int64_t end = std::min(n, i + kBlock);
+    const float t = row[cand[size_t(k - 1)]];
+    if (std::isnan(t) && !s.largest) {  // NaN is the worst for the smallest: everything beats it
+      for (int64_t j = i; j < end; ++j) cand[size_t(size++)] = j;
+    } else {
+      size += s.better_than(row, i, end, t, s.largest, cand.data() + size);
+    }
+    i = end;
+    if (size > 2 * k + kBlock || i == n) keep_best_k();
+  }
+  std::sort(cand.begin(), cand.begin() + k, before);
+  for (int64_t i = 0; i < k; ++i) {
+    values[i] = row[cand[size_t(i)]];
+    if (indices) indices[i] = cand[size_t(i)];
+  }
+}
+
 Status RunTopK(const TopKState& s, const RunArgs& args) {
   int64_t* indices = args.output(1) ? args.output(1)->data<int64_t>() : nullptr;
+  if (s.dtype == DataType::kFloat32 && s.inner == 1 && s.k > 0 && s.n >= 4 * s.k + 64) {
+    std::vector<int64_t> cand;
+    const float* x = args.input(0)->data<float>();
+    float* values = args.output(0)->data<float>();
+    for (int64_t o = 0; o < s.outer; ++o) {
+      TopKRowFloat32(s, x + o * s.n, values + o * s.k, indices ? indices + o * s.k : nullptr, cand);
+    }
+    return Status::Ok();
+  }
   DispatchElem(s.dtype, [&](auto tag) {
     using E = Elem<decltype(tag)>;
     using S = typename E::Stored;
@@ -85,6 +129,7 @@ Status PrepareTopK(PrepareContext& ctx) {
   QRT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_attr, rank));
   QRT_ASSIGN_OR_RETURN(int64_t largest, ctx.attrs().GetInt("largest", 1));
   s.largest = largest != 0;
+  s.better_than = SelectBetterThan(ctx.isa());
   Dims out = x.dims;
   for (int64_t d = 0; d < rank; ++d) {
     const int64_t v = x.dims[size_t(d)];

@@ -2,8 +2,11 @@
 // indices, ties, NaN, reductions, out-of-range indices (data: a run-time error, known: plan time).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include "tests/ops/single_node.h"
@@ -98,6 +101,60 @@ TEST(TopK, TiesKeepInputOrderAndNanRanksFirst) {
   EXPECT_EQ(Values<float>((*low)[0]), (std::vector<float>{1, 2}));
   EXPECT_EQ(Values<int64_t>((*low)[1]), (std::vector<int64_t>{1, 4}));
   EXPECT_FALSE(RunSingleNode("TopK", 11, {Data(x), Known(I64({6}))}, {}, 2).ok());
+}
+
+// Long float32 rows take the candidate filter (ops/kernels/select/better_than.h): the same K
+// as a stable sort by TopK's order, on ties, NaN, signed zeros, ascending and descending rows,
+// at both tiers.
+TEST(TopK, LongRowsEqualAStableSort) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::mt19937 rng(20261202);
+  for (int pattern = 0; pattern < 4; ++pattern) {
+    const int64_t rows = 3, n = 1500;
+    std::vector<float> x(static_cast<size_t>(rows * n));
+    for (size_t i = 0; i < x.size(); ++i) {
+      const int64_t j = int64_t(i) % n;
+      x[i] = pattern == 0   ? float(int(rng() % 40) - 20)  // many ties
+             : pattern == 1 ? float(j)                     // ascending: the threshold keeps moving
+             : pattern == 2 ? float(n - j)                 // descending
+                            : (rng() % 97 == 0 ? nan : (rng() % 2 ? 0.f : -0.f));  // NaN and signed zeros
+    }
+    for (bool largest : {true, false}) {
+      for (int64_t k : {1, 7, 100, 359}) {
+        std::vector<float> want_v;
+        std::vector<int64_t> want_i;
+        for (int64_t r = 0; r < rows; ++r) {
+          std::vector<int64_t> order(static_cast<size_t>(n));
+          for (int64_t j = 0; j < n; ++j) order[size_t(j)] = j;
+          const float* row = x.data() + r * n;
+          std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+            const float va = row[a], vb = row[b];
+            if (std::isnan(va) || std::isnan(vb))
+              return largest ? (std::isnan(va) && !std::isnan(vb)) : (!std::isnan(va) && std::isnan(vb));
+            return largest ? va > vb : va < vb;
+          });
+          for (int64_t j = 0; j < k; ++j) {
+            want_v.push_back(row[order[size_t(j)]]);
+            want_i.push_back(order[size_t(j)]);
+          }
+        }
+        Attributes a;
+        a.Set("largest", int64_t(largest));
+        for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+          auto top =
+              RunSingleNode("TopK", 11, {Data(Tensor::FromVector<float>(x, {rows, n})), Known(I64({k}))}, a, 2, isa);
+          ASSERT_TRUE(top.ok()) << top.status().message();
+          EXPECT_EQ(Values<int64_t>((*top)[1]), want_i)
+              << "pattern " << pattern << " k " << k << " largest " << largest;
+          const std::vector<float> got_v = Values<float>((*top)[0]);
+          ASSERT_EQ(got_v.size(), want_v.size());
+          for (size_t j = 0; j < got_v.size(); ++j) {
+            EXPECT_TRUE(std::memcmp(&got_v[j], &want_v[j], 4) == 0) << "pattern " << pattern << " value " << j;
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST(ArgMax, FirstOrLastIndexAndKeepdims) {

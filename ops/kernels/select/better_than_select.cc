@@ -1,0 +1,8 @@
+// The kernel choice for better_than.h: once, when a graph is compiled.
+#include "ops/kernels/select/better_than.h"
+
+namespace qrt {
+
+BetterThanFn SelectBetterThan(Isa isa) { return isa == Isa::kAvx2 ? avx2::BetterThan : ref::BetterThan; }
+
+}  // namespace qrt
