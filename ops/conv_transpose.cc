@@ -11,12 +11,14 @@
 #include <cstring>
 #include <vector>
 
+#include "ops/conv_transpose_quantize_dequantize.h"
 #include "ops/elementwise.h"
 #include "ops/kernels/common/thread_scratch.h"
 #include "ops/kernels/conv/col2im.h"
 #include "ops/kernels/gemm/sgemm.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
+#include "ops/quantize_dequantize.h"
 
 namespace qrt {
 namespace {
@@ -29,10 +31,12 @@ struct ConvTransposeState {
   Col2ImGeometry geometry;
   SgemmFn gemm = nullptr;
   int threads = 1;
+  QuantizeDequantizeF32Fn fake_quant = nullptr;  // qrt:ConvTransposeQuantizeDequantize
 };
 
 // float32 input, weights and bias (widened copies for the other float types).
-void RunFloat(const ConvTransposeState& s, const float* x, const float* w, const float* b, float* y) {
+void RunFloat(const ConvTransposeState& s, const float* x, const float* w, const float* b, float* y,
+              const FakeQuantStep* fake_quant = nullptr) {
   const int64_t cin_g = s.in_channels / s.group, cout_g = s.out_channels / s.group;
   const int64_t kernel_size = ElementCount(s.kernel), in_size = ElementCount(s.in_spatial);
   const int64_t out_size = ElementCount(s.out_spatial), kd = cout_g * kernel_size;
@@ -62,12 +66,14 @@ void RunFloat(const ConvTransposeState& s, const float* x, const float* w, const
       Col2ImByRows(s.geometry, cout_g, col, y + (n * s.out_channels + g * cout_g) * out_size);
     }
   }
-  if (b != nullptr) {
-    for (int64_t n = 0; n < s.batch; ++n) {
-      for (int64_t c = 0; c < s.out_channels; ++c) {
-        float* plane = y + (n * s.out_channels + c) * out_size;
+  if (b == nullptr && fake_quant == nullptr) return;
+  for (int64_t n = 0; n < s.batch; ++n) {
+    for (int64_t c = 0; c < s.out_channels; ++c) {
+      float* plane = y + (n * s.out_channels + c) * out_size;
+      if (b != nullptr) {
         for (int64_t i = 0; i < out_size; ++i) plane[i] = plane[i] + b[c];
       }
+      if (fake_quant != nullptr) fake_quant->map(out_size, plane, fake_quant->scale, fake_quant->zero_point, plane);
     }
   }
 }
@@ -95,7 +101,8 @@ StatusOr<std::vector<int64_t>> IntsOr(const PrepareContext& ctx, const char* nam
   return v;
 }
 
-Status PrepareConvTranspose(PrepareContext& ctx) {
+// Checks the inputs and attributes and fills s; returns the output dims.
+StatusOr<Dims> PrepareConvTransposeState(PrepareContext& ctx, ConvTransposeState& s) {
   const TensorInfo& x = ctx.input(0);
   const TensorInfo& w = ctx.input(1);
   if (!IsFloatType(x.dtype)) return InvalidArgument("X must be a float type, not ", DataTypeName(x.dtype));
@@ -104,7 +111,6 @@ Status PrepareConvTranspose(PrepareContext& ctx) {
   if (rank < 3 || rank > 5) return Unsupported("ConvTranspose on rank ", rank, " (qrt has 1-D to 3-D)");
   if (w.dims.size() != rank) return InvalidArgument("W ", DimsToString(w.dims), " and X differ in rank");
   const size_t r = rank - 2;
-  ConvTransposeState s;
   s.dtype = x.dtype;
   s.batch = x.dims[0];
   s.in_channels = x.dims[1];
@@ -181,13 +187,40 @@ Status PrepareConvTranspose(PrepareContext& ctx) {
   }
   s.gemm = SelectSgemmKernel(ctx.isa());
   s.threads = ctx.threads();
-  ctx.SetOutput(0, x.dtype, out);
+  return out;
+}
+
+Status PrepareConvTranspose(PrepareContext& ctx) {
+  ConvTransposeState s;
+  QRT_ASSIGN_OR_RETURN(Dims out, PrepareConvTransposeState(ctx, s));
+  ctx.SetOutput(0, s.dtype, out);
   ctx.SetKernel<ConvTransposeState, RunConvTranspose>(std::move(s));
+  return Status::Ok();
+}
+
+Status RunConvTransposeQdq(const ConvTransposeState& s, const RunArgs& args) {
+  const FakeQuantStep fake_quant = FakeQuantFromInputs(args, ctqd::kScale, s.fake_quant);
+  const Tensor* b = s.has_bias ? args.input(ctqd::kB) : nullptr;
+  RunFloat(s, args.input(ctqd::kX)->data<float>(), args.input(ctqd::kW)->data<float>(), b ? b->data<float>() : nullptr,
+           args.output(0)->data<float>(), &fake_quant);
+  return Status::Ok();
+}
+
+Status PrepareConvTransposeQdq(PrepareContext& ctx) {
+  ConvTransposeState s;
+  QRT_ASSIGN_OR_RETURN(Dims out, PrepareConvTransposeState(ctx, s));
+  if (s.dtype != DataType::kFloat32) return InvalidArgument("X and W must be float32");
+  if (!ctx.has_input(ctqd::kScale)) return InvalidArgument("the output scale is required");
+  QRT_ASSIGN_OR_RETURN(s.fake_quant, PrepareFakeQuant(ctx, ctqd::kScale));
+  ctx.SetOutput(0, s.dtype, out);
+  ctx.SetKernel<ConvTransposeState, RunConvTransposeQdq>(std::move(s));
   return Status::Ok();
 }
 
 }  // namespace
 
 const OpDef kConvTransposeOp{"", "ConvTranspose", 2, 3, 1, 1, PrepareConvTranspose};
+const OpDef kConvTransposeQuantizeDequantizeOp{
+    "qrt", "ConvTransposeQuantizeDequantize", ctqd::kScale + 1, ctqd::kInputCount, 1, 1, PrepareConvTransposeQdq};
 
 }  // namespace qrt

@@ -43,6 +43,7 @@ extern const OpDef kQLinearConvOp;
 extern const OpDef kQrtQLinearConvOp;
 // conv_transpose.cc
 extern const OpDef kConvTransposeOp;
+extern const OpDef kConvTransposeQuantizeDequantizeOp;
 // cum_sum.cc
 extern const OpDef kCumSumOp;
 // depth_to_space.cc

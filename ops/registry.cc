@@ -44,6 +44,7 @@ const std::vector<const OpDef*>& AllOps() {
       &kQrtQLinearConvOp,
       // ops/conv_transpose.cc
       &kConvTransposeOp,
+      &kConvTransposeQuantizeDequantizeOp,
       // ops/cum_sum.cc
       &kCumSumOp,
       // ops/depth_to_space.cc

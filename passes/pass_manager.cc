@@ -21,9 +21,10 @@ const std::vector<Pass>& AllPasses() {
       {"fuse-dq-add-q", FuseDqAddQ, true},
       // After the fusions above, which match the DQs it replaces.
       {"fuse-q-dq", FuseQDq, true},
-      {"fuse-layernorm-fake-quant", FuseLayerNormFakeQuant, true},  // after fuse-q-dq, whose ops it takes
-      {"fuse-conv-fake-quant", FuseConvFakeQuant, true},            // after fuse-q-dq, whose ops it takes
-      {"link-conv-codes", LinkConvCodes, true},                     // after fuse-conv-fake-quant, whose ops it takes
+      {"fuse-layernorm-fake-quant", FuseLayerNormFakeQuant, true},          // after fuse-q-dq, whose ops it takes
+      {"fuse-convtranspose-fake-quant", FuseConvTransposeFakeQuant, true},  // the same
+      {"fuse-conv-fake-quant", FuseConvFakeQuant, true},                    // after fuse-q-dq, whose ops it takes
+      {"link-conv-codes", LinkConvCodes, true},  // after fuse-conv-fake-quant, whose ops it takes
       // After the fusions, which match ONNX Conv and NCHW chains.
       {"eliminate-dead-nodes", EliminateDeadNodes, true},
   };

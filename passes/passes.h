@@ -26,6 +26,9 @@ StatusOr<int> FuseQDq(Graph& graph, Explanations* explain);
 // [QuantizeDequantize ->] LayerNormalization -> QuantizeDequantize becomes
 // qrt:LayerNormQuantizeDequantize (row by row): bit-identical.
 StatusOr<int> FuseLayerNormFakeQuant(Graph& graph, Explanations* explain);
+// ConvTranspose -> QuantizeDequantize becomes qrt:ConvTransposeQuantizeDequantize (the fake
+// quantization on each plane after its bias): bit-identical.
+StatusOr<int> FuseConvTransposeFakeQuant(Graph& graph, Explanations* explain);
 // Conv -> QuantizeDequantize, or Conv -> [QuantizeDequantize ->] PRelu -> QuantizeDequantize,
 // becomes qrt:ConvQuantizeDequantize (the steps as the convolution's epilogue): bit-identical.
 StatusOr<int> FuseConvFakeQuant(Graph& graph, Explanations* explain);
