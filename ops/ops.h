@@ -183,6 +183,7 @@ extern const OpDef kReduceL2Op;
 extern const OpDef kReduceSumSquareOp;
 extern const OpDef kReduceLogSumOp;
 extern const OpDef kReduceLogSumExpOp;
+extern const OpDef kReduceMeanQuantizeDequantizeOp;
 // resize.cc
 extern const OpDef kResizeOp;
 // reverse_sequence.cc

@@ -17,9 +17,12 @@
 #include <vector>
 
 #include "ops/elementwise.h"
+#include "ops/kernels/common/thread_scratch.h"
 #include "ops/kernels/reduce/float_reduce.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
+#include "ops/quantize_dequantize.h"
+#include "ops/reduce_mean_quantize_dequantize.h"
 
 namespace qrt {
 namespace {
@@ -37,6 +40,8 @@ struct ReduceState {
   FloatOrder order = FloatOrder::kSequential;
   FloatReduceSpec spec;  // float32
   FloatReduceFn float_reduce = ref::FloatReduce;
+  // qrt:ReduceMeanQuantizeDequantize: the input's and (optional) the output's fake quantization.
+  QuantizeDequantizeF32Fn in_fake_quant = nullptr, out_fake_quant = nullptr;
 };
 
 // ONNX Runtime's reduction shapes: after dropping dims of size 1 and merging neighbours of
@@ -254,8 +259,9 @@ constexpr int64_t AxesInputSince() {
   return kOp == Reduce::kSum ? 13 : 18;
 }
 
+// Checks the input, axes and attributes; fills s and returns the output dims.
 template <Reduce kOp>
-Status PrepareReduce(PrepareContext& ctx) {
+StatusOr<Dims> PrepareReduceState(PrepareContext& ctx, ReduceState& s) {
   const TensorInfo& x = ctx.input(0);
   const bool bool_ok = kOp == Reduce::kMax || kOp == Reduce::kMin;
   if (x.dtype == DataType::kUndefined || (x.dtype == DataType::kBool && !bool_ok)) {
@@ -300,7 +306,6 @@ Status PrepareReduce(PrepareContext& ctx) {
       out.push_back(x.dims[d]);
     }
   }
-  ReduceState s;
   s.dtype = x.dtype;
   std::vector<int64_t> strides(size_t(rank), 1);
   for (size_t d = size_t(rank); d-- > 1;) strides[d - 1] = strides[d] * x.dims[d];
@@ -309,8 +314,58 @@ Status PrepareReduce(PrepareContext& ctx) {
   s.order = OrderFor<kOp>(ClassifyShape(x.dims, reduce));
   s.spec = SpecFor<kOp>(s.order, s.reduced);
   s.float_reduce = SelectFloatReduce(ctx.isa());
-  ctx.SetOutput(0, x.dtype, out);
+  return out;
+}
+
+template <Reduce kOp>
+Status PrepareReduce(PrepareContext& ctx) {
+  ReduceState s;
+  QRT_ASSIGN_OR_RETURN(Dims out, PrepareReduceState<kOp>(ctx, s));
+  ctx.SetOutput(0, s.dtype, out);
   ctx.SetKernel<ReduceState, RunReduce<kOp>>(std::move(s));
+  return Status::Ok();
+}
+
+Status RunReduceMeanQdq(const ReduceState& s, const RunArgs& args) {
+  const float* x = args.input(rmqd::kX)->data<float>();
+  float* y = args.output(0)->data<float>();
+  const FakeQuantStep in = FakeQuantFromInputs(args, rmqd::kInScale, s.in_fake_quant);
+  const int64_t n = int64_t(s.reduced.size()), outputs = int64_t(s.kept.size());
+  if (s.spec.reduced_contiguous) {
+    // Each run fake-quantized into a buffer at the run's own 16-byte phase, so that Eigen's
+    // order (which depends on it) is the same as on the whole tensor.
+    float* run = ThreadScratchFloats(ScratchSlot::kOp1, size_t(n + 4));
+    for (int64_t i = 0; i < outputs; ++i) {
+      const int64_t phase = s.kept[size_t(i)] % 4;
+      in.map(n, x + s.kept[size_t(i)], in.scale, in.zero_point, run + phase);
+      s.float_reduce(s.spec, 1, &phase, n, s.reduced.data(), run, y + i);
+    }
+  } else {
+    const int64_t total = args.input(rmqd::kX)->numel();
+    float* all = ThreadScratchFloats(ScratchSlot::kOp1, size_t(total));
+    in.map(total, x, in.scale, in.zero_point, all);
+    s.float_reduce(s.spec, outputs, s.kept.data(), n, s.reduced.data(), all, y);
+  }
+  for (int64_t i = 0; i < outputs; ++i) y[i] = y[i] / float(n);
+  if (s.out_fake_quant != nullptr) {
+    const FakeQuantStep out = FakeQuantFromInputs(args, rmqd::kOutScale, s.out_fake_quant);
+    out.map(outputs, y, out.scale, out.zero_point, y);
+  }
+  return Status::Ok();
+}
+
+Status PrepareReduceMeanQdq(PrepareContext& ctx) {
+  if (ctx.opset() >= AxesInputSince<Reduce::kMean>())
+    return Internal("qrt:ReduceMeanQuantizeDequantize takes axes as an attribute");
+  ReduceState s;
+  QRT_ASSIGN_OR_RETURN(Dims out, PrepareReduceState<Reduce::kMean>(ctx, s));
+  if (s.dtype != DataType::kFloat32) return InvalidArgument("X must be float32");
+  QRT_ASSIGN_OR_RETURN(s.in_fake_quant, PrepareFakeQuant(ctx, rmqd::kInScale));
+  if (ctx.has_input(rmqd::kOutScale)) {
+    QRT_ASSIGN_OR_RETURN(s.out_fake_quant, PrepareFakeQuant(ctx, rmqd::kOutScale));
+  }
+  ctx.SetOutput(0, DataType::kFloat32, out);
+  ctx.SetKernel<ReduceState, RunReduceMeanQdq>(std::move(s));
   return Status::Ok();
 }
 
@@ -326,5 +381,7 @@ const OpDef kReduceL2Op{"", "ReduceL2", 1, 2, 1, 1, PrepareReduce<Reduce::kL2>};
 const OpDef kReduceSumSquareOp{"", "ReduceSumSquare", 1, 2, 1, 1, PrepareReduce<Reduce::kSumSquare>};
 const OpDef kReduceLogSumOp{"", "ReduceLogSum", 1, 2, 1, 1, PrepareReduce<Reduce::kLogSum>};
 const OpDef kReduceLogSumExpOp{"", "ReduceLogSumExp", 1, 2, 1, 1, PrepareReduce<Reduce::kLogSumExp>};
+const OpDef kReduceMeanQuantizeDequantizeOp{
+    "qrt", "ReduceMeanQuantizeDequantize", rmqd::kInZeroPoint, rmqd::kInputCount, 1, 1, PrepareReduceMeanQdq};
 
 }  // namespace qrt

@@ -184,6 +184,7 @@ const std::vector<const OpDef*>& AllOps() {
       &kReduceSumSquareOp,
       &kReduceLogSumOp,
       &kReduceLogSumExpOp,
+      &kReduceMeanQuantizeDequantizeOp,
       // ops/resize.cc
       &kResizeOp,
       // ops/reverse_sequence.cc

@@ -29,6 +29,9 @@ StatusOr<int> FuseLayerNormFakeQuant(Graph& graph, Explanations* explain);
 // ConvTranspose -> QuantizeDequantize becomes qrt:ConvTransposeQuantizeDequantize (the fake
 // quantization on each plane after its bias): bit-identical.
 StatusOr<int> FuseConvTransposeFakeQuant(Graph& graph, Explanations* explain);
+// QuantizeDequantize -> ReduceMean [-> QuantizeDequantize] becomes
+// qrt:ReduceMeanQuantizeDequantize (each run fake-quantized as it is reduced): bit-identical.
+StatusOr<int> FuseReduceMeanFakeQuant(Graph& graph, Explanations* explain);
 // Conv -> QuantizeDequantize, or Conv -> [QuantizeDequantize ->] PRelu -> QuantizeDequantize,
 // becomes qrt:ConvQuantizeDequantize (the steps as the convolution's epilogue): bit-identical.
 StatusOr<int> FuseConvFakeQuant(Graph& graph, Explanations* explain);

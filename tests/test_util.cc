@@ -176,9 +176,10 @@ std::string CompareFusedToUnfused(const std::function<Graph()>& load, const std:
   return "";
 }
 
-std::pair<int, std::map<std::string, int>> DefaultPassOutcome(Graph graph, const std::string& pass) {
+std::pair<int, std::map<std::string, int>> DefaultPassOutcome(Graph graph, const std::string& pass,
+                                                              const std::string& passes) {
   PassStats stats;
-  const Status st = RunPasses(graph, "default", true, &stats);
+  const Status st = RunPasses(graph, passes, true, &stats);
   EXPECT_TRUE(st.ok()) << st.message();
   std::map<std::string, int> ops;
   for (uint32_t i = 0; i < graph.num_nodes(); ++i) {

@@ -51,9 +51,10 @@ std::string CompareBits(const Tensor& got, const Tensor& want);
 std::string CompareFusedToUnfused(const std::function<Graph()>& load, const std::vector<Tensor>& inputs,
                                   const std::vector<std::string>& passes, int threads = 1);
 
-// Runs the default passes on `graph` (failing the test on error): the rewrites `pass` made,
-// and the live nodes counted by op type.
-std::pair<int, std::map<std::string, int>> DefaultPassOutcome(Graph graph, const std::string& pass);
+// Runs `passes` (the default ones unless given) on `graph` (failing the test on error): the
+// rewrites `pass` made, and the live nodes counted by op type.
+std::pair<int, std::map<std::string, int>> DefaultPassOutcome(Graph graph, const std::string& pass,
+                                                              const std::string& passes = "default");
 
 // True if `text` contains `part`.
 bool Contains(const std::string& text, const std::string& part);
