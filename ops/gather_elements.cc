@@ -2,8 +2,10 @@
 // y of the indices' shape. Pure data movement, every dtype; negative indices count from the
 // end; an index out of range is an error, at plan time when known and at run time otherwise.
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
+#include "ops/kernels/gather/gather_elements_row.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
@@ -16,6 +18,7 @@ struct GatherElementsState {
   std::vector<int64_t> data_strides;  // of data, in elements
   int64_t axis = 0, axis_len = 0;
   DataType index_dtype;
+  GatherRow32Fn row32 = nullptr;  // 4-byte elements, int64 indices, data below 2^31 elements
 };
 
 // One element type T (by size) and index type I, a row of the innermost axis at a time: the
@@ -33,6 +36,17 @@ Status GatherTyped(const GatherElementsState& s, const I* idx, const T* x, T* y)
     for (size_t d = 0; d + 1 < rank; ++d) base += (int64_t(d) == s.axis ? 0 : pos[d]) * s.data_strides[d];
     const I* in = idx + r * width;
     T* out = y + r * width;
+    if constexpr (std::is_same_v<T, uint32_t> && std::is_same_v<I, int64_t>) {
+      if (s.row32 != nullptr) {
+        const int64_t bad = s.row32(x, base, axis_stride, along_rows ? 0 : 1, s.axis_len, in, width, out);
+        if (bad >= 0) return InvalidArgument("index ", in[bad], " is out of range for an axis of length ", s.axis_len);
+        for (size_t d = rank - 1; d-- > 0;) {
+          if (++pos[d] < s.index_dims[d]) break;
+          pos[d] = 0;
+        }
+        continue;
+      }
+    }
     for (int64_t j = 0; j < width; ++j) {
       int64_t k = int64_t(in[j]);
       if (k < -s.axis_len || k >= s.axis_len) {
@@ -95,6 +109,9 @@ Status PrepareGatherElements(PrepareContext& ctx) {
   s.axis = axis;
   s.axis_len = x.dims[size_t(axis)];
   s.index_dtype = ind.dtype;
+  if (s.elem_size == 4 && ind.dtype == DataType::kInt64 && ElementCount(x.dims) < (int64_t(1) << 31)) {
+    s.row32 = SelectGatherRow32(ctx.isa());
+  }
   s.data_strides.assign(size_t(rank), 1);
   for (size_t d = size_t(rank); d-- > 1;) s.data_strides[d - 1] = s.data_strides[d] * x.dims[d];
   ctx.SetOutput(0, x.dtype, ind.dims);
