@@ -26,8 +26,8 @@ void Col2ImByRows(const Col2ImGeometry& geo, int64_t channels, const float* col,
   for (int64_t c = 0; c < channels; ++c) {
     float* plane = image + c * out_size;
     for (int64_t k = 0; k < kernel_size; ++k) {
-      int64_t k_idx[3] = {0, 0, 0}, rest = k;
-      for (int d = r; d-- > 0;) k_idx[d] = rest % geo.kernel[d], rest /= geo.kernel[d];
+      int64_t k_idx[3] = {0, 0, 0};
+      KernelIndex(geo, k, k_idx);
       const int64_t offset_w = k_idx[last] * geo.dilation[last] - geo.pad_begin[last];
       int64_t lo, hi;
       InsideRange(in_w, out_w, stride_w, offset_w, &lo, &hi);

@@ -15,6 +15,11 @@ struct Col2ImGeometry {
   int64_t stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1}, pad_begin[3] = {0, 0, 0};
 };
 
+// Kernel offset k (row-major over geo.kernel) as one index per spatial dim.
+inline void KernelIndex(const Col2ImGeometry& geo, int64_t k, int64_t* k_idx) {
+  for (int d = geo.rank; d-- > 0;) k_idx[d] = k % geo.kernel[d], k /= geo.kernel[d];
+}
+
 using Col2ImFn = void (*)(const Col2ImGeometry& geo, int64_t channels, const float* col, float* image);
 
 namespace ref {

@@ -11,8 +11,7 @@ void Col2Im(const Col2ImGeometry& geo, int64_t channels, const float* col, float
   for (int64_t c = 0; c < channels; ++c) {
     float* plane = image + c * out_size;
     for (int64_t k = 0; k < kernel_size; ++k) {
-      int64_t rest = k;
-      for (int d = r; d-- > 0;) k_idx[d] = rest % geo.kernel[d], rest /= geo.kernel[d];
+      KernelIndex(geo, k, k_idx);
       const float* row = col + (c * kernel_size + k) * in_size;
       for (int d = 0; d < r; ++d) p_idx[d] = 0;
       for (int64_t p = 0; p < in_size; ++p) {

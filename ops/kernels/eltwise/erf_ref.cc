@@ -1,24 +1,16 @@
 // Reference Erf and GELU (erf.h), one element at a time; every fused step is std::fma.
 #include <cmath>
-#include <cstring>
 
 #include "ops/kernels/eltwise/erf.h"
+#include "runtime/half.h"
 
 namespace qrt::ref {
 namespace {
 
 using namespace mlas_erf;
 
-inline float F(uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-inline uint32_t B(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
+inline float F(uint32_t bits) { return BitsToFloat(bits); }
+inline uint32_t B(float f) { return FloatBits(f); }
 
 }  // namespace
 

@@ -30,6 +30,12 @@ void LayerNormRow(int64_t n, const float* x, const float* scale, const float* bi
 // Rows shorter than kLayerNormMinRow, as ONNX Runtime's own code computes them (Welford):
 //   m = 0, M2 = 0; for each x: d = x - m; m = m + d / (i + 1); M2 = M2 + d * (x - m)
 //   den = sqrtf(M2 / n + epsilon);  y = ((x - m) / den) * scale + bias;  InvStdDev = 1 / den
+// The parts of a row both row kernels compute one element at a time (defined once, in the
+// reference's file, so that no SIMD object holds a copy): the mean's tail after the last group
+// of four, added to `sum`, and the variance's after the last group of eight, added to `var`.
+double LayerNormMeanTail(int64_t n, const float* x, double sum);
+float LayerNormVarianceTail(int64_t n, const float* x, float mean, float var);
+
 void LayerNormShortRow(int64_t n, const float* x, const float* scale, const float* bias, float epsilon, float* y,
                        float* mean, float* inv_std_dev);
 

@@ -17,8 +17,7 @@ void LayerNormRow(int64_t n, const float* x, const float* scale, const float* bi
   for (int64_t i = 0; i < groups4; i += 4) lanes4 = _mm256_add_pd(lanes4, _mm256_cvtps_pd(_mm_loadu_ps(x + i)));
   alignas(32) double l[4];
   _mm256_store_pd(l, lanes4);
-  double sum = (l[0] + l[2]) + (l[1] + l[3]);
-  for (int64_t i = groups4; i < n; ++i) sum += double(x[i]);
+  const double sum = ref::LayerNormMeanTail(n, x, (l[0] + l[2]) + (l[1] + l[3]));
   const float mean = float(sum / double(n));
 
   const __m256 vmean = _mm256_set1_ps(mean);
@@ -32,18 +31,7 @@ void LayerNormRow(int64_t n, const float* x, const float* scale, const float* bi
   _mm256_store_ps(v8, lanes8);
   float v4[4];
   for (int k = 0; k < 4; ++k) v4[k] = v8[k] + v8[k + 4];
-  float var = (v4[0] + v4[2]) + (v4[1] + v4[3]);
-  int64_t t = groups8;
-  if (n - groups8 >= 4) {
-    for (const int64_t end = t + 4; t < end; ++t) {
-      const float d = x[t] - mean;
-      var = var + d * d;
-    }
-  }
-  for (; t < n; ++t) {
-    const float d = x[t] - mean;
-    var = std::fma(d, d, var);
-  }
+  const float var = ref::LayerNormVarianceTail(n, x, mean, (v4[0] + v4[2]) + (v4[1] + v4[3]));
   const float inv = 1.0f / std::sqrt(var / float(n) + epsilon);
 
   const __m256 vinv = _mm256_set1_ps(inv);

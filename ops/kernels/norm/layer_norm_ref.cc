@@ -5,13 +5,32 @@
 
 namespace qrt::ref {
 
+double LayerNormMeanTail(int64_t n, const float* x, double sum) {
+  for (int64_t i = n / 4 * 4; i < n; ++i) sum += double(x[i]);
+  return sum;
+}
+
+float LayerNormVarianceTail(int64_t n, const float* x, float mean, float var) {
+  int64_t t = n / 8 * 8;
+  if (n - t >= 4) {  // four unfused steps first (a 4-wide vectorized loop summing in order)
+    for (const int64_t end = t + 4; t < end; ++t) {
+      const float d = x[t] - mean;
+      var = var + d * d;
+    }
+  }
+  for (; t < n; ++t) {
+    const float d = x[t] - mean;
+    var = std::fma(d, d, var);
+  }
+  return var;
+}
+
 void LayerNormRow(int64_t n, const float* x, const float* scale, const float* bias, float epsilon, float* y,
                   float* mean_out, float* inv_out) {
   double lanes[4] = {0, 0, 0, 0};
   const int64_t groups4 = n / 4 * 4;
   for (int64_t i = 0; i < groups4; ++i) lanes[i % 4] += double(x[i]);
-  double sum = (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]);
-  for (int64_t i = groups4; i < n; ++i) sum += double(x[i]);
+  const double sum = LayerNormMeanTail(n, x, (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]));
   const float mean = float(sum / double(n));
 
   float v8[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -22,20 +41,7 @@ void LayerNormRow(int64_t n, const float* x, const float* scale, const float* bi
   }
   float v4[4];
   for (int k = 0; k < 4; ++k) v4[k] = v8[k] + v8[k + 4];
-  float var = (v4[0] + v4[2]) + (v4[1] + v4[3]);
-  // The tail: four unfused steps first when there are four (a 4-wide vectorized loop
-  // summing in order), then fused ones.
-  int64_t t = groups8;
-  if (n - groups8 >= 4) {
-    for (const int64_t end = t + 4; t < end; ++t) {
-      const float d = x[t] - mean;
-      var = var + d * d;
-    }
-  }
-  for (; t < n; ++t) {
-    const float d = x[t] - mean;
-    var = std::fma(d, d, var);
-  }
+  const float var = LayerNormVarianceTail(n, x, mean, (v4[0] + v4[2]) + (v4[1] + v4[3]));
   const float inv = 1.0f / std::sqrt(var / float(n) + epsilon);
   for (int64_t i = 0; i < n; ++i) y[i] = std::fma((x[i] - mean) * inv, scale[i], bias ? bias[i] : 0.f);
   *mean_out = mean;
