@@ -36,24 +36,22 @@ Status GatherTyped(const GatherElementsState& s, const I* idx, const T* x, T* y)
     for (size_t d = 0; d + 1 < rank; ++d) base += (int64_t(d) == s.axis ? 0 : pos[d]) * s.data_strides[d];
     const I* in = idx + r * width;
     T* out = y + r * width;
+    int64_t bad = -1;  // the first index out of range
     if constexpr (std::is_same_v<T, uint32_t> && std::is_same_v<I, int64_t>) {
-      if (s.row32 != nullptr) {
-        const int64_t bad = s.row32(x, base, axis_stride, along_rows ? 0 : 1, s.axis_len, in, width, out);
-        if (bad >= 0) return InvalidArgument("index ", in[bad], " is out of range for an axis of length ", s.axis_len);
-        for (size_t d = rank - 1; d-- > 0;) {
-          if (++pos[d] < s.index_dims[d]) break;
-          pos[d] = 0;
+      if (s.row32 != nullptr) bad = s.row32(x, base, axis_stride, along_rows ? 0 : 1, s.axis_len, in, width, out);
+    }
+    if (s.row32 == nullptr || !std::is_same_v<T, uint32_t> || !std::is_same_v<I, int64_t>) {
+      for (int64_t j = 0; j < width && bad < 0; ++j) {
+        int64_t k = int64_t(in[j]);
+        if (k < -s.axis_len || k >= s.axis_len) {
+          bad = j;
+        } else {
+          out[j] = x[base + (k < 0 ? k + s.axis_len : k) * axis_stride + (along_rows ? 0 : j)];
         }
-        continue;
       }
     }
-    for (int64_t j = 0; j < width; ++j) {
-      int64_t k = int64_t(in[j]);
-      if (k < -s.axis_len || k >= s.axis_len) {
-        return InvalidArgument("index ", k, " is out of range for an axis of length ", s.axis_len);
-      }
-      if (k < 0) k += s.axis_len;
-      out[j] = x[base + k * axis_stride + (along_rows ? 0 : j)];
+    if (bad >= 0) {
+      return InvalidArgument("index ", int64_t(in[bad]), " is out of range for an axis of length ", s.axis_len);
     }
     for (size_t d = rank - 1; d-- > 0;) {
       if (++pos[d] < s.index_dims[d]) break;

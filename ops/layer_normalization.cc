@@ -25,7 +25,7 @@ struct LayerNormState {
   int64_t rows = 1, n = 1;
   float epsilon = 1e-5f;
   bool has_bias = false;
-  LayerNormRowFn row = ref::LayerNormRow;  // rows of kLayerNormMinRow or more
+  LayerNormRowFn row = ref::LayerNormRow;  // float32 rows of n (layer_norm.h)
   // qrt:LayerNormQuantizeDequantize: the fake quantizations of each input and output row.
   QuantizeDequantizeF32Fn in_fake_quant = nullptr, out_fake_quant = nullptr;
 };
@@ -46,8 +46,7 @@ void LayerNormTyped(const LayerNormState& s, const RunArgs& args) {
     auto* out = y + r * s.n;
     if constexpr (std::is_same_v<typename EX::Stored, float> && std::is_same_v<typename EP::Stored, float>) {
       float mean, inv;
-      (s.n >= ref::kLayerNormMinRow ? s.row : ref::LayerNormShortRow)(s.n, row, scale, bias, s.epsilon, out, &mean,
-                                                                      &inv);
+      s.row(s.n, row, scale, bias, s.epsilon, out, &mean, &inv);
       if (mean_out) mean_out[r] = mean;
       if (inv_out) inv_out[r] = inv;
       continue;
@@ -113,7 +112,7 @@ StatusOr<Dims> PrepareLayerNormState(PrepareContext& ctx, LayerNormState& s) {
   if (!ctx.has_input(1)) return InvalidArgument("Scale is required");
   s.scale_dtype = ctx.input(1).dtype;
   s.has_bias = ctx.has_input(2);
-  s.row = SelectLayerNormRow(ctx.isa());
+  s.row = SelectLayerNormRow(ctx.isa(), s.n);
   if (s.has_bias && ctx.input(2).dtype != s.scale_dtype) return InvalidArgument("Scale and B must share a dtype");
   Dims stat_dims = x.dims;
   for (int64_t d = axis; d < rank; ++d) stat_dims[size_t(d)] = 1;
@@ -143,7 +142,6 @@ Status RunLayerNormQdq(const LayerNormState& s, const RunArgs& args) {
     in = FakeQuantFromInputs(args, lnqd::kInScale, s.in_fake_quant);
     row_in = ThreadScratchFloats(ScratchSlot::kOp1, size_t(s.n));
   }
-  const LayerNormRowFn row_fn = s.n >= ref::kLayerNormMinRow ? s.row : ref::LayerNormShortRow;
   for (int64_t r = 0; r < s.rows; ++r) {
     const float* src = x + r * s.n;
     if (row_in != nullptr) {
@@ -152,7 +150,7 @@ Status RunLayerNormQdq(const LayerNormState& s, const RunArgs& args) {
     }
     float* dst = y + r * s.n;
     float mean, inv;
-    row_fn(s.n, src, scale, bias, s.epsilon, dst, &mean, &inv);
+    s.row(s.n, src, scale, bias, s.epsilon, dst, &mean, &inv);
     out.map(s.n, dst, out.scale, out.zero_point, dst);
   }
   return Status::Ok();

@@ -40,8 +40,7 @@ Status RunSkipLn(const SkipLnState& s, const RunArgs& args) {
     }
     if (sum_out) std::copy(row.begin(), row.end(), sum_out + r * s.n);
     float mean, inv;
-    (s.n >= ref::kLayerNormMinRow ? s.row : ref::LayerNormShortRow)(s.n, row.data(), gamma, beta, s.epsilon,
-                                                                    y + r * s.n, &mean, &inv);
+    s.row(s.n, row.data(), gamma, beta, s.epsilon, y + r * s.n, &mean, &inv);
     if (mean_out) mean_out[r] = mean;
     if (inv_out) inv_out[r] = inv;
   }
@@ -70,7 +69,7 @@ Status PrepareSkipLn(PrepareContext& ctx) {
   if (!ctx.has_input(2)) return InvalidArgument("gamma is required");
   s.has_beta = ctx.has_input(3);
   s.has_bias = ctx.has_input(4);
-  s.row = SelectLayerNormRow(ctx.isa());
+  s.row = SelectLayerNormRow(ctx.isa(), s.n);
   QRT_ASSIGN_OR_RETURN(s.epsilon, ctx.attrs().GetFloat("epsilon", 1e-12f));
   Dims stat = x.dims;
   stat.back() = 1;

@@ -63,8 +63,8 @@ void Register() {
   std::vector<std::pair<std::string, Isa>> isas = {{"ref", Isa::kScalar}};
   if (DetectCpuFeatures().avx2) isas.push_back({"avx2", Isa::kAvx2});
   for (const auto& [tag, isa] : isas) {
-    const LayerNormRowFn ln = SelectLayerNormRow(isa);
     for (int64_t n : {384, 768}) {
+      const LayerNormRowFn ln = SelectLayerNormRow(isa, n);
       benchmark::RegisterBenchmark(("LayerNormRow/" + tag).c_str(), [ln](benchmark::State& s) {
         BM_LayerNorm(s, ln);
       })->Arg(n);

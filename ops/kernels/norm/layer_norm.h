@@ -46,7 +46,8 @@ void LayerNormRow(int64_t n, const float* x, const float* scale, const float* bi
                   float* mean, float* inv_std_dev);
 }  // namespace avx2
 
-// The row kernel for rows of kLayerNormMinRow or more.
-LayerNormRowFn SelectLayerNormRow(Isa isa);
+// The row kernel for rows of n elements: LayerNormShortRow below kLayerNormMinRow, else the
+// two-pass row for the ISA.
+LayerNormRowFn SelectLayerNormRow(Isa isa, int64_t n);
 
 }  // namespace qrt

@@ -3,6 +3,9 @@
 
 namespace qrt {
 
-LayerNormRowFn SelectLayerNormRow(Isa isa) { return isa == Isa::kAvx2 ? avx2::LayerNormRow : ref::LayerNormRow; }
+LayerNormRowFn SelectLayerNormRow(Isa isa, int64_t n) {
+  if (n < ref::kLayerNormMinRow) return ref::LayerNormShortRow;
+  return isa == Isa::kAvx2 ? avx2::LayerNormRow : ref::LayerNormRow;
+}
 
 }  // namespace qrt

@@ -53,20 +53,6 @@ void FloatReduce(const FloatReduceSpec& spec, int64_t outputs, const int64_t* ke
 
 FloatReduceFn SelectFloatReduce(Isa isa);
 
-inline float ReduceIdentity(ReduceFold fold) {
-  switch (fold) {
-    case ReduceFold::kAdd:
-      return 0.f;
-    case ReduceFold::kMul:
-      return 1.f;
-    case ReduceFold::kMax:
-      return -INFINITY;
-    case ReduceFold::kMin:
-      return INFINITY;
-  }
-  return 0.f;
-}
-
 // Elements before the next 16-byte boundary of a row starting at element `offset` of a
 // 16-byte aligned float buffer (where Eigen's aligned packets begin).
 inline int64_t EigenLead(int64_t offset) { return (4 - offset % 4) % 4; }

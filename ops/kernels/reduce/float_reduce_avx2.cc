@@ -52,9 +52,8 @@ float EigenRun(const float* p, int64_t n, int64_t lead) {
   if (lead > n) lead = n;
   const int64_t whole = (n - lead) / 4 * 4;
   if (whole == 0) {
-    float r = n ? Map1<kMap>(p[0]) : (kMul ? 1.f : 0.f);
-    for (int64_t j = 1; j < n; ++j) r = Op1<kMul>(r, Map1<kMap>(p[j]));
-    return r;
+    return ref::FoldSequential(
+        n, kMul ? 1.f : 0.f, [&](int64_t j) { return Map1<kMap>(p[j]); }, Op1<kMul>);
   }
   const int64_t end2 = lead + (n - lead) / 8 * 8, end = lead + whole;
   __m128 p0;
