@@ -173,14 +173,10 @@ qrt_status qrt_options_set_passes(qrt_options* options, const char* passes) {
 qrt_status qrt_options_set_isa(qrt_options* options, const char* isa) {
   return Guard([&]() -> qrt::Status {
     if (options == nullptr || isa == nullptr) return qrt::InvalidArgument("qrt_options_set_isa: NULL argument");
-    const std::string s(isa);
-    if (s == "auto" || s == "avx2")
-      options->compile.max_isa = qrt::Isa::kAvx2;
-    else if (s == "scalar")
-      options->compile.max_isa = qrt::Isa::kScalar;
-    else
-      return qrt::InvalidArgument("ISA '", s, "' is not auto, avx2 or scalar");
-    options->require_avx2 = s == "avx2";
+    const std::optional<qrt::Isa> tier = qrt::IsaFromName(isa);
+    if (!tier)
+      return qrt::InvalidArgument("ISA '", isa, "' is not scalar, avx2, avx2-vnni, avx512, avx512-vnni or auto");
+    options->compile.max_isa = *tier;
     return qrt::Status::Ok();
   });
 }

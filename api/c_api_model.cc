@@ -13,7 +13,6 @@ using qrt::capi::Guard;
 qrt::Status CompileInto(const qrt::Graph& graph, const qrt_options* options, qrt_model** out) {
   const qrt_options defaults;
   const qrt_options& o = options ? *options : defaults;
-  if (o.require_avx2 && !qrt::DetectCpuFeatures().avx2) return qrt::Unsupported("ISA avx2: this CPU has no AVX2");
   QRT_ASSIGN_OR_RETURN(std::shared_ptr<const qrt::CompiledModel> compiled, qrt::Compile(graph, o.compile));
   auto model = std::make_unique<qrt_model>();
   // The graph view shares ownership of the compiled model, so it outlives nothing.
@@ -128,7 +127,8 @@ qrt_status qrt_model_kernel(const qrt_model* model, size_t index, qrt_kernel_inf
     if (index >= count) return qrt::InvalidArgument("kernel index ", index, " out of range: ", count);
     const qrt::PlanStep& step = model->model->default_plan()->steps[index];
     const qrt::Node& node = model->model->graph().node(step.node);
-    *out = qrt_kernel_info{node.name.c_str(), node.domain.c_str(), node.op_type.c_str(), step.note.c_str()};
+    *out = qrt_kernel_info{node.name.c_str(), node.domain.c_str(), node.op_type.c_str(), step.note.c_str(),
+                           qrt::IsaName(step.isa).data()};
     return qrt::Status::Ok();
   });
 }

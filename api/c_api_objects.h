@@ -35,7 +35,6 @@ struct qrt_graph {
 
 struct qrt_options {
   qrt::CompileOptions compile;
-  bool require_avx2 = false;  // "avx2" was asked for explicitly
 };
 
 struct qrt_model {

@@ -59,10 +59,12 @@
 #include "ops/kernels/pwconv/conv_pointwise_int8.h"
 #include "ops/kernels/quantize/requantize.h"
 #include "ops/onednn/onednn_conv.h"
+#include "ops/onednn/onednn_util.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 #include "ops/qlinear_conv.h"
 #include "ops/quantize_dequantize.h"
+#include "runtime/kernel_isa.h"
 
 namespace qrt {
 namespace {
@@ -196,19 +198,22 @@ struct ConvState {
 Status ChooseInt8(const PrepareContext& ctx, ConvAlgorithm forced, const QuantGrid* x_grid, const QuantGrid* y_grid,
                   ConvState& s) {
   const bool wanted = forced == ConvAlgorithm::kPointwiseInt8;
-  if ((forced != ConvAlgorithm::kAuto && !wanted) || ctx.isa() != Isa::kAvx2 || s.steps.fake_quant_before == nullptr) {
+  if ((forced != ConvAlgorithm::kAuto && !wanted) || !CanUseAvx2(ctx.isa()) || s.steps.fake_quant_before == nullptr) {
     return wanted ? NotApplicable(forced, "it needs a fake quantization first and the AVX2 tier") : Status::Ok();
   }
   const TensorInfo &w = ctx.input(1), &b = ctx.input(2);
   const bool b_known = !ctx.has_input(2) || b.value != nullptr;
-  if (PointwiseInt8Available() && x_grid != nullptr && w.value != nullptr && w.grid != nullptr && b_known &&
+  if (PointwiseInt8Available(ctx.isa()) && x_grid != nullptr && w.value != nullptr && w.grid != nullptr && b_known &&
       (PointwiseInt8Pays(s.g) || wanted)) {
     s.int8 = PlanPointwiseInt8(s.g, w.value->data<float>(), *w.grid, *x_grid,
                                ctx.has_input(2) ? b.value->data<float>() : nullptr,
                                y_grid != nullptr ? y_grid->scales[0] : 0.f);
   }
   if (wanted && s.int8 == nullptr) return NotApplicable(forced, "no exact int8 plan for this node on this CPU");
-  if (s.int8 != nullptr) s.algorithm = ConvAlgorithm::kPointwiseInt8;
+  if (s.int8 != nullptr) {
+    s.algorithm = ConvAlgorithm::kPointwiseInt8;
+    NoteKernelIsa(Isa::kAvx512Vnni);
+  }
   return Status::Ok();
 }
 
@@ -221,15 +226,18 @@ Status ChooseDepthwiseInt8(const PrepareContext& ctx, ConvAlgorithm forced, cons
   const TensorInfo &w = ctx.input(1), &b = ctx.input(2);
   const bool wanted = forced == ConvAlgorithm::kDepthwiseInt8;
   if ((forced == ConvAlgorithm::kAuto && DepthwiseInt8Pays(s.g)) || wanted) {
-    if (ctx.isa() == Isa::kAvx2 && DepthwiseInt8Available() && x_grid != nullptr && y_grid != nullptr &&
-        w.value != nullptr && w.grid != nullptr && (!ctx.has_input(2) || b.value != nullptr)) {
+    if (DepthwiseInt8Available(ctx.isa()) && x_grid != nullptr && y_grid != nullptr && w.value != nullptr &&
+        w.grid != nullptr && (!ctx.has_input(2) || b.value != nullptr)) {
       s.depthwise_int8 =
           PlanDepthwiseInt8(s.g, w.value->data<float>(), *w.grid, ctx.has_input(2) ? b.value->data<float>() : nullptr,
                             *x_grid, y_grid->scales[0], y_grid->zero_points[0], y_grid->type);
     }
   }
   if (wanted && s.depthwise_int8 == nullptr) return NotApplicable(forced, "no exact int8 depthwise plan here");
-  if (s.depthwise_int8 != nullptr) s.algorithm = ConvAlgorithm::kDepthwiseInt8;
+  if (s.depthwise_int8 != nullptr) {
+    s.algorithm = ConvAlgorithm::kDepthwiseInt8;
+    NoteKernelIsa(Isa::kAvx512Vnni);
+  }
   return Status::Ok();
 }
 
@@ -581,10 +589,10 @@ Status CheckParam(const PrepareContext& ctx, int i, const char* what, DataType d
 Status ChoosePath(PrepareContext& ctx, IntConvState& s) {
   QRT_ASSIGN_OR_RETURN(ConvAlgorithm forced, ForcedAlgorithm(ctx));
   if (!IsIntegerAlgorithm(forced) && forced != ConvAlgorithm::kReference) forced = ConvAlgorithm::kAuto;  // floats'
-  if (forced == ConvAlgorithm::kReference || ctx.isa() == Isa::kScalar || s.g.output_count() == 0) {
+  if (forced == ConvAlgorithm::kReference || !onednn::UsableUnder(ctx.isa()) || s.g.output_count() == 0) {
     return forced == ConvAlgorithm::kAuto || forced == ConvAlgorithm::kReference
                ? Status::Ok()
-               : NotApplicable(forced, "the scalar tier and empty outputs run the reference");
+               : NotApplicable(forced, "empty outputs, and ISA ceilings below oneDNN's tier, run the reference");
   }
   const Tensor* w = ctx.input(s.w).value;
   const Tensor* w_zp = s.w_zp >= 0 ? ctx.input(s.w_zp).value : nullptr;

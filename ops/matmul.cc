@@ -28,8 +28,10 @@
 #include "ops/kernels/gemm/sgemm.h"
 #include "ops/kernels/quantize/requantize.h"
 #include "ops/onednn/onednn_matmul.h"
+#include "ops/onednn/onednn_util.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
+#include "runtime/kernel_isa.h"
 
 namespace qrt {
 namespace {
@@ -322,14 +324,15 @@ Status PrepareGemm(PrepareContext& ctx) {
   }
   s.gemm = SelectSgemmKernel(ctx.isa());
   s.threads = ctx.threads();
-  // The m == 1, transposed-B order, which the AVX2 kernel can read from codes (Isa::kAvx2 is
-  // the only SIMD ISA, so no kernel selection). Test hook: attribute qrt_path "coded" requires
+  // The m == 1, transposed-B order, which the AVX2 kernel can read from codes (at every SIMD
+  // tier: it has no AVX-512 twin). Test hook: attribute qrt_path "coded" requires
   // this path (Unsupported where it does not apply), "f32" refuses it.
   QRT_ASSIGN_OR_RETURN(std::string path, ctx.attrs().GetString("qrt_path", ""));
   if (!path.empty() && path != "coded" && path != "f32") return Unsupported("qrt_path ", path, " for Gemm");
-  if (path != "f32" && dt == DataType::kFloat32 && ctx.isa() == Isa::kAvx2 && s.m == 1 && s.trans_b && !s.trans_a &&
+  if (path != "f32" && dt == DataType::kFloat32 && CanUseAvx2(ctx.isa()) && s.m == 1 && s.trans_b && !s.trans_a &&
       s.alpha == 1.f) {
     s.coded = CodeWeights(ctx.input(1), s.n, s.k);
+    if (s.coded != nullptr) NoteKernelIsa(Isa::kAvx2);
   }
   if (path == "coded" && s.coded == nullptr) return Unsupported("qrt_path coded does not apply to this Gemm");
   ctx.SetOutput(0, dt, {s.m, s.n});
@@ -460,7 +463,7 @@ Status CheckMatParam(const PrepareContext& ctx, int i, const char* what, DataTyp
 // The exact f32 path when its partial sums are provably within 2^24 (file comment).
 void ChooseIntMatMulPath(const PrepareContext& ctx, IntMatMulState& s) {
   const MatMulShape& sh = s.shape;
-  if (ctx.isa() == Isa::kScalar || sh.batch_count * sh.m * sh.n * sh.k == 0) return;
+  if (!onednn::UsableUnder(ctx.isa()) || sh.batch_count * sh.m * sh.n * sh.k == 0) return;
   const Tensor* b = ctx.input(s.b).value;
   const Tensor* b_zp = s.b_zp >= 0 ? ctx.input(s.b_zp).value : nullptr;
   const Tensor* a_zp = s.a_zp >= 0 ? ctx.input(s.a_zp).value : nullptr;

@@ -340,7 +340,7 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
   }
   // Rows at least 4 wide (a global pool's single output is faster from its tap list).
   if (kind == PoolKind::kMax && x.dtype == DataType::kFloat32 && sr == 2 && !want_indices && strides[1] == 1 &&
-      every_window_covers && !global && axes[1].out >= 4 && ctx.isa() == Isa::kAvx2) {
+      every_window_covers && !global && axes[1].out >= 4 && CanUseAvx2(ctx.isa())) {
     s.in_h = in[0], s.in_w = in[1], s.out_h = axes[0].out, s.out_w = axes[1].out;
     s.kh = kernel[0], s.kw = kernel[1], s.dh = dilations[0], s.dw = dilations[1], s.sh = strides[0];
     s.top = pad_begin[0], s.left = pad_begin[1];

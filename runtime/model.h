@@ -17,7 +17,7 @@ namespace qrt {
 
 struct CompileOptions {
   std::string passes = "default";  // "default", "none" or a comma-separated list of pass names
-  Isa max_isa = Isa::kAvx2;        // kScalar forces the reference kernels everywhere
+  Isa max_isa = kIsaAuto;          // a ceiling (cpu_features.h); kScalar forces the reference kernels everywhere
   int threads = 1;
   size_t memory_limit = 0;  // most bytes of activation arena a run may take; 0: no limit
   bool validate_after_each_pass = true;

@@ -50,7 +50,7 @@ struct TensorInfo {
 };
 
 struct PlanOptions {
-  Isa isa = Isa::kAvx2;
+  Isa isa = kIsaAuto;
   int threads = 1;
   std::string subgraph_passes = "default";  // passes for subgraphs an op compiles (Scan's body)
   size_t memory_limit = 0;                  // most bytes of activation arena a plan may take; 0: no limit

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "runtime/kernel_isa.h"
 #include "runtime/memory_plan.h"
 
 namespace qrt {
@@ -173,6 +174,7 @@ StatusOr<std::shared_ptr<const Plan>> BuildPlan(const Graph& graph, const std::v
       infos.push_back(std::move(info));
     }
     PrepareContext ctx(node, std::move(infos), options);
+    KernelIsaScope kernel_isa;
     Status s = node.def->prepare(ctx);
     if (s.code() == StatusCode::kNeedsKnownValue && mode == PlanMode::kStaged) {
       prepare_at_run(id);
@@ -193,6 +195,7 @@ StatusOr<std::shared_ptr<const Plan>> BuildPlan(const Graph& graph, const std::v
     step.node = id;
     step.kernel = ctx.TakeKernel();
     step.note = ctx.kernel_note();
+    step.isa = kernel_isa.highest();
     if (step.kernel.run == nullptr) return graph.NodeError(id, Internal("prepare set no kernel"));
     for (ValueId in : node.inputs) step.inputs.push_back(in.index);
     for (size_t o = 0; o < node.outputs.size(); ++o) {

@@ -31,6 +31,7 @@ struct PlanStep {
   std::vector<uint32_t> inputs;   // value indices; ValueId::kInvalid for an omitted input
   std::vector<uint32_t> outputs;  // value indices; ValueId::kInvalid for an omitted output
   std::string note;               // PrepareContext::SetKernelNote's
+  Isa isa = Isa::kScalar;         // the highest tier of the kernels it chose (kernel_isa.h)
   // Prepared when it runs (no kernel yet): its prepare needs values or shapes only a run gives.
   bool prepared_at_run = false;
 };

@@ -161,7 +161,7 @@ std::string CompareFusedToUnfused(const std::function<Graph()>& load, const std:
                                   const std::vector<std::string>& passes, int threads) {
   StatusOr<std::vector<Tensor>> reference = RunGraph(load(), inputs, "none", Isa::kScalar);
   if (!reference.ok()) return StrCat("unfused run: ", reference.status().message());
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+  for (Isa isa : TiersThisCpuHas()) {
     for (const std::string& p : passes) {
       StatusOr<std::vector<Tensor>> fused = RunGraph(load(), inputs, p, isa, threads);
       const std::string run = StrCat("passes ", p, " isa ", IsaName(isa), " threads ", threads);

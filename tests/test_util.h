@@ -22,10 +22,10 @@ std::vector<std::string> ListDir(const std::string& path);
 
 // Loads, compiles (with `passes` and `isa`) and runs a model; copies the outputs.
 StatusOr<std::vector<Tensor>> RunModelFile(const std::string& path, const std::vector<Tensor>& inputs,
-                                           const std::string& passes = "default", Isa isa = Isa::kAvx2);
+                                           const std::string& passes = "default", Isa isa = kIsaAuto);
 // conv_algorithm: CompileOptions::conv_algorithm (a convolution algorithm to force).
 StatusOr<std::vector<Tensor>> RunGraph(Graph graph, const std::vector<Tensor>& inputs,
-                                       const std::string& passes = "default", Isa isa = Isa::kAvx2, int threads = 1,
+                                       const std::string& passes = "default", Isa isa = kIsaAuto, int threads = 1,
                                        const std::string& conv_algorithm = "");
 
 // Reads dir/input_<k>.pb (k = 0, 1, ...) or output_<k>.pb until one is missing.

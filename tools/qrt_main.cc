@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -181,9 +182,13 @@ Status Inspect(const CommonOptions& o, bool as_json, const std::string& dot, boo
     // What each step of the plan runs; the note names the choice of ops that have several ways.
     nlohmann::json kernels = nlohmann::json::array();
     for (const api::KernelInfo& k : l->model.kernels()) {
-      kernels.push_back({{"node", k.node}, {"op", k.domain.empty() ? k.op : k.domain + ":" + k.op}, {"note", k.note}});
+      kernels.push_back({{"node", k.node},
+                         {"op", k.domain.empty() ? k.op : k.domain + ":" + k.op},
+                         {"note", k.note},
+                         {"isa", k.isa}});
     }
     j["kernels"] = kernels;
+    j["isa"] = l->model.isa();
     if (explain) {
       nlohmann::json ex = nlohmann::json::array();
       for (const qrt_explanation& e : l->model.explanations()) {
@@ -220,6 +225,11 @@ Status Inspect(const CommonOptions& o, bool as_json, const std::string& dot, boo
   }
   if (!choices.empty()) std::printf("kernel choices:\n");
   for (const auto& [choice, n] : choices) std::printf("  %-40s %d\n", choice.c_str(), n);
+  std::map<std::string, int> tiers;  // ISA tier -> steps whose kernels use it
+  for (const api::KernelInfo& k : l->model.kernels()) ++tiers[k.isa];
+  std::printf("kernel ISA tiers (ceiling %s, model %s):", o.isa.c_str(), l->model.isa().c_str());
+  for (const auto& [tier, n] : tiers) std::printf(" %s %d", tier.c_str(), n);
+  std::printf("\n");
   if (explain) PrintExplanations(l->model);
   return Status();
 }
@@ -325,6 +335,11 @@ Status Bench(const CommonOptions& o, const std::vector<std::string>& pairs, cons
                      {"arena_bytes", ctx->arena_bytes()},
                      {"peak_rss_kb", PeakRssKb()},
                      {"isa", isa}};
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const api::KernelInfo& k : l->model.kernels()) {
+      kernels.push_back({{"node", k.node}, {"op", k.domain.empty() ? k.op : k.domain + ":" + k.op}, {"isa", k.isa}});
+    }
+    j["kernels"] = kernels;
     if (profile) CLI_RETURN_IF_ERROR(Profile(*ctx, iters, true, &j));
     std::cout << j.dump() << "\n";
     return Status();
@@ -347,12 +362,26 @@ Status Convert(const CommonOptions& o, const std::string& out) {
 void AddCommon(CLI::App* app, CommonOptions& o, bool with_model = true) {
   if (with_model) app->add_option("MODEL", o.model, "model file (.onnx or .json)")->required();
   app->add_option("--passes", o.passes, "default | none | comma-separated pass names");
-  app->add_option("--isa", o.isa, "auto | avx2 | scalar")->check(CLI::IsMember({"auto", "avx2", "scalar"}));
+  app->add_option("--isa", o.isa, "ISA ceiling: auto | scalar | avx2 | avx2-vnni | avx512 | avx512-vnni")
+      ->check(CLI::IsMember({"auto", "scalar", "avx2", "avx2-vnni", "avx512", "avx512-vnni"}));
   app->add_option("--threads", o.threads, "intra-op threads")->check(CLI::Range(1, 256));
   app->add_option("--memory-limit", o.memory_limit, "most bytes of activation memory a run may take (0: no limit)");
   app->add_option("--conv-algorithm", o.conv_algorithm,
                   "force one convolution algorithm (auto | reference | direct | padded-rows | patches | "
                   "pointwise-int8 | onednn-int8 | ...: the names inspect --json reports)");
+}
+
+// oneDNN's ISA ceiling is per process, read from QRT_MAX_ISA before its first primitive; a model
+// compiled under a lower ceiling gives oneDNN's work to qrt's own kernels. The CLI runs one model,
+// so --isa caps the whole process (never raising a QRT_MAX_ISA already lower): oneDNN then runs
+// at that tier too.
+void CapProcessIsa(const std::string& isa) {
+  static const std::vector<std::string> kTiers = {"scalar", "avx2", "avx2-vnni", "avx512", "avx512-vnni"};
+  const auto rank = [&](const std::string& t) { return std::find(kTiers.begin(), kTiers.end(), t) - kTiers.begin(); };
+  if (rank(isa) == std::ptrdiff_t(kTiers.size())) return;  // "auto"
+  const char* env = std::getenv("QRT_MAX_ISA");
+  if (env != nullptr && rank(env) <= rank(isa)) return;
+  setenv("QRT_MAX_ISA", isa.c_str(), 1);
 }
 
 int Main(int argc, char** argv) {
@@ -401,6 +430,7 @@ int Main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   if (*convert && !passes_given) o.passes = "none";
+  CapProcessIsa(o.isa);
 
   api::Status s;
   if (*run)

@@ -183,8 +183,9 @@ QRT_API void qrt_options_destroy(qrt_options* options);
 /* "default", "none" or a comma-separated list of pass names (which may include
  * "default"). Unknown names fail at compile time. */
 QRT_API qrt_status qrt_options_set_passes(qrt_options* options, const char* passes);
-/* "auto" (the best this CPU has), "avx2" (fails at compile time on a CPU without it)
- * or "scalar" (the reference kernels everywhere). */
+/* A ceiling: "scalar" (the reference kernels everywhere), "avx2", "avx2-vnni", "avx512",
+ * "avx512-vnni" or "auto" (the best this CPU has). No kernel runs an instruction above it, and
+ * only what this CPU has below it: qrt_model_isa tells the tier the model got. */
 QRT_API qrt_status qrt_options_set_isa(qrt_options* options, const char* isa);
 /* Intra-op threads, 1 to 256. */
 QRT_API qrt_status qrt_options_set_threads(qrt_options* options, int threads);
@@ -236,10 +237,11 @@ typedef struct qrt_kernel_info {
   const char* domain; /* "" for the ONNX default domain */
   const char* op;
   const char* note;
+  const char* isa; /* the highest ISA tier of its kernels: "scalar", "avx2", "avx2-vnni", "avx512", "avx512-vnni" */
 } qrt_kernel_info;
 QRT_API size_t qrt_model_kernel_count(const qrt_model* model);
 QRT_API qrt_status qrt_model_kernel(const qrt_model* model, size_t index, qrt_kernel_info* out);
-/* The instruction set the kernels were chosen for: "scalar" or "avx2". */
+/* The tier the kernels were chosen for: the highest tier at or below the ceiling this CPU has. */
 QRT_API const char* qrt_model_isa(const qrt_model* model);
 /* Writes the optimized graph as .onnx or .json; output shapes come from the plan
  * where the graph does not declare them. */

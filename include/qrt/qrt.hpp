@@ -273,7 +273,7 @@ class Graph {
 
 struct Options {
   std::string passes = "default";  // "default", "none" or a comma-separated list of pass names
-  std::string isa = "auto";        // "auto", "avx2" or "scalar"
+  std::string isa = "auto";        // a ceiling: "auto", "scalar", "avx2", "avx2-vnni", "avx512", "avx512-vnni"
   int threads = 1;
   uint64_t memory_limit = 0;       // bytes of activation memory a run may take; 0: no limit
   std::string conv_algorithm = "auto";  // qrt_options_set_conv_algorithm
@@ -281,7 +281,7 @@ struct Options {
 
 // One step of a compiled model's plan (qrt_model_kernel).
 struct KernelInfo {
-  std::string node, domain, op, note;
+  std::string node, domain, op, note, isa;
 };
 
 // A compiled model: immutable, shareable across threads (copies share one model).
@@ -326,7 +326,7 @@ class Model {
     std::vector<KernelInfo> out;
     for (size_t i = 0; i < qrt_model_kernel_count(m_.get()); ++i) {
       qrt_kernel_info k{};
-      if (qrt_model_kernel(m_.get(), i, &k) == QRT_OK) out.push_back({k.node, k.domain, k.op, k.note});
+      if (qrt_model_kernel(m_.get(), i, &k) == QRT_OK) out.push_back({k.node, k.domain, k.op, k.note, k.isa});
     }
     return out;
   }

@@ -7,6 +7,7 @@
 
 #include "ops/kernels/common/thread_scratch.h"
 #include "ops/onednn/onednn_util.h"
+#include "runtime/kernel_isa.h"
 
 namespace qrt::onednn {
 
@@ -111,6 +112,7 @@ StatusOr<std::shared_ptr<const Conv>> Conv::Create(const ConvGeometry& g, ConvKi
       std::memcpy(impl->bias.get_data_handle(), bias, size_t(g.out_channels) * sizeof(float));
     }
     s.wait();
+    NoteKernelIsa(Tier());
     return std::shared_ptr<const Conv>(new Conv(std::move(impl)));
   } catch (const dnnl::error& e) {
     return Unsupported("oneDNN conv: ", e.what());

@@ -5,6 +5,7 @@
 
 #include "ops/kernels/common/thread_scratch.h"
 #include "ops/onednn/onednn_util.h"
+#include "runtime/kernel_isa.h"
 
 namespace qrt::onednn {
 
@@ -57,6 +58,7 @@ StatusOr<std::shared_ptr<const MatMul>> MatMul::Create(const Dims& a, const Dims
     }
     impl->scratch_md = pd.scratchpad_desc();
     impl->prim = dnnl::matmul(pd);
+    NoteKernelIsa(Tier());
     return std::shared_ptr<const MatMul>(new MatMul(std::move(impl)));
   } catch (const dnnl::error& e) {
     return Unsupported("oneDNN matmul: ", e.what());

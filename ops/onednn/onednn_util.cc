@@ -7,20 +7,42 @@
 namespace qrt::onednn {
 namespace {
 
-// QRT_MAX_ISA caps oneDNN's own dispatch too; it must be set before oneDNN's first primitive
-// (the C call: a refusal is a status, not an exception).
-dnnl::engine MakeEngine() {
-  switch (IsaCeilingFromEnvironment()) {
-    case IsaCeiling::kScalar:
-      dnnl_set_max_cpu_isa(dnnl_cpu_isa_sse41);
-      break;
-    case IsaCeiling::kAvx2:
-      dnnl_set_max_cpu_isa(dnnl_cpu_isa_avx2);
-      break;
-    case IsaCeiling::kAvx512:
-      break;
+dnnl_cpu_isa_t OnednnCeiling(Isa tier) {
+  switch (tier) {
+    case Isa::kScalar:  // oneDNN has no scalar code; no model at this tier uses it (UsableUnder)
+      return dnnl_cpu_isa_sse41;
+    case Isa::kAvx2:
+      return dnnl_cpu_isa_avx2;
+    case Isa::kAvx2Vnni:
+      return dnnl_cpu_isa_avx2_vnni;
+    case Isa::kAvx512:
+      return dnnl_cpu_isa_avx512_core;
+    case Isa::kAvx512Vnni:
+      return dnnl_cpu_isa_avx512_core_vnni;
   }
+  return dnnl_cpu_isa_sse41;
+}
+
+// The cap must be set before oneDNN's first primitive (the C call: a refusal is a status, not
+// an exception).
+dnnl::engine MakeEngine() {
+  dnnl_set_max_cpu_isa(OnednnCeiling(IsaCeilingFromEnvironment()));
   return dnnl::engine(dnnl::engine::kind::cpu, 0);
+}
+
+Isa TierOf(dnnl_cpu_isa_t isa) {
+  switch (isa) {
+    case dnnl_cpu_isa_avx2:
+      return Isa::kAvx2;
+    case dnnl_cpu_isa_avx2_vnni:
+      return Isa::kAvx2Vnni;
+    case dnnl_cpu_isa_avx512_core:
+      return Isa::kAvx512;
+    case dnnl_cpu_isa_avx512_core_vnni:
+      return Isa::kAvx512Vnni;
+    default:  // SSE4.1 or AVX without AVX2: above the scalar tier, below avx2; no tier fits
+      return Isa::kAvx512Vnni;
+  }
 }
 
 }  // namespace
@@ -29,6 +51,16 @@ const dnnl::engine& Engine() {
   static const dnnl::engine kEngine = MakeEngine();
   return kEngine;
 }
+
+Isa Tier() {
+  static const Isa tier = [] {
+    Engine();  // the cap first
+    return TierOf(dnnl_get_effective_cpu_isa());
+  }();
+  return tier;
+}
+
+bool UsableUnder(Isa isa) { return isa != Isa::kScalar && EffectiveIsa(isa) != Isa::kScalar && Tier() <= isa; }
 
 dnnl::stream& ThreadStream() {
   thread_local dnnl::stream stream(Engine());

@@ -8,6 +8,8 @@
 // stall when another process occupies a core).
 #pragma once
 
+#include "runtime/cpu_features.h"
+
 namespace dnnl {
 struct engine;
 struct stream;
@@ -18,5 +20,12 @@ namespace qrt::onednn {
 const dnnl::engine& Engine();
 // This thread's stream on Engine().
 dnnl::stream& ThreadStream();
+
+// The tier of the code oneDNN dispatches to. oneDNN's ceiling is set once per process, before its
+// first primitive: QRT_MAX_ISA's tier, and never above avx512-vnni (no bf16 or AMX code).
+Isa Tier();
+// Whether a graph compiled under the ceiling `isa` may run oneDNN primitives: oneDNN's tier is
+// at or below it. Below (a per-model --isa lower than the process's), qrt's own kernels run.
+bool UsableUnder(Isa isa);
 
 }  // namespace qrt::onednn

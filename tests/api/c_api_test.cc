@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "qrt/qrt.h"
+#include "runtime/cpu_features.h"
 #include "tests/test_util.h"
 
 namespace {
@@ -88,8 +89,36 @@ TEST(CApi, LoadFileCompileRunMatchesExpectedOutput) {
   qrt_model* model = nullptr;
   ASSERT_EQ(qrt_model_load_file(ModelPath().c_str(), nullptr, &model), QRT_OK) << qrt_last_error();
   RunAndCheck(model);
-  EXPECT_STREQ(qrt_model_isa(model), "avx2");
+  EXPECT_EQ(std::string(qrt_model_isa(model)), qrt::IsaName(qrt::EffectiveIsa(qrt::kIsaAuto)));
   qrt_model_destroy(model);
+}
+
+// Each tier is a ceiling: the model gets the best tier at or below it that this CPU has, no
+// step's kernels report a higher one, and every tier gives the same bits.
+TEST(CApi, EveryIsaCeilingHoldsAndGivesTheSameBits) {
+  const std::vector<std::string> tiers = {"scalar", "avx2", "avx2-vnni", "avx512", "avx512-vnni", "auto"};
+  for (size_t t = 0; t < tiers.size(); ++t) {
+    SCOPED_TRACE(tiers[t]);
+    qrt_options* o = nullptr;
+    ASSERT_EQ(qrt_options_create(&o), QRT_OK);
+    ASSERT_EQ(qrt_options_set_isa(o, tiers[t].c_str()), QRT_OK);
+    qrt_model* model = nullptr;
+    ASSERT_EQ(qrt_model_load_file(ModelPath().c_str(), o, &model), QRT_OK) << qrt_last_error();
+    const qrt::Isa ceiling = qrt::IsaFromName(tiers[t]).value();
+    const std::string got = qrt_model_isa(model);
+    EXPECT_EQ(got, qrt::IsaName(qrt::EffectiveIsa(ceiling)));
+    EXPECT_LE(int(qrt::IsaFromName(got).value()), int(ceiling));
+    ASSERT_GT(qrt_model_kernel_count(model), 0u);
+    for (size_t i = 0; i < qrt_model_kernel_count(model); ++i) {
+      qrt_kernel_info k{};
+      ASSERT_EQ(qrt_model_kernel(model, i, &k), QRT_OK);
+      ASSERT_TRUE(qrt::IsaFromName(k.isa).has_value()) << k.node << " " << k.isa;
+      EXPECT_LE(int(qrt::IsaFromName(k.isa).value()), int(qrt::EffectiveIsa(ceiling))) << k.node;
+    }
+    RunAndCheck(model);
+    qrt_model_destroy(model);
+    qrt_options_destroy(o);
+  }
 }
 
 TEST(CApi, ScalarIsaAndNoPassesGiveTheSameBits) {
@@ -135,8 +164,9 @@ TEST(CApi, ExplanationsOfTheDefaultPasses) {
 TEST(CApi, BadOptionsAreRefused) {
   qrt_options* o = nullptr;
   ASSERT_EQ(qrt_options_create(&o), QRT_OK);
-  EXPECT_EQ(qrt_options_set_isa(o, "avx512"), QRT_INVALID_ARGUMENT);
-  EXPECT_TRUE(Contains(qrt_last_error(), "avx512"));
+  EXPECT_EQ(qrt_options_set_isa(o, "avx512f"), QRT_INVALID_ARGUMENT);
+  EXPECT_TRUE(Contains(qrt_last_error(), "avx512f"));
+  EXPECT_EQ(qrt_options_set_isa(o, "AVX2"), QRT_INVALID_ARGUMENT);
   EXPECT_EQ(qrt_options_set_threads(o, 0), QRT_INVALID_ARGUMENT);
   EXPECT_EQ(qrt_options_set_passes(o, nullptr), QRT_INVALID_ARGUMENT);
   ASSERT_EQ(qrt_options_set_passes(o, "default,no-such-pass"), QRT_OK);  // checked when compiling

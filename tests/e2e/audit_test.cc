@@ -32,7 +32,7 @@ TEST_P(AuditCase, EqualsOnnxRuntimeLiteralOutput) {
   ASSERT_TRUE(expected.ok()) << expected.status().message();
   ASSERT_EQ(expected->size(), 1u);
   for (const char* passes : {"none", "default"}) {
-    for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+    for (Isa isa : TiersThisCpuHas()) {
       auto got = testing::RunModelFile(dir + "/model.onnx", *inputs, passes, isa);
       ASSERT_TRUE(got.ok()) << got.status().message();
       ASSERT_EQ(got->size(), 1u);

@@ -31,7 +31,7 @@ TEST_P(FloatOrderCase, EqualsOnnxRuntimeBits) {
   ASSERT_TRUE(inputs.ok()) << inputs.status().message();
   ASSERT_TRUE(expected.ok()) << expected.status().message();
   for (const char* passes : {"none", "default"}) {
-    for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+    for (Isa isa : TiersThisCpuHas()) {
       auto got = testing::RunModelFile(dir + "/model.onnx", *inputs, passes, isa);
       ASSERT_TRUE(got.ok()) << got.status().message();
       ASSERT_EQ(got->size(), expected->size());

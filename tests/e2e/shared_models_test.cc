@@ -26,7 +26,7 @@ TEST_P(SharedModelTest, MatchesOriginReference) {
   ASSERT_TRUE(expected.ok()) << expected.status().message();
   ASSERT_FALSE(expected->empty());
   for (const char* passes : {"none", "default"}) {
-    for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+    for (Isa isa : TiersThisCpuHas()) {
       auto got = testing::RunModelFile(base + ".onnx", *inputs, passes, isa);
       ASSERT_TRUE(got.ok()) << got.status().message();
       ASSERT_EQ(got->size(), expected->size());
@@ -62,7 +62,7 @@ TEST_P(SharedModelOrtReference, MatchesOrtLiteralOutput) {
   }
   ASSERT_EQ(ref->size(), graph->outputs.size());
 
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+  for (Isa isa : TiersThisCpuHas()) {
     auto none = testing::RunGraph(*graph, *inputs, "none", isa);
     ASSERT_TRUE(none.ok()) << none.status().message();
     auto dflt = testing::RunGraph(*graph, *inputs, "default", isa);
@@ -104,7 +104,7 @@ TEST_P(SharedModelOrtVnniReference, MatchesOrtExactIntegerOutput) {
   auto ref = testing::ReadTestDataSet(testing::SourceDir() + "/tests/data/ort_vnni_refs/" + name, "output");
   ASSERT_TRUE(inputs.ok() && ref.ok());
   for (const char* passes : {"none", "default"}) {
-    for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+    for (Isa isa : TiersThisCpuHas()) {
       auto got = testing::RunModelFile(base + ".onnx", *inputs, passes, isa);
       ASSERT_TRUE(got.ok()) << got.status().message();
       ASSERT_EQ(got->size(), ref->size());

@@ -24,7 +24,7 @@ template <class Fn>
 std::vector<Fn> KernelsThisCpuRuns(Fn ref, Fn avx2, Fn avx512 = nullptr) {
   std::vector<Fn> f{ref};
   if (HaveAvx2()) f.push_back(avx2);
-  if (avx512 != nullptr && DetectCpuFeatures().avx512f) f.push_back(avx512);
+  if (avx512 != nullptr && DetectCpuFeatures().avx512) f.push_back(avx512);
   return f;
 }
 

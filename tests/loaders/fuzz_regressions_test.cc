@@ -64,7 +64,7 @@ TEST(FuzzRegression, ResizeNanRoiIsRefusedNotConvertedToAnIndex) {
           "12100a0208010a0208010a0208040a0208045a110a03726f69120a0a08080112040a0208085a130a"
           "0573697a6573120a0a08080712040a020804621b0a015912160a14080112100a0208010a0208010a"
           "0208030a02080342040a00100d");
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+  for (Isa isa : TiersThisCpuHas()) {
     StatusOr<Graph> g = LoadOnnxBytes(model);
     ASSERT_TRUE(g.ok()) << g.status().message();
     const float nan = std::numeric_limits<float>::quiet_NaN();

@@ -93,7 +93,7 @@ std::string Algorithm(const std::string& path) { return path == "int8" ? "pointw
 
 StatusOr<std::vector<Tensor>> RunForced(const std::string& json, const std::string& path,
                                         const std::vector<Tensor>& inputs) {
-  return testing::RunGraph(Load(json), inputs, "none", Isa::kAvx2, 1, Algorithm(path));
+  return testing::RunGraph(Load(json), inputs, "none", kIsaAuto, 1, Algorithm(path));
 }
 
 Tensor Input(const Net& n, uint32_t seed) {

@@ -34,7 +34,7 @@ TEST(ConvGolden, FloatTwoByTwoOnes) {
   Tensor x = Tensor::FromVector<float>(xv, {1, 1, 3, 3});
   Tensor w = Tensor::FromVector<float>({1, 1, 1, 1}, {1, 1, 2, 2});
   Tensor b = Tensor::FromVector<float>({0.5f}, {1});
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+  for (Isa isa : TiersThisCpuHas()) {
     auto y = testing::linalg::RunNode("Conv", {Runtime(x), Const(w), Const(b)}, {}, isa);
     ASSERT_TRUE(y.ok()) << y.status().message();
     EXPECT_EQ(y->dims(), (Dims{1, 1, 2, 2}));
@@ -49,7 +49,7 @@ TEST(ConvGolden, ConvIntegerPadsWithZeroPoint) {
   Tensor w = Tensor::FromVector<uint8_t>({1, 1, 1, 1}, {1, 1, 2, 2});
   Attributes a;
   a.Set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+  for (Isa isa : TiersThisCpuHas()) {
     auto y = testing::linalg::RunNode("ConvInteger", {Runtime(x), Const(w), Const(Scalar<uint8_t>(1))}, a, isa);
     ASSERT_TRUE(y.ok()) << y.status().message();
     ASSERT_EQ(y->dims(), (Dims{1, 1, 4, 4}));
@@ -205,7 +205,7 @@ TEST_P(ConvPaths, FloatAvx2BitIdenticalToReference) {
   const Attributes a = CaseAttrs(c);
   auto want = testing::linalg::RunNode("Conv", {Runtime(x), Const(w), Const(b)}, a, Isa::kScalar);
   ASSERT_TRUE(want.ok()) << want.status().message();
-  auto got = testing::linalg::RunNode("Conv", {Runtime(x), Const(w), Const(b)}, a, Isa::kAvx2);
+  auto got = testing::linalg::RunNode("Conv", {Runtime(x), Const(w), Const(b)}, a, kIsaAuto);
   ASSERT_TRUE(got.ok()) << c.name << ": " << got.status().message();
   EXPECT_EQ(testing::CompareBits(*got, *want), "") << c.name;
   // The same convolution in f64 (summed in double): data in [-1, 1], K <= 600.
@@ -253,16 +253,21 @@ TEST_P(ConvPaths, QLinearConvBitExact) {
           Attributes a = CaseAttrs(c);
           auto want = testing::linalg::RunNode("QLinearConv", in, a, Isa::kScalar);
           ASSERT_TRUE(want.ok()) << label << ": " << want.status().message();
-          auto got = testing::linalg::RunNode("QLinearConv", in, a, Isa::kAvx2);
-          ASSERT_TRUE(got.ok()) << label << ": " << got.status().message();
-          EXPECT_EQ(testing::CompareBits(*got, *want), "") << label;
+          for (Isa isa : TiersThisCpuHas()) {
+            auto got = testing::linalg::RunNode("QLinearConv", in, a, isa);
+            ASSERT_TRUE(got.ok()) << label << ": " << got.status().message();
+            EXPECT_EQ(testing::CompareBits(*got, *want), "") << label << " at " << IsaName(isa);
+          }
           // The int8 oneDNN path is taken when it is provably exact, refused otherwise.
-          auto forced = testing::linalg::RunNode("QLinearConv", in, a, Isa::kAvx2, "onednn-int8");
+          auto forced = testing::linalg::RunNode("QLinearConv", in, a, kIsaAuto, "onednn-int8");
           // Where it is exact, only a missing oneDNN primitive (some grouped and dilated
           // geometries below AVX-512) may refuse it, and says so.
           const bool int8_eligible = xu && seven_bit;
           if (int8_eligible && !forced.ok()) {
-            EXPECT_TRUE(testing::Contains(forced.status().message(), "oneDNN has no int8 convolution"))
+            // A scalar ceiling (QRT_MAX_ISA=scalar) runs no oneDNN at all.
+            const bool scalar = EffectiveIsa(kIsaAuto) == Isa::kScalar;
+            EXPECT_TRUE(testing::Contains(forced.status().message(), scalar ? "ISA ceilings below oneDNN's tier"
+                                                                            : "oneDNN has no int8 convolution"))
                 << label << ": " << forced.status().message();
           } else {
             EXPECT_EQ(forced.ok(), int8_eligible) << label << ": " << forced.status().message();
@@ -271,7 +276,7 @@ TEST_P(ConvPaths, QLinearConvBitExact) {
             EXPECT_EQ(testing::CompareBits(*forced, *want), "") << label << " (int8 path)";
           }
           // The f32 path is exact only with short enough reductions.
-          auto f32 = testing::linalg::RunNode("QLinearConv", in, a, Isa::kAvx2, "onednn-f32");
+          auto f32 = testing::linalg::RunNode("QLinearConv", in, a, kIsaAuto, "onednn-f32");
           if (f32.ok()) {
             EXPECT_EQ(testing::CompareBits(*f32, *want), "") << label << " (f32 path)";
           }
@@ -290,9 +295,11 @@ TEST_P(ConvPaths, ConvIntegerBitExact) {
   std::vector<NodeInput> in = {Runtime(x), Const(w), Const(Scalar<uint8_t>(200)), Const(wz)};
   auto want = testing::linalg::RunNode("ConvInteger", in, CaseAttrs(c), Isa::kScalar);
   ASSERT_TRUE(want.ok()) << want.status().message();
-  auto got = testing::linalg::RunNode("ConvInteger", in, CaseAttrs(c), Isa::kAvx2);
-  ASSERT_TRUE(got.ok()) << got.status().message();
-  EXPECT_EQ(testing::CompareBits(*got, *want), "") << c.name;
+  for (Isa isa : TiersThisCpuHas()) {
+    auto got = testing::linalg::RunNode("ConvInteger", in, CaseAttrs(c), isa);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_EQ(testing::CompareBits(*got, *want), "") << c.name << " at " << IsaName(isa);
+  }
 }
 
 // The float convolution's definition is ref::ConvFloat (conv_ref.h): the patch matrix of each
@@ -322,7 +329,7 @@ TEST_P(ConvPaths, FloatEqualsPatchesThenOrderedGemm) {
   }
   std::vector<float> want(size_t(g.output_count()));
   ref::ConvFloat(g, x.data<float>(), w.data<float>(), b.data<float>(), want.data());
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+  for (Isa isa : TiersThisCpuHas()) {
     auto got = testing::linalg::RunNode("Conv", {Runtime(x), Const(w), Const(b)}, CaseAttrs(c), isa);
     ASSERT_TRUE(got.ok()) << got.status().message();
     EXPECT_EQ(testing::CompareBits(*got, Tensor::FromVector<float>(want, got->dims())), "")
@@ -347,7 +354,7 @@ TEST(ConvPathChoice, EveryFloatAlgorithmForcedGivesTheDefinitionsBits) {
     const std::vector<NodeInput> in = {Runtime(x), Const(w), Const(b)};
     auto want = testing::linalg::RunNode("Conv", in, CaseAttrs(c), Isa::kScalar, "reference");
     ASSERT_TRUE(want.ok()) << c.name << ": " << want.status().message();
-    for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+    for (Isa isa : TiersThisCpuHas()) {
       for (const char* algorithm : kFloatAlgorithms) {
         auto got = testing::linalg::RunNode("Conv", in, CaseAttrs(c), isa, algorithm);
         if (!got.ok()) {
@@ -363,13 +370,13 @@ TEST(ConvPathChoice, EveryFloatAlgorithmForcedGivesTheDefinitionsBits) {
   for (const char* algorithm : kFloatAlgorithms) {
     const std::string a = algorithm;
     const bool simd_only = a == "depthwise-lanes" || a == "depthwise-rows";
-    if (simd_only && !AvailableIn(SelectConvFloatKernels(Isa::kAvx2)).depthwise_lanes) continue;
+    if (simd_only && !AvailableIn(SelectConvFloatKernels(kIsaAuto)).depthwise_lanes) continue;
     EXPECT_GT(taken[a], 0) << a << " was never taken";
   }
   EXPECT_FALSE(testing::linalg::RunNode("Conv",
                                         {Runtime(Tensor::Allocate(DataType::kFloat32, {1, 1, 3, 3}).value()),
                                          Const(Tensor::Allocate(DataType::kFloat32, {1, 1, 1, 1}).value())},
-                                        {}, Isa::kAvx2, "no-such-algorithm")
+                                        {}, kIsaAuto, "no-such-algorithm")
                    .ok());
 }
 
@@ -386,7 +393,7 @@ TEST(ConvHostile, HugePaddingNeedsNoHugeBuffer) {
   const int64_t pad = int64_t(1) << 24;
   a.Set("pads", std::vector<int64_t>{pad, 0, pad, 0});
   a.Set("strides", std::vector<int64_t>{pad, 1});
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+  for (Isa isa : TiersThisCpuHas()) {
     auto y = testing::linalg::RunNode("Conv", {Runtime(x), Const(w), Const(b)}, a, isa);
     ASSERT_TRUE(y.ok()) << y.status().message();
     ASSERT_EQ(y->dims(), (Dims{1, 1, 3, 16}));
@@ -409,11 +416,11 @@ TEST(ConvPathChoice, FullRangeLongReductionUsesReference) {
   Tensor w = RandomTensor(DataType::kInt8, {4, 256, 3, 3}, -128, 127, rng);
   std::vector<NodeInput> in = {Runtime(x), Const(w), Const(Scalar<uint8_t>(0)), Const(Scalar<int8_t>(0))};
   for (const char* path : {"onednn-int8", "onednn-f32"}) {
-    auto y = testing::linalg::RunNode("ConvInteger", in, {}, Isa::kAvx2, path);
+    auto y = testing::linalg::RunNode("ConvInteger", in, {}, kIsaAuto, path);
     EXPECT_FALSE(y.ok()) << path;
   }
   auto want = testing::linalg::RunNode("ConvInteger", in, {}, Isa::kScalar);
-  auto got = testing::linalg::RunNode("ConvInteger", in, {}, Isa::kAvx2);
+  auto got = testing::linalg::RunNode("ConvInteger", in, {}, kIsaAuto);
   ASSERT_TRUE(want.ok() && got.ok());
   EXPECT_EQ(testing::CompareBits(*got, *want), "");
 }
@@ -424,7 +431,7 @@ TEST(ConvPathChoice, RuntimeWeights) {
   Tensor x = RandomTensor(DataType::kFloat32, {1, 3, 6, 6}, -1, 1, rng);
   Tensor w = RandomTensor(DataType::kFloat32, {2, 3, 3, 3}, -1, 1, rng);
   auto want = testing::linalg::RunNode("Conv", {Runtime(x), Runtime(w)}, {}, Isa::kScalar);
-  auto got = testing::linalg::RunNode("Conv", {Runtime(x), Runtime(w)}, {}, Isa::kAvx2);
+  auto got = testing::linalg::RunNode("Conv", {Runtime(x), Runtime(w)}, {}, kIsaAuto);
   ASSERT_TRUE(want.ok() && got.ok());
   EXPECT_EQ(testing::CompareBits(*got, *want), "");
 }
@@ -450,7 +457,7 @@ TEST_P(ConvModels, MatchOriginReferenceExactly) {
   auto inputs = testing::ReadTestDataSet(base + "/test_data_set_0", "input");
   auto expected = testing::ReadTestDataSet(base + "/test_data_set_0", "output");
   ASSERT_TRUE(inputs.ok() && expected.ok());
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+  for (Isa isa : TiersThisCpuHas()) {
     auto got = testing::RunModelFile(base + ".onnx", *inputs, "none", isa);
     if (!got.ok() && got.status().code() == StatusCode::kUnsupported) {
       GTEST_SKIP() << GetParam() << ": " << got.status().message();
@@ -507,11 +514,11 @@ TEST(ConvTiming, DISABLED_Conv3x3_32to64_56x56) {
         a);
   };
   std::printf("Conv f32 reference        %8.3f ms\n", BestMs(*f32, Isa::kScalar));
-  std::printf("Conv f32 oneDNN           %8.3f ms\n", BestMs(*f32, Isa::kAvx2));
-  std::printf("QLinearConv reference     %8.3f ms\n", BestMs(*q(w7), Isa::kAvx2, "reference"));
-  std::printf("QLinearConv int8 oneDNN   %8.3f ms (7-bit weights)\n", BestMs(*q(w7), Isa::kAvx2, "onednn-int8"));
-  std::printf("QLinearConv f32-exact     %8.3f ms (7-bit weights)\n", BestMs(*q(w7), Isa::kAvx2, "onednn-f32"));
-  std::printf("QLinearConv f32-exact     %8.3f ms (full-range weights)\n", BestMs(*q(w8), Isa::kAvx2, "onednn-f32"));
+  std::printf("Conv f32 oneDNN           %8.3f ms\n", BestMs(*f32, kIsaAuto));
+  std::printf("QLinearConv reference     %8.3f ms\n", BestMs(*q(w7), kIsaAuto, "reference"));
+  std::printf("QLinearConv int8 oneDNN   %8.3f ms (7-bit weights)\n", BestMs(*q(w7), kIsaAuto, "onednn-int8"));
+  std::printf("QLinearConv f32-exact     %8.3f ms (7-bit weights)\n", BestMs(*q(w7), kIsaAuto, "onednn-f32"));
+  std::printf("QLinearConv f32-exact     %8.3f ms (full-range weights)\n", BestMs(*q(w8), kIsaAuto, "onednn-f32"));
 }
 
 }  // namespace
@@ -537,7 +544,7 @@ TEST_P(OrtModels, CloseToOrt) {
   auto inputs = testing::ReadTestDataSet(base + "/ort130_noopt_ref_0", "input");
   auto expected = testing::ReadTestDataSet(base + "/ort130_noopt_ref_0", "output");
   ASSERT_TRUE(inputs.ok() && expected.ok());
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+  for (Isa isa : TiersThisCpuHas()) {
     auto got = testing::RunModelFile(base + ".onnx", *inputs, "none", isa);
     if (!got.ok() && got.status().code() == StatusCode::kUnsupported) GTEST_SKIP() << got.status().message();
     ASSERT_TRUE(got.ok()) << got.status().message();

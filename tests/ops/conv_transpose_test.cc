@@ -60,7 +60,7 @@ TEST(ConvTranspose, EqualsTheDefinition) {
     at.Set("dilations", std::vector<int64_t>{g.dh, g.dw});
     at.Set("pads", std::vector<int64_t>{g.pt, g.pl, g.pb, g.pr});
     at.Set("output_padding", std::vector<int64_t>{g.oph, g.opw});
-    for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+    for (Isa isa : TiersThisCpuHas()) {
       auto out = RunSingleNode("ConvTranspose", 11,
                                {Data(Tensor::FromVector<float>(x, {g.n, g.cin, g.h, g.w})),
                                 Known(Tensor::FromVector<float>(w, {g.cin, g.cout_g, g.kh, g.kw})),

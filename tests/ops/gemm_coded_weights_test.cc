@@ -73,14 +73,16 @@ TEST(GemmCodedWeights, GiveTheReferenceBits) {
     std::uniform_real_distribution<float> u(-2.f, 2.f);
     for (int64_t i = 0; i < c.k; ++i) a.data<float>()[i] = i % 7 == 0 ? 0.f : u(rng);
     std::vector<std::vector<Tensor>> results;
-    for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
-      StatusOr<Graph> g = LoadJsonText(Json(c, isa == Isa::kAvx2 ? "coded" : "f32"), "gemm.json", ".");
+    for (Isa isa : TiersThisCpuHas()) {
+      StatusOr<Graph> g = LoadJsonText(Json(c, isa != Isa::kScalar ? "coded" : "f32"), "gemm.json", ".");
       ASSERT_TRUE(g.ok()) << g.status().message();
       auto r = testing::RunGraph(std::move(g).value(), {a}, "default", isa);
       ASSERT_TRUE(r.ok()) << r.status().message();
       results.push_back(std::move(r).value());
     }
-    EXPECT_EQ(testing::CompareBits(results[1][0], results[0][0]), "") << "n " << c.n << " k " << c.k;
+    for (size_t t = 1; t < results.size(); ++t) {
+      EXPECT_EQ(testing::CompareBits(results[t][0], results[0][0]), "") << "n " << c.n << " k " << c.k << " tier " << t;
+    }
   }
 }
 
@@ -97,7 +99,7 @@ TEST(GemmCodedWeights, TheHookRefusesWhereThePathDoesNotApply) {
   for (int64_t i = 0; i < small.k; ++i) a_small.data<float>()[i] = 0.5f;
   g = LoadJsonText(Json(small), "gemm.json", ".");
   ASSERT_TRUE(g.ok());
-  EXPECT_FALSE(testing::RunGraph(std::move(g).value(), {a_small}, "default", Isa::kAvx2).ok());
+  EXPECT_FALSE(testing::RunGraph(std::move(g).value(), {a_small}, "default", kIsaAuto).ok());
 }
 
 // CodeWeights on hand-made grids: exact codes where every element is on its grid; null for an

@@ -140,7 +140,7 @@ TEST(TopK, LongRowsEqualAStableSort) {
         }
         Attributes a;
         a.Set("largest", int64_t(largest));
-        for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+        for (Isa isa : TiersThisCpuHas()) {
           auto top =
               RunSingleNode("TopK", 11, {Data(Tensor::FromVector<float>(x, {rows, n})), Known(I64({k}))}, a, 2, isa);
           ASSERT_TRUE(top.ok()) << top.status().message();

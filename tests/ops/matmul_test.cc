@@ -18,7 +18,7 @@ TEST(MatMulGolden, VectorOperandsAndBroadcast) {
   // [2] x [2,3] -> [3]
   Tensor a = Tensor::FromVector<float>({1, 2}, {2});
   Tensor b = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+  for (Isa isa : TiersThisCpuHas()) {
     auto y = testing::linalg::RunNode("MatMul", {Runtime(a), Runtime(b)}, {}, isa);
     ASSERT_TRUE(y.ok()) << y.status().message();
     EXPECT_EQ(y->dims(), (Dims{3}));
@@ -66,7 +66,7 @@ TEST_P(MatMulPaths, FloatMatchesReference) {
   for (bool b_const : {false, true}) {
     std::vector<NodeInput> in = {Runtime(a), b_const ? Const(b) : Runtime(b)};
     auto want = testing::linalg::RunNode("MatMul", in, {}, Isa::kScalar);
-    auto got = testing::linalg::RunNode("MatMul", in, {}, Isa::kAvx2);
+    auto got = testing::linalg::RunNode("MatMul", in, {}, kIsaAuto);
     ASSERT_TRUE(want.ok() && got.ok()) << c.name;
     // f32 summation order only: |err| <~ K * eps * sum|a*b|.
     EXPECT_EQ(testing::CompareTensors(*got, *want, 1e-4, 1e-5), "") << c.name;
@@ -92,7 +92,7 @@ TEST_P(MatMulPaths, IntegerBitExact) {
                                   std::string(DataTypeName(bt)) + (b_const ? " const" : " runtime");
         std::vector<NodeInput> mi = {Runtime(a), bin, Const(az), Const(bz)};
         auto want = testing::linalg::RunNode("MatMulInteger", mi, {}, Isa::kScalar);
-        auto got = testing::linalg::RunNode("MatMulInteger", mi, {}, Isa::kAvx2);
+        auto got = testing::linalg::RunNode("MatMulInteger", mi, {}, kIsaAuto);
         ASSERT_TRUE(want.ok()) << label << ": " << want.status().message();
         ASSERT_TRUE(got.ok()) << label << ": " << got.status().message();
         EXPECT_EQ(testing::CompareBits(*got, *want), "") << label;
@@ -107,7 +107,7 @@ TEST_P(MatMulPaths, IntegerBitExact) {
                                      Const(Scalar<float>(0.5f)),
                                      Const(Scalar<int8_t>(3))};
         auto qwant = testing::linalg::RunNode("QLinearMatMul", qi, {}, Isa::kScalar);
-        auto qgot = testing::linalg::RunNode("QLinearMatMul", qi, {}, Isa::kAvx2);
+        auto qgot = testing::linalg::RunNode("QLinearMatMul", qi, {}, kIsaAuto);
         ASSERT_TRUE(qwant.ok()) << label << ": " << qwant.status().message();
         ASSERT_TRUE(qgot.ok()) << label << ": " << qgot.status().message();
         EXPECT_EQ(testing::CompareBits(*qgot, *qwant), "") << label;
@@ -135,7 +135,7 @@ TEST(GemmPaths, AttributesAndBroadcastC) {
         attrs.Set("beta", -1.5f);
         std::vector<NodeInput> in = {Runtime(a), Const(b), Runtime(c)};
         auto want = testing::linalg::RunNode("Gemm", in, attrs, Isa::kScalar);
-        auto got = testing::linalg::RunNode("Gemm", in, attrs, Isa::kAvx2);
+        auto got = testing::linalg::RunNode("Gemm", in, attrs, kIsaAuto);
         ASSERT_TRUE(want.ok()) << want.status().message();
         ASSERT_TRUE(got.ok()) << got.status().message();
         EXPECT_EQ(testing::CompareTensors(*got, *want, 1e-5, 1e-6), "") << ta << tb << " C " << DimsToString(cd);

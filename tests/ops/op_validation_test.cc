@@ -162,7 +162,7 @@ TEST(OpValidation, ResizeScalesMustBePositiveAndFinite) {
 // not errors: x / 0 is +-inf and saturates, NaN becomes the zero point. What matters is
 // that no kernel turns a non-finite value into an integer (UB) on either ISA.
 TEST(OpValidation, QuantizeLinearNonFiniteScalesSaturate) {
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+  for (Isa isa : TiersThisCpuHas()) {
     for (const char* scale : {"0", R"("inf")", R"("nan")", R"("-inf")", "1e-45"}) {
       StatusOr<Graph> g =
           LoadJsonText(OneNode("[4]", R"({"name": "n", "op": "QuantizeLinear",

@@ -140,7 +140,7 @@ TEST(Pool, MaxPoolFastPathEqualsTheTapLists) {
   cases.push_back({{1, 2, 5, 6}, Pool({1, 1}, {1, 1}, {1, 1, 1, 1})});
   for (const Case& c : cases) {
     const Tensor x = input(c.x);
-    auto fast = RunSingleNode("MaxPool", 12, {Data(x.Clone())}, c.attrs, 1, Isa::kAvx2);
+    auto fast = RunSingleNode("MaxPool", 12, {Data(x.Clone())}, c.attrs, 1, kIsaAuto);
     auto lists = RunSingleNode("MaxPool", 12, {Data(x.Clone())}, c.attrs, 1, Isa::kScalar);
     ASSERT_TRUE(fast.ok() && lists.ok()) << DimsToString(c.x);
     EXPECT_EQ(testing::CompareBits((*fast)[0], (*lists)[0]), "") << DimsToString(c.x);
@@ -150,7 +150,7 @@ TEST(Pool, MaxPoolFastPathEqualsTheTapLists) {
   EXPECT_EQ((*corner)[0].data<float>()[0], std::numeric_limits<float>::lowest());
   // GlobalMaxPool keeps its tap list; both ISAs agree.
   const Tensor g = input({2, 3, 5, 9});
-  auto g_simd = RunSingleNode("GlobalMaxPool", 12, {Data(g.Clone())}, Attributes(), 1, Isa::kAvx2);
+  auto g_simd = RunSingleNode("GlobalMaxPool", 12, {Data(g.Clone())}, Attributes(), 1, kIsaAuto);
   auto g_ref = RunSingleNode("GlobalMaxPool", 12, {Data(g.Clone())}, Attributes(), 1, Isa::kScalar);
   ASSERT_TRUE(g_simd.ok() && g_ref.ok());
   EXPECT_EQ(testing::CompareBits((*g_simd)[0], (*g_ref)[0]), "");

@@ -79,7 +79,7 @@ void CheckOutputs(const std::vector<Tensor>& out) {
 }
 
 TEST(QuantizationOps, RunFromJson) {
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+  for (Isa isa : TiersThisCpuHas()) {
     auto g = LoadJsonText(kGraph, "ops.json", ".");
     ASSERT_TRUE(g.ok()) << g.status().message();
     auto out = testing::RunGraph(std::move(g).value(), Inputs(), "default", isa);

@@ -34,7 +34,7 @@ TEST(QuantizeLinearThreads, SplitRunsAreBitIdentical) {
       scale.data<float>()[i] = 0.01f + 0.007f * float(i);
       zp.data<uint8_t>()[i] = uint8_t(100 + 20 * i);
     }
-    for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+    for (Isa isa : TiersThisCpuHas()) {
       const Attributes attrs = AxisAttr(c.axis);
       auto q1 = RunSingleNode("QuantizeLinear", 13, {Data(x), Known(scale), Known(zp)}, attrs, 1, isa, 1).value();
       for (int threads : {2, 3}) {

@@ -215,7 +215,7 @@ TEST(ScanTractModel, QlstmMatchesGoldenWithPassesOnAndOff) {
   ASSERT_TRUE(expected.ok()) << expected.status().message();
   std::vector<std::vector<Tensor>> results;
   for (const char* passes : {"none", "default"}) {
-    for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+    for (Isa isa : TiersThisCpuHas()) {
       SCOPED_TRACE(std::string(passes) + (isa == Isa::kScalar ? " scalar" : " avx2"));
       auto out = testing::RunModelFile(model, *inputs, passes, isa);
       ASSERT_TRUE(out.ok()) << out.status().message();

@@ -29,7 +29,7 @@ inline Tensor I64(std::vector<int64_t> v) {
 // error (load, plan or run).
 inline StatusOr<std::vector<Tensor>> RunSingleNode(const std::string& op_type, int64_t opset,
                                                    const std::vector<NodeArg>& args, const Attributes& attrs,
-                                                   int num_outputs = 1, Isa isa = Isa::kAvx2, int threads = 1) {
+                                                   int num_outputs = 1, Isa isa = kIsaAuto, int threads = 1) {
   ModelBuilder b("single_node", {{"", opset}}, false);
   NodeSpec node;
   node.name = "n";

@@ -250,7 +250,7 @@ TEST(FuseDqBinaryQ, BundledModelFusesAndMatchesItsExpectedOutputBitForBit) {
   auto expected = testing::ReadTestDataSet(dir + "/test_data_set_0", "output");
   ASSERT_TRUE(inputs.ok() && expected.ok());
   for (const char* passes : {"none", "default"}) {
-    for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+    for (Isa isa : TiersThisCpuHas()) {
       auto got = testing::RunModelFile(dir + "/model.onnx", *inputs, passes, isa);
       ASSERT_TRUE(got.ok()) << got.status().message();
       EXPECT_EQ(testing::CompareBits((*got)[0], (*expected)[0]), "") << passes << " " << IsaName(isa);

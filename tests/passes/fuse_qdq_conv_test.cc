@@ -180,7 +180,7 @@ TEST(FuseQdqConv, FusesAndStaysWithinOneStep) {
                                         << " c=" << s.c << " g=" << s.group;
       EXPECT_EQ(ops["QLinearConv"], 1);
       EXPECT_EQ(ops.count("Conv") + ops.count("DequantizeLinear") + ops.count("Relu") + ops.count("Clip"), 0u);
-      for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+      for (Isa isa : TiersThisCpuHas()) {
         EXPECT_LE(MaxStepDiff(json, isa, &differing, &total), 1) << "act " << s.act << " c " << s.c;
       }
     }
@@ -257,9 +257,9 @@ TEST(FuseQdqConv, RealModelsLayerByLayer) {
         }
         n = next;
       }
-      auto a = EvaluateNodes(g, chain_nodes, {{g.FindValue(chains[c].first), x}}, {gy}, Isa::kAvx2);
+      auto a = EvaluateNodes(g, chain_nodes, {{g.FindValue(chains[c].first), x}}, {gy}, kIsaAuto);
       auto b =
-          EvaluateNodes(fused, {fused.value(fy).producer}, {{fused.FindValue(chains[c].first), x}}, {fy}, Isa::kAvx2);
+          EvaluateNodes(fused, {fused.value(fy).producer}, {{fused.FindValue(chains[c].first), x}}, {fy}, kIsaAuto);
       ASSERT_TRUE(a.ok()) << a.status().message();
       ASSERT_TRUE(b.ok()) << b.status().message();
       for (int64_t i = 0; i < (*a)[0].numel(); ++i) {

@@ -118,7 +118,7 @@ TEST(FuseQdqMatMul, FusesAndStaysWithinOneStep) {
       std::mt19937 rng(seed);
       Tensor a = Tensor::Allocate(DataType::kUInt8, {s.m, s.k}).value();
       for (int64_t i = 0; i < a.numel(); ++i) a.data<uint8_t>()[i] = uint8_t(rng());
-      for (Isa isa : {Isa::kAvx2, Isa::kScalar}) {
+      for (Isa isa : TiersThisCpuHas()) {
         auto want = testing::RunGraph(g, {a}, "none", isa);
         auto got = testing::RunGraph(g, {a}, "default,fuse-qdq-matmul", isa);
         ASSERT_TRUE(want.ok() && got.ok()) << (want.ok() ? got.status().message() : want.status().message());

@@ -60,7 +60,7 @@ void ExpectExact(const std::string& json) {
   for (int k = 0; k < 512; ++k) static_cast<uint8_t*>(x.raw())[k] = uint8_t(k * 37 + 11);  // every byte, twice
   auto reference = testing::RunGraph(LoadJsonText(json, "chain.json", ".").value(), {x}, "none", Isa::kScalar);
   ASSERT_TRUE(reference.ok()) << reference.status().message();
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+  for (Isa isa : TiersThisCpuHas()) {
     auto fused = testing::RunGraph(LoadJsonText(json, "chain.json", ".").value(), {x}, "default", isa);
     ASSERT_TRUE(fused.ok()) << fused.status().message();
     EXPECT_EQ(testing::CompareBits((*fused)[0], (*reference)[0]), "") << json;

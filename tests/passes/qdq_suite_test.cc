@@ -86,7 +86,7 @@ TEST_F(QdqSuite, FusesAsExpectedAndMatchesNumpyBitForBit) {
     EXPECT_EQ(counts["fuse-dq-add-q"], e.add_fusions);
 
     for (const char* passes : {"none", "default"}) {
-      for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+      for (Isa isa : TiersThisCpuHas()) {
         auto got = testing::RunGraph(*graph, *inputs, passes, isa);
         ASSERT_TRUE(got.ok()) << got.status().message();
         for (size_t k = 0; k < got->size(); ++k) {

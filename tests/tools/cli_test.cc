@@ -13,6 +13,7 @@
 
 #include "loaders/npy.h"
 #include "loaders/tensor_proto.h"
+#include "runtime/cpu_features.h"
 #include "tests/test_util.h"
 
 namespace qrt {
@@ -168,6 +169,39 @@ TEST(Cli, InspectJson) {
   ASSERT_FALSE(j.is_discarded()) << r.out;
   EXPECT_EQ(j["ops_after"], j["ops_before"]);
   for (auto& [pass, n] : j["rewrites"].items()) EXPECT_EQ(n.get<int>(), 0) << pass;
+}
+
+// --isa is a ceiling: the model's tier and every step's kernel tier are at or below it (bench
+// --json reports the same per node), and the SIMD tiers do use SIMD kernels on this model.
+TEST(Cli, IsaCeilingBoundsEveryKernel) {
+  const std::vector<std::string> tiers = {"scalar", "avx2", "avx2-vnni", "avx512", "avx512-vnni", "auto"};
+  for (const std::string& tier : tiers) {
+    SCOPED_TRACE(tier);
+    for (const std::string& cmd : {"inspect --json --isa " + tier, "bench --json --iters 2 --warmup 0 --isa " + tier}) {
+      for (const std::string passes : {"default", "none"}) {
+        CommandResult r = Qrt(cmd + " --passes " + passes + " " + Quote(QdqModel()));
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+        ASSERT_FALSE(j.is_discarded()) << r.out;
+        const Isa ceiling = IsaFromName(tier).value();
+        const std::optional<Isa> model = IsaFromName(j["isa"].get<std::string>());
+        ASSERT_TRUE(model.has_value()) << j["isa"];
+        EXPECT_EQ(*model, EffectiveIsa(ceiling));
+        ASSERT_FALSE(j["kernels"].empty());
+        int simd = 0;
+        for (const auto& k : j["kernels"]) {
+          const std::optional<Isa> t = IsaFromName(k["isa"].get<std::string>());
+          ASSERT_TRUE(t.has_value()) << k.dump();
+          EXPECT_LE(int(*t), int(*model)) << k.dump();
+          simd += *t != Isa::kScalar;
+        }
+        EXPECT_EQ(simd > 0, *model != Isa::kScalar) << cmd << " " << passes;
+      }
+    }
+  }
+  const CommandResult bad = Qrt("inspect --isa avx9 " + Quote(QdqModel()));
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;  // a usage error
+  EXPECT_PRED2(Contains, bad.err, "avx9");
 }
 
 TEST(Cli, InspectExplainNamesEachCandidatesOutcome) {

@@ -148,7 +148,7 @@ void Register() {
   if (DetectCpuFeatures().avx2) {
     families.push_back({"avx2", {avx2::Sgemm, avx2::SgemmOneRow, avx2::SplitPairs}, avx2::QuantizeDequantizeS8});
   }
-  if (DetectCpuFeatures().avx512f) {
+  if (DetectCpuFeatures().avx512) {
     families.push_back(
         {"avx512",
          {avx512::Sgemm, avx512::SgemmOneRow, avx512::SplitPairs, avx512::DepthwiseLanes, avx512::DepthwiseRows},

@@ -54,7 +54,7 @@ void Check(const Status& s, benchmark::State& state) {
   if (!s.ok()) state.SkipWithError(s.message().c_str());
 }
 
-const char* IsaTag(Isa isa) { return isa == Isa::kAvx2 ? "avx2" : "ref"; }
+const char* IsaTag(Isa isa) { return CanUseAvx2(isa) ? "avx2" : "ref"; }
 
 // ---- memcpy ----------------------------------------------------------------------------------
 
@@ -242,7 +242,7 @@ void Register() {
   if (DetectCpuFeatures().avx2) {
     quant.push_back({"avx2", avx2::QuantizeF32ToS8, avx2::QuantizeF32ToU8, avx2::QuantizeDequantizeS8});
   }
-  if (DetectCpuFeatures().avx512f) {
+  if (DetectCpuFeatures().avx512) {
     quant.push_back({"avx512", avx512::QuantizeF32ToS8, avx512::QuantizeF32ToU8, avx512::QuantizeDequantizeS8});
   }
   for (const QuantFamily& f : quant) {
@@ -262,7 +262,7 @@ void Register() {
     }
   }
   std::vector<std::pair<const char*, LookupTableFn>> tables = {{"ref", ref::LookupTable}};
-  if (DetectCpuFeatures().avx512bw_vbmi) tables.push_back({"avx512", avx512::LookupTable});
+  if (DetectCpuFeatures().avx512_vbmi) tables.push_back({"avx512", avx512::LookupTable});
   for (const auto& [tag, fn] : tables) {
     for (int64_t n : sizes) {
       benchmark::RegisterBenchmark((std::string("LookupTable_u8/") + tag).c_str(),
@@ -279,7 +279,7 @@ void Register() {
   };
   std::vector<Family> families = {{"ref", Isa::kScalar, nullptr}};
   if (DetectCpuFeatures().avx2) families.push_back({"avx2", Isa::kAvx2, avx2::QuantizedBinaryKernel});
-  if (DetectCpuFeatures().avx512bw_vbmi) families.push_back({"avx512", Isa::kAvx2, avx512::QuantizedBinaryKernel});
+  if (DetectCpuFeatures().avx512_vbmi) families.push_back({"avx512", Isa::kAvx512, avx512::QuantizedBinaryKernel});
   for (const Family& f : families) {
     for (int64_t n : sizes) {
       auto reg = [&](const std::string& name, QuantizedBinaryOp op, Requantize rule, Bcast bc, int threads = 1) {
@@ -292,7 +292,7 @@ void Register() {
       using QB = QuantizedBinaryOp;
       using RQ = Requantize;
       reg("QuantizedMul_u8_reciprocal_same", QB::kMul, RQ::kReciprocal, Bcast::kSame);
-      if (f.isa == Isa::kAvx2)
+      if (f.isa != Isa::kScalar)
         reg("QuantizedMul_u8_reciprocal_same_2threads", QB::kMul, RQ::kReciprocal, Bcast::kSame, 2);
       reg("QuantizedMul_u8_divide_same", QB::kMul, RQ::kDivide, Bcast::kSame);
       reg("QuantizedMul_u8_combined_same", QB::kMul, RQ::kCombined, Bcast::kSame);

@@ -127,7 +127,7 @@ void RunOne(const uint8_t* data, size_t size) {
   const uint64_t h = fuzz::Hash(data, size);
   fuzz::Rng rng(h);
   CompileOptions options;
-  options.max_isa = (h & 1) ? Isa::kScalar : Isa::kAvx2;
+  options.max_isa = (h & 1) ? Isa::kScalar : kIsaAuto;
   options.passes = (h & 2) ? "none" : "default";
 
   // Inputs first: their sizes decide whether this model is run at all.

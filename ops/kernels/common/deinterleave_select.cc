@@ -1,11 +1,12 @@
 // The kernel choice for deinterleave.h: once, when a graph is compiled.
 #include "ops/kernels/common/deinterleave.h"
+#include "runtime/kernel_isa.h"
 
 namespace qrt {
 
 SplitPairsFn SelectSplitPairs(Isa isa) {
-  if (isa != Isa::kAvx2) return ref::SplitPairs;
-  return DetectCpuFeatures().avx512f ? avx512::SplitPairs : avx2::SplitPairs;
+  if (!CanUseAvx2(isa)) return ref::SplitPairs;
+  return CanUseAvx512(isa) ? PickedAt(Isa::kAvx512, avx512::SplitPairs) : PickedAt(Isa::kAvx2, avx2::SplitPairs);
 }
 
 }  // namespace qrt

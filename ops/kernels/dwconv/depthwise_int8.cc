@@ -10,7 +10,7 @@
 
 namespace qrt {
 
-bool DepthwiseInt8Available() { return DetectCpuFeatures().avx512_vnni; }
+bool DepthwiseInt8Available(Isa isa) { return CanUseAvx512Vnni(isa); }
 
 std::shared_ptr<const DepthwiseInt8Plan> PlanDepthwiseInt8(const ConvGeometry& g, const float* w,
                                                            const QuantGrid& w_grid, const float* bias,

@@ -32,6 +32,7 @@
 
 #include "ops/kernels/conv/conv_ref.h"
 #include "ops/kernels/quantize/quantize_linear.h"
+#include "runtime/cpu_features.h"
 #include "runtime/quant_grid.h"
 
 namespace qrt {
@@ -68,7 +69,7 @@ std::shared_ptr<const DepthwiseInt8Plan> PlanDepthwiseInt8(const ConvGeometry& g
                                                            DataType y_type);
 
 // The kernel is there (AVX-512 VNNI, BW, DQ).
-bool DepthwiseInt8Available();
+bool DepthwiseInt8Available(Isa isa = kIsaAuto);
 
 // batch images of codes x (channels planes each) to codes y, on up to `threads` threads.
 void ConvDepthwiseInt8(const DepthwiseInt8Plan& plan, const void* x, void* y, int64_t batch, int threads);

@@ -1,9 +1,10 @@
 #include "ops/kernels/dwconv/depthwise_rows.h"
+#include "runtime/kernel_isa.h"
 
 namespace qrt {
 
 DepthwiseRowsFn SelectDepthwiseRows(Isa isa) {
-  return isa == Isa::kAvx2 && DetectCpuFeatures().avx512bw_vbmi ? avx512::DepthwiseRows : nullptr;
+  return CanUseAvx512Vbmi(isa) ? PickedAt(Isa::kAvx512, avx512::DepthwiseRows) : nullptr;
 }
 
 }  // namespace qrt

@@ -1,11 +1,12 @@
 // The kernel choice for max_rows.h: once, when a graph is compiled.
 #include "ops/kernels/pool/max_rows.h"
+#include "runtime/kernel_isa.h"
 
 namespace qrt {
 
 MaxRowsFn SelectMaxRows(Isa isa) {
-  if (isa != Isa::kAvx2) return ref::MaxRows;
-  return DetectCpuFeatures().avx512f ? avx512::MaxRows : avx2::MaxRows;
+  if (!CanUseAvx2(isa)) return ref::MaxRows;
+  return CanUseAvx512(isa) ? PickedAt(Isa::kAvx512, avx512::MaxRows) : PickedAt(Isa::kAvx2, avx2::MaxRows);
 }
 
 }  // namespace qrt

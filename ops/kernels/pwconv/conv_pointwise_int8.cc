@@ -49,7 +49,7 @@ struct RowSums {
 
 }  // namespace
 
-bool PointwiseInt8Available() { return DetectCpuFeatures().avx512_vnni; }
+bool PointwiseInt8Available(Isa isa) { return CanUseAvx512Vnni(isa); }
 
 std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g, const float* w,
                                                            const QuantGrid& w_grid, const QuantGrid& x_grid,

@@ -48,6 +48,7 @@
 #include "ops/kernels/conv/output_epilogue.h"
 #include "ops/kernels/gemm/sgemm.h"
 #include "ops/kernels/quantize/quantize_linear.h"
+#include "runtime/cpu_features.h"
 #include "runtime/quant_grid.h"
 
 namespace qrt {
@@ -115,7 +116,7 @@ struct PointwiseInt8Args {
 };
 
 // The int8 kernel is there (AVX-512 VNNI).
-bool PointwiseInt8Available();
+bool PointwiseInt8Available(Isa isa = kIsaAuto);
 
 namespace ref {
 // The specification of ConvPointwiseInt8 on every CPU: the definition of the convolution

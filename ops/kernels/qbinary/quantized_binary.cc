@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "runtime/kernel_isa.h"
 #include "runtime/parallel.h"
 
 namespace qrt {
@@ -217,11 +218,11 @@ std::string_view RequantizeName(Requantize rule) {
 
 QuantizedBinaryFn SelectQuantizedBinaryKernel(QuantizedBinaryOp op, Requantize rule, DataType a, DataType b, DataType c,
                                               Isa isa) {
-  if (isa == Isa::kAvx2) {
-    if (DetectCpuFeatures().avx512bw_vbmi) {
-      if (QuantizedBinaryFn f = avx512::QuantizedBinaryKernel(op, rule, a, b, c)) return f;
+  if (CanUseAvx2(isa)) {
+    if (CanUseAvx512Vbmi(isa)) {
+      if (QuantizedBinaryFn f = PickedAt(Isa::kAvx512, avx512::QuantizedBinaryKernel(op, rule, a, b, c))) return f;
     }
-    if (QuantizedBinaryFn f = avx2::QuantizedBinaryKernel(op, rule, a, b, c)) return f;
+    if (QuantizedBinaryFn f = PickedAt(Isa::kAvx2, avx2::QuantizedBinaryKernel(op, rule, a, b, c))) return f;
   }
   return ref::QuantizedBinaryKernel(op, rule, a, b, c);
 }

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <string>
 
+#include "runtime/kernel_isa.h"
+
 namespace qrt {
 namespace {
 
@@ -53,7 +55,7 @@ StatusOr<AutoBroadcast> ParseAutoBroadcast(std::string_view name) {
 FakeQuantizeFn SelectFakeQuantizeKernel(DataType dtype, Isa isa) {
   switch (dtype) {
     case DataType::kFloat32:
-      return isa == Isa::kAvx2 ? avx2::FakeQuantizeF32 : ref::FakeQuantizeF32;
+      return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::FakeQuantizeF32) : ref::FakeQuantizeF32;
     case DataType::kFloat16:
       return ref::FakeQuantizeF16;
     case DataType::kBFloat16:

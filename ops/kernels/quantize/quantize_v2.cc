@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "runtime/kernel_isa.h"
+
 namespace qrt {
 namespace {
 
@@ -117,8 +119,8 @@ StatusOr<QuantizeV2RoundMode> ParseQuantizeV2RoundMode(std::string_view name) {
 }
 
 QuantizeV2Fn SelectQuantizeV2Kernel(DataType T, QuantizeV2Mode mode, QuantizeV2RoundMode round_mode, Isa isa) {
-  if (isa == Isa::kAvx2) {
-    if (QuantizeV2Fn f = avx2::QuantizeV2Kernel(T, mode, round_mode)) return f;
+  if (CanUseAvx2(isa)) {
+    if (QuantizeV2Fn f = PickedAt(Isa::kAvx2, avx2::QuantizeV2Kernel(T, mode, round_mode))) return f;
   }
   return ref::QuantizeV2Kernel(T, mode, round_mode);
 }

@@ -3,17 +3,19 @@
 
 #include <algorithm>
 
+#include "runtime/kernel_isa.h"
+
 namespace qrt {
 
 UniformDequantizeFn SelectUniformDequantizeKernel(DataType input, Isa isa) {
-  const bool v = isa == Isa::kAvx2;
+  const bool v = CanUseAvx2(isa);
   switch (input) {
     case DataType::kInt8:
-      return v ? avx2::UniformDequantizeI8 : ref::UniformDequantizeI8;
+      return v ? PickedAt(Isa::kAvx2, avx2::UniformDequantizeI8) : ref::UniformDequantizeI8;
     case DataType::kUInt8:
-      return v ? avx2::UniformDequantizeU8 : ref::UniformDequantizeU8;
+      return v ? PickedAt(Isa::kAvx2, avx2::UniformDequantizeU8) : ref::UniformDequantizeU8;
     case DataType::kInt32:
-      return v ? avx2::UniformDequantizeI32 : ref::UniformDequantizeI32;
+      return v ? PickedAt(Isa::kAvx2, avx2::UniformDequantizeI32) : ref::UniformDequantizeI32;
     default:
       return nullptr;
   }

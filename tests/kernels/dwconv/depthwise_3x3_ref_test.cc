@@ -89,7 +89,7 @@ TEST(DepthwiseRowsRef, FloatsAndCodesAsTheDefinition) {
           ref::DepthwiseRows(a);
           ASSERT_EQ(codes, want_codes) << testing::Describe(s);
           // The SIMD kernel, where this CPU has it, gives the reference's bits.
-          if (DepthwiseRowsFn simd = SelectDepthwiseRows(Isa::kAvx2)) {
+          if (DepthwiseRowsFn simd = SelectDepthwiseRows(kIsaAuto)) {
             AlignedFloats ring(DepthwiseRowsRingFloats(a.out_w, a.stride));
             std::vector<uint8_t> simd_codes(want.size());
             DepthwiseRowsArgs b = a;
@@ -132,7 +132,7 @@ TEST(DepthwiseLanesRef, BlocksOfChannelsAsTheDefinition) {
       a.y = y.data();
       ref::DepthwiseLanes(a);
       for (size_t i = 0; i < y.size(); ++i) ASSERT_EQ(Bits(y[i]), Bits(want[i])) << testing::Describe(s) << " " << i;
-      if (DepthwiseLanesFn simd = SelectDepthwiseLanes(Isa::kAvx2)) {
+      if (DepthwiseLanesFn simd = SelectDepthwiseLanes(kIsaAuto)) {
         AlignedFloats tile_in(s.h * s.w * 16), tile_out(g.out_spatial() * 16);
         std::vector<float> simd_y(want.size(), -1.f);
         DepthwiseLanesArgs b = a;

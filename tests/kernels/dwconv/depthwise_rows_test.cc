@@ -22,7 +22,7 @@ namespace {
 
 using testing::Bits;
 
-bool HaveRows() { return SelectDepthwiseRows(Isa::kAvx2) != nullptr; }
+bool HaveRows() { return SelectDepthwiseRows(kIsaAuto) != nullptr; }
 
 using Geometry = testing::DepthwiseShape;
 using testing::CodeType;
@@ -41,11 +41,11 @@ const Geometry kGeometries[] = {
 // Kernels with the rows kernel taking every geometry here (the lanes kernel off: it would take
 // the small planes), and the reference kernels that specify it.
 ConvFloatKernels RowsKernels() {
-  ConvFloatKernels k = SelectConvFloatKernels(Isa::kAvx2);
+  ConvFloatKernels k = SelectConvFloatKernels(kIsaAuto);
   k.depthwise_lanes = nullptr;
   return k;
 }
-ConvFloatKernels LanesAndRows() { return SelectConvFloatKernels(Isa::kAvx2); }
+ConvFloatKernels LanesAndRows() { return SelectConvFloatKernels(kIsaAuto); }
 const ConvFloatKernels kReference{ref::Sgemm, ref::SgemmOneRow, ref::SplitPairs};
 
 struct Data {
@@ -109,9 +109,9 @@ TEST(DepthwiseRows, CodesInAndOutAsDequantizeConvQuantize) {
         const float y_scale = 0.0047f;
         std::vector<uint8_t> want(n), got(n + 1, 0xA5);
         out.quantize(int64_t(n), floats.data(), y_scale, y_zp, want.data());
-        const ConvInputCodes x_codes{d.codes.data(), SelectDequantizeRows(in.type, Isa::kAvx2), 0.021f, x_zp,
+        const ConvInputCodes x_codes{d.codes.data(), SelectDequantizeRows(in.type, kIsaAuto), 0.021f, x_zp,
                                      in.type == DataType::kInt8};
-        const ConvOutputCodes y_codes{got.data(), SelectQuantizeF32(out.type, Isa::kAvx2), y_scale, y_zp,
+        const ConvOutputCodes y_codes{got.data(), SelectQuantizeF32(out.type, kIsaAuto), y_scale, y_zp,
                                       out.type == DataType::kInt8};
         for (const ConvFloatKernels& kernels : {RowsKernels(), LanesAndRows()}) {
           std::fill(got.begin(), got.end(), 0xA5);
@@ -149,8 +149,8 @@ TEST(DepthwiseRows, CodesOfTiesRoundToEven) {
   ConvFloatOrdered(g, d.x.data(), d.w.data(), d.b.data(), floats.data(), kReference, nullptr);
   std::vector<uint8_t> want(n), got(n);
   ref::QuantizeF32ToU8(int64_t(n), floats.data(), 2.f, 128, want.data());
-  const ConvInputCodes x_codes{d.codes.data(), SelectDequantizeRows(DataType::kUInt8, Isa::kAvx2), 1.f, 128, false};
-  const ConvOutputCodes y_codes{got.data(), SelectQuantizeF32(DataType::kUInt8, Isa::kAvx2), 2.f, 128, false};
+  const ConvInputCodes x_codes{d.codes.data(), SelectDequantizeRows(DataType::kUInt8, kIsaAuto), 1.f, 128, false};
+  const ConvOutputCodes y_codes{got.data(), SelectQuantizeF32(DataType::kUInt8, kIsaAuto), 2.f, 128, false};
   ConvFloatOrdered(g, nullptr, d.w.data(), d.b.data(), nullptr, RowsKernels(), nullptr, 1, nullptr, &x_codes, &y_codes);
   int ties = 0;
   for (size_t i = 0; i < n; ++i) {

@@ -53,7 +53,7 @@ struct Result {
   std::vector<double> values;
 };
 
-// A SIMD kernel family, run in place of the one Isa::kAvx2 would pick, so that every family this
+// A SIMD kernel family, run in place of the one kIsaAuto would pick, so that every family this
 // CPU can run is checked against the reference.
 struct Simd {
   const char* name;
@@ -63,7 +63,7 @@ struct Simd {
 std::vector<Simd> SimdKernels() {
   std::vector<Simd> v;
   if (DetectCpuFeatures().avx2) v.push_back({"avx2", avx2::QuantizedBinaryKernel});
-  if (DetectCpuFeatures().avx512bw_vbmi) v.push_back({"avx512", avx512::QuantizedBinaryKernel});
+  if (DetectCpuFeatures().avx512_vbmi) v.push_back({"avx512", avx512::QuantizedBinaryKernel});
   return v;
 }
 
@@ -340,7 +340,7 @@ TEST(QuantizedBinary, DivideRuleEqualsSeparateOnnxOps) {
         }
         c.sc = scale(rng) * (op == Op::kMul ? 0.1f : 1.0f);
         c.zc = val(rng);
-        for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+        for (Isa isa : TiersThisCpuHas()) {
           const auto r = RunCase(op, c, isa).value();
           for (int64_t e = 0; e < 24; ++e) {
             const int64_t idx[3] = {e / 12, (e / 4) % 3, e % 4};
@@ -453,7 +453,7 @@ TEST(QuantizedBinary, EmptyOutput) {
   c.a = {};
   c.b_dims = {3};
   c.b = {1, 2, 3};
-  const auto r = RunCase(Op::kMul, c, Isa::kAvx2).value();
+  const auto r = RunCase(Op::kMul, c, kIsaAuto).value();
   EXPECT_EQ(r.dims, (Dims{0, 3}));
   EXPECT_TRUE(r.values.empty());
 }
@@ -522,7 +522,7 @@ TEST(QuantizedBinaryAvx2, MatchesReferenceBitExact) {
               auto r = RunCase(op, c, Isa::kScalar);
               QRT_ASSERT_OK(r.status());
               for (const Simd& simd : SimdKernels()) {
-                auto v = RunCase(op, c, Isa::kAvx2, false, 1, &simd);
+                auto v = RunCase(op, c, kIsaAuto, false, 1, &simd);
                 QRT_ASSERT_OK(v.status());
                 const int64_t d = FirstDiff(r->bytes.data(), v->bytes.data(), r->bytes.size(), false);
                 ASSERT_EQ(d, -1) << simd.name << " seed " << seed << " " << DataTypeName(ta) << "x" << DataTypeName(tb)
@@ -532,7 +532,7 @@ TEST(QuantizedBinaryAvx2, MatchesReferenceBitExact) {
                                  << c.zb[0] << " zc " << c.zc << " at " << d << " ref " << r->values[d] << " simd "
                                  << v->values[d];
                 if (ta == tc && sh.a == r->dims) {  // in place over A
-                  auto w = RunCase(op, c, Isa::kAvx2, true, 1, &simd);
+                  auto w = RunCase(op, c, kIsaAuto, true, 1, &simd);
                   QRT_ASSERT_OK(w.status());
                   ASSERT_EQ(FirstDiff(r->bytes.data(), w->bytes.data(), r->bytes.size(), false), -1)
                       << simd.name << " in place, seed " << seed << " shape " << sh.name;
@@ -575,7 +575,7 @@ TEST(QuantizedBinaryAvx2, StreamingPathMatchesReference) {
           const auto r = RunCase(op, c, Isa::kScalar).value();
           for (const Simd& simd : SimdKernels()) {
             for (bool in_place : {false, true}) {
-              const auto v = RunCase(op, c, Isa::kAvx2, in_place, 1, &simd).value();
+              const auto v = RunCase(op, c, kIsaAuto, in_place, 1, &simd).value();
               ASSERT_EQ(FirstDiff(r.bytes.data(), v.bytes.data(), r.bytes.size(), false), -1)
                   << simd.name << " rule " << int(rule) << " op " << int(op) << " " << DataTypeName(t) << " scalar_b "
                   << scalar_b << " in_place " << in_place;
@@ -615,7 +615,7 @@ TEST(QuantizedBinaryAvx2, PerAxisMatchesReference) {
       c.attrs.a_axis = axis;
       const auto r = RunCase(Op::kMul, c, Isa::kScalar).value();
       for (const Simd& simd : SimdKernels()) {
-        const auto v = RunCase(Op::kMul, c, Isa::kAvx2, false, 1, &simd).value();
+        const auto v = RunCase(Op::kMul, c, kIsaAuto, false, 1, &simd).value();
         ASSERT_EQ(FirstDiff(r.bytes.data(), v.bytes.data(), r.bytes.size(), false), -1) << axis << simd.name;
       }
     }
@@ -650,10 +650,8 @@ TEST(QuantizedBinaryThreads, SplitRunsAreBitIdentical) {
   cases[3].sa = {0.01f, 0.02f, 0.03f, 0.04f};
   cases[3].za = {0, 10, 128, 255};
   cases[3].attrs.a_axis = 1;
-  const bool avx2 = DetectCpuFeatures().avx2;
   for (size_t k = 0; k < cases.size(); ++k) {
-    for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
-      if (isa == Isa::kAvx2 && !avx2) continue;
+    for (Isa isa : TiersThisCpuHas()) {
       for (Op op : {Op::kMul, Op::kAdd}) {
         const auto one = RunCase(op, cases[k], isa, false, 1).value();
         for (int threads : {2, 3}) {

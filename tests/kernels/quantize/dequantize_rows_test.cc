@@ -27,7 +27,7 @@ const Type kTypes[] = {{DataType::kUInt8, ref::DequantizeU8ToF32, {0, 131, 255}}
 
 // The kernels this CPU runs for `type`: the selected SIMD ones and the reference ones.
 std::vector<DequantizeRowKernels> Kernels(DataType type) {
-  return {SelectDequantizeRows(type, Isa::kScalar), SelectDequantizeRows(type, Isa::kAvx2)};
+  return {SelectDequantizeRows(type, Isa::kScalar), SelectDequantizeRows(type, kIsaAuto)};
 }
 
 TEST(DequantizeRows, RowsAreDequantizeLinearsFloats) {
@@ -77,7 +77,7 @@ TEST(DequantizeRows, PairsAreTheRowsEvenAndOddFloats) {
 }
 
 TEST(DequantizeRows, OnlyEightBitCodes) {
-  EXPECT_EQ(SelectDequantizeRows(DataType::kUInt16, Isa::kAvx2).row, nullptr);
+  EXPECT_EQ(SelectDequantizeRows(DataType::kUInt16, kIsaAuto).row, nullptr);
   EXPECT_EQ(SelectDequantizeRows(DataType::kFloat32, Isa::kScalar).pairs, nullptr);
 }
 

@@ -188,7 +188,7 @@ void CheckHalfType(DataType dt, ToF to_f, FromF from_f) {
   for (float v : xs) x.push_back(from_f(v));
   FakeQuantizeAttrs attrs{7, AutoBroadcast::kNumpy, -1};
   const Dims xd = {static_cast<int64_t>(xs.size())};
-  auto plan = PrepareFakeQuantize(attrs, {dt, xd}, {dt, {}}, {dt, {}}, {dt, {}}, {dt, {}}, Isa::kAvx2);
+  auto plan = PrepareFakeQuantize(attrs, {dt, xd}, {dt, {}}, {dt, {}}, {dt, {}}, {dt, {}}, kIsaAuto);
   QRT_ASSERT_OK(plan.status());
   std::vector<uint16_t> y(x.size());
   QRT_ASSERT_OK(RunFakeQuantize(*plan, x.data(), il.data(), ih.data(), ol.data(), oh.data(), y.data()));
@@ -268,7 +268,7 @@ TEST(FakeQuantizeAvx2, MatchesReferenceBitExact) {
       auto desc = [](const Dims& d) { return TensorDesc{DataType::kFloat32, d}; };
       auto ref =
           PrepareFakeQuantize(attrs, desc(p.x), desc(rd[0]), desc(rd[1]), desc(rd[2]), desc(rd[3]), Isa::kScalar);
-      auto vec = PrepareFakeQuantize(attrs, desc(p.x), desc(rd[0]), desc(rd[1]), desc(rd[2]), desc(rd[3]), Isa::kAvx2);
+      auto vec = PrepareFakeQuantize(attrs, desc(p.x), desc(rd[0]), desc(rd[1]), desc(rd[2]), desc(rd[3]), kIsaAuto);
       QRT_ASSERT_OK(ref.status());
       QRT_ASSERT_OK(vec.status());
       std::vector<float> y_ref(nx), y_vec(nx), y_inplace = x;

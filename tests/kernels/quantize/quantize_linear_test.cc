@@ -59,7 +59,7 @@ std::vector<QuantFamily> SimdFamilies() {
     f.push_back(
         {"avx2", avx2::QuantizeF32ToU8, avx2::QuantizeF32ToS8, avx2::QuantizeDequantizeU8, avx2::QuantizeDequantizeS8});
   }
-  if (DetectCpuFeatures().avx512f) {
+  if (DetectCpuFeatures().avx512) {
     f.push_back({"avx512", avx512::QuantizeF32ToU8, avx512::QuantizeF32ToS8, avx512::QuantizeDequantizeU8,
                  avx512::QuantizeDequantizeS8});
   }
@@ -242,13 +242,20 @@ TEST(QuantizeLinearKernel, QuantizeDequantizeIsThePair) {
 TEST(QuantizeLinearKernel, SelectorsHonourTheIsa) {
   EXPECT_EQ(SelectQuantizeF32(DataType::kUInt8, Isa::kScalar), &ref::QuantizeF32ToU8);
   EXPECT_EQ(SelectDequantizeToF32(DataType::kInt8, Isa::kScalar), &ref::DequantizeS8ToF32);
-  const bool avx512 = DetectCpuFeatures().avx512f;
-  EXPECT_EQ(SelectQuantizeF32(DataType::kInt8, Isa::kAvx2), avx512 ? &avx512::QuantizeF32ToS8 : &avx2::QuantizeF32ToS8);
-  EXPECT_EQ(SelectQuantizeF32(DataType::kInt32, Isa::kAvx2), nullptr);
+  for (Isa isa : TiersThisCpuHas()) {
+    const bool avx512 = CanUseAvx512(isa), avx2 = CanUseAvx2(isa);
+    EXPECT_EQ(SelectQuantizeF32(DataType::kInt8, isa), avx512 ? &avx512::QuantizeF32ToS8
+                                                       : avx2 ? &avx2::QuantizeF32ToS8
+                                                              : &ref::QuantizeF32ToS8)
+        << IsaName(isa);
+    EXPECT_EQ(SelectQuantizeF32(DataType::kInt32, isa), nullptr);
+    EXPECT_EQ(SelectQuantizeDequantizeF32(DataType::kUInt8, isa), avx512 ? &avx512::QuantizeDequantizeU8
+                                                                  : avx2 ? &avx2::QuantizeDequantizeU8
+                                                                         : &ref::QuantizeDequantizeU8)
+        << IsaName(isa);
+  }
   EXPECT_EQ(SelectQuantizeDequantizeF32(DataType::kInt8, Isa::kScalar), &ref::QuantizeDequantizeS8);
-  EXPECT_EQ(SelectQuantizeDequantizeF32(DataType::kUInt8, Isa::kAvx2),
-            avx512 ? &avx512::QuantizeDequantizeU8 : &avx2::QuantizeDequantizeU8);
-  EXPECT_EQ(SelectQuantizeDequantizeF32(DataType::kInt16, Isa::kAvx2), nullptr);
+  EXPECT_EQ(SelectQuantizeDequantizeF32(DataType::kInt16, kIsaAuto), nullptr);
 }
 
 }  // namespace

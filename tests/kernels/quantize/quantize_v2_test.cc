@@ -383,7 +383,7 @@ TEST(QuantizeV2Avx2, MatchesReferenceBitExact) {
         const auto attrs = Attrs(t, cfg.mode, cfg.round, cfg.narrow, axis, pick(rng) == 0 ? 0.0f : 0.01f);
         const Dims rd = axis < 0 ? Dims{} : Dims{slices};
         auto r = Q(attrs, dims, x, mn, mx, rd, Isa::kScalar);
-        auto v = Q(attrs, dims, x, mn, mx, rd, Isa::kAvx2);
+        auto v = Q(attrs, dims, x, mn, mx, rd, kIsaAuto);
         QRT_ASSERT_OK(r.status());
         QRT_ASSERT_OK(v.status());
         for (int64_t i = 0; i < n; ++i) {
@@ -420,7 +420,7 @@ TEST(QuantizeV2Avx2, RoundingAroundTies) {
         const auto a = Attrs(t, m, rm);
         for (auto [lo, hi] : {std::pair<float, float>{-128, 127}, {0, 255}, {-127, 127}, {-1, 1}}) {
           auto r = Q(a, d, x, {lo}, {hi}, {}, Isa::kScalar).value();
-          auto v = Q(a, d, x, {lo}, {hi}, {}, Isa::kAvx2).value();
+          auto v = Q(a, d, x, {lo}, {hi}, {}, kIsaAuto).value();
           for (size_t i = 0; i < x.size(); ++i) {
             ASSERT_EQ(r.q[i], v.q[i]) << DataTypeName(t) << " mode " << static_cast<int>(m) << " x " << x[i];
           }

@@ -68,7 +68,7 @@ TEST(UniformDequantize, PerAxisAtEveryAxis) {
       s[i] = 0.25f * (i + 1);
       z[i] = static_cast<int32_t>(i * 3 - 2);
     }
-    for (Isa isa : {Isa::kScalar, Isa::kAvx2}) {
+    for (Isa isa : TiersThisCpuHas()) {
       const auto y = Dq<int8_t>(dims, x, {c}, s, z, axis, isa).value();
       for (int e = 0; e < 24; ++e) {
         const int64_t idx[3] = {e / 12, (e / 4) % 3, e % 4};
@@ -144,7 +144,7 @@ void CompareAvx2(std::mt19937& rng, uint32_t seed) {
     if (c > 0) z[0] = std::is_same<T, int32_t>::value ? std::numeric_limits<int32_t>::min() + 5 : z[0];
     const Dims sd = axis < 0 ? Dims{} : Dims{c};
     const auto r = Dq<T>(dims, x, sd, s, z, axis, Isa::kScalar).value();
-    const auto v = Dq<T>(dims, x, sd, s, z, axis, Isa::kAvx2).value();
+    const auto v = Dq<T>(dims, x, sd, s, z, axis, kIsaAuto).value();
     const int64_t d = FirstDiff(r.data(), v.data(), r.size() * 4, true);
     ASSERT_EQ(d, -1) << "seed " << seed << " " << DataTypeName(DataTypeOf<T>::value) << " dims " << DimsToString(dims)
                      << " axis " << axis << " at " << d;
