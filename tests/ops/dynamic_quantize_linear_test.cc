@@ -2,7 +2,9 @@
 // even, the range always containing 0, and inputs without a range (all zero, NaN).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
+#include <random>
 
 #include "tests/ops/single_node.h"
 
@@ -49,6 +51,40 @@ TEST(DynamicQuantizeLinear, AllZeroAndNaN) {
   EXPECT_EQ((*with_nan)[1].data<float>()[0], 1.f);
   EXPECT_EQ((*with_nan)[2].data<uint8_t>()[0], 255);
   EXPECT_EQ(Values<uint8_t>((*with_nan)[0]), (std::vector<uint8_t>{0, 0, 255}));
+}
+
+// Every tier against the definition computed element by element here (in double where the
+// definition's sums are exact), on lengths around the kernels' widths and inputs of each sign.
+TEST(DynamicQuantizeLinear, EveryTierMatchesTheDefinition) {
+  std::mt19937 rng(7);
+  for (int64_t n : {1, 5, 31, 32, 33, 257, 4099, 100000}) {
+    for (float lo_bound : {-3.f, 0.5f, -1e-3f}) {
+      std::uniform_real_distribution<float> u(lo_bound, lo_bound < 0 ? 2.f : 9.f);
+      Tensor x = Tensor::Allocate(DataType::kFloat32, {n}).value();
+      for (int64_t i = 0; i < n; ++i) x.data<float>()[i] = u(rng);
+      if (n > 40) x.data<float>()[17] = std::numeric_limits<float>::quiet_NaN();
+      float lo = 0, hi = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const float v = x.data<float>()[i];
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+      }
+      const float scale = (hi - lo) / 255.f;
+      const double zp = std::min(255.0, std::max(0.0, double(std::nearbyint(0.f - lo / scale))));
+      std::vector<uint8_t> want(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        const double v = double(std::nearbyint(x.data<float>()[i] / scale)) + zp;
+        want[size_t(i)] = uint8_t(v >= 0 ? (v > 255 ? 255 : v) : 0);  // NaN: 0
+      }
+      for (Isa isa : TiersThisCpuHas()) {
+        auto out = RunSingleNode("DynamicQuantizeLinear", 11, {Data(x.Clone())}, {}, 3, isa);
+        ASSERT_TRUE(out.ok()) << out.status().message();
+        EXPECT_EQ(Values<uint8_t>((*out)[0]), want) << "n " << n << " at " << IsaName(isa);
+        EXPECT_EQ((*out)[1].data<float>()[0], scale);
+        EXPECT_EQ((*out)[2].data<uint8_t>()[0], uint8_t(zp));
+      }
+    }
+  }
 }
 
 }  // namespace
