@@ -50,6 +50,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ops/conv_integer_to_float.h"
 #include "ops/conv_quantize_dequantize.h"
 #include "ops/kernels/common/thread_scratch.h"
 #include "ops/kernels/conv/conv_float.h"
@@ -472,7 +473,39 @@ struct IntConvState {
   std::shared_ptr<const onednn::Conv> onednn;
   int32_t out_min = -2147483647 - 1, out_max = 2147483647;  // qrt:QLinearConv's clamp
   RequantizeRowFn requantize = nullptr;                     // QLinearConv's epilogue
+  // qrt:ConvIntegerToFloat (conv_integer_to_float.h): float(int32(acc + int_bias)) * scale + fbias.
+  bool to_float = false;
+  int int_bias = -1, scale = -1, fbias = -1;
 };
+
+// Element m of a one-per-channel operand, or its one element.
+template <class T>
+T ChannelValue(const Tensor& t, int64_t m) {
+  return t.data<T>()[t.numel() == 1 ? 0 : m];
+}
+
+// qrt:ConvIntegerToFloat's epilogue, in the order of the chain it replaces.
+void FloatEpilogue(const IntConvState& s, const RunArgs& args, const int32_t* acc) {
+  const Tensor* int_bias = s.int_bias >= 0 ? args.input(s.int_bias) : nullptr;
+  const Tensor& scale = *args.input(s.scale);
+  const Tensor* bias = s.fbias >= 0 ? args.input(s.fbias) : nullptr;
+  const int64_t plane = s.g.out_spatial();
+  float* out = args.output(0)->data<float>();
+  for (int64_t n = 0, i = 0; n < s.g.batch; ++n) {
+    for (int64_t m = 0; m < s.g.out_channels; ++m, i += plane) {
+      const uint32_t b = int_bias != nullptr ? uint32_t(ChannelValue<int32_t>(*int_bias, m)) : 0u;  // Add wraps
+      const float k = ChannelValue<float>(scale, m);
+      const int32_t* a = acc + i;
+      float* y = out + i;
+      if (bias == nullptr) {
+        for (int64_t p = 0; p < plane; ++p) y[p] = float(int32_t(uint32_t(a[p]) + b)) * k;
+      } else {
+        const float f = ChannelValue<float>(*bias, m);
+        for (int64_t p = 0; p < plane; ++p) y[p] = float(int32_t(uint32_t(a[p]) + b)) * k + f;
+      }
+    }
+  }
+}
 
 int32_t ZeroPointAt(const Tensor* zp, int64_t i) {
   if (zp == nullptr) return 0;
@@ -482,6 +515,7 @@ int32_t ZeroPointAt(const Tensor* zp, int64_t i) {
 // Writes the outputs from exact int32 accumulators (plain N x M x spatial layout).
 template <class Acc>
 void Epilogue(const IntConvState& s, const RunArgs& args, const Acc* acc) {
+  if (s.to_float) return FloatEpilogue(s, args, acc);
   const Tensor* bias = s.bias >= 0 ? args.input(s.bias) : nullptr;
   const int64_t plane = s.g.out_spatial();
   const int64_t m_count = s.g.out_channels;
@@ -531,7 +565,7 @@ Status RunIntConv(const IntConvState& s, const RunArgs& args) {
   const Tensor& x = *args.input(0);
   const int64_t out_count = s.g.output_count();
   // ConvInteger writes its accumulators straight into y.
-  void* acc = s.qlinear ? ThreadScratch(ScratchSlot::kOp0, size_t(out_count) * 4) : args.output(0)->raw();
+  void* acc = s.qlinear || s.to_float ? ThreadScratch(ScratchSlot::kOp0, size_t(out_count) * 4) : args.output(0)->raw();
   switch (s.path) {
     case ConvAlgorithm::kOnednnInt8: {
       QRT_RETURN_IF_ERROR(s.onednn->Run(x.raw(), acc));
@@ -661,11 +695,37 @@ Status ChoosePath(PrepareContext& ctx, IntConvState& s) {
   return Status::Ok();
 }
 
-Status PrepareIntConv(PrepareContext& ctx, bool qlinear) {
+// A one-element or one-per-channel operand of qrt:ConvIntegerToFloat that broadcasts against
+// Y (rank `rank`, M channels) without changing its shape.
+Status CheckChannelOperand(const PrepareContext& ctx, int i, const char* what, DataType dtype, int64_t m, size_t rank) {
+  const TensorInfo& t = ctx.input(i);
+  if (t.dtype != dtype) {
+    return InvalidArgument(what, " has dtype ", DataTypeName(t.dtype), ", expected ", DataTypeName(dtype));
+  }
+  bool fits = t.dims.size() <= rank;
+  for (size_t d = 0; fits && d < t.dims.size(); ++d) {
+    const size_t axis = rank - t.dims.size() + d;
+    fits = t.dims[d] == 1 || (axis == 1 && t.dims[d] == m);
+  }
+  if (!fits) return InvalidArgument(what, " of shape ", DimsToString(t.dims), " is not per tensor or per channel");
+  return Status::Ok();
+}
+
+enum class IntConvKind { kConvInteger, kQLinearConv, kToFloat };
+
+Status PrepareIntConv(PrepareContext& ctx, IntConvKind kind) {
   IntConvState s;
+  const bool qlinear = kind == IntConvKind::kQLinearConv;
   s.qlinear = qlinear;
+  s.to_float = kind == IntConvKind::kToFloat;
   const int w_in = s.w = qlinear ? qlconv::kW : 1;
-  if (qlinear) {
+  if (s.to_float) {
+    if (ctx.has_input(citf::kXZeroPoint)) s.x_zp = citf::kXZeroPoint;
+    if (ctx.has_input(citf::kWZeroPoint)) s.w_zp = citf::kWZeroPoint;
+    if (ctx.has_input(citf::kIntBias)) s.int_bias = citf::kIntBias;
+    s.scale = citf::kScale;
+    if (ctx.has_input(citf::kBias)) s.fbias = citf::kBias;
+  } else if (qlinear) {
     s.x_scale = qlconv::kXScale, s.x_zp = qlconv::kXZeroPoint, s.w_scale = qlconv::kWScale;
     s.w_zp = qlconv::kWZeroPoint, s.y_scale = qlconv::kYScale, s.y_zp = qlconv::kYZeroPoint;
     if (ctx.has_input(qlconv::kB)) s.bias = qlconv::kB;
@@ -683,6 +743,14 @@ Status PrepareIntConv(PrepareContext& ctx, bool qlinear) {
   if (s.x_zp >= 0) QRT_RETURN_IF_ERROR(CheckParam(ctx, s.x_zp, "x_zero_point", s.x_dtype, false, m));
   if (s.w_zp >= 0) QRT_RETURN_IF_ERROR(CheckParam(ctx, s.w_zp, "w_zero_point", s.w_dtype, true, m));
   s.y_dtype = DataType::kInt32;
+  if (s.to_float) {
+    const size_t rank = ctx.input(0).dims.size();
+    if (s.int_bias >= 0)
+      QRT_RETURN_IF_ERROR(CheckChannelOperand(ctx, s.int_bias, "IntBias", DataType::kInt32, m, rank));
+    QRT_RETURN_IF_ERROR(CheckChannelOperand(ctx, s.scale, "Scale", DataType::kFloat32, m, rank));
+    if (s.fbias >= 0) QRT_RETURN_IF_ERROR(CheckChannelOperand(ctx, s.fbias, "Bias", DataType::kFloat32, m, rank));
+    s.y_dtype = DataType::kFloat32;
+  }
   if (qlinear) {
     s.y_dtype = ctx.input(s.y_zp).dtype;
     if (s.y_dtype != DataType::kUInt8 && s.y_dtype != DataType::kInt8) {
@@ -715,8 +783,9 @@ Status PrepareIntConv(PrepareContext& ctx, bool qlinear) {
   return Status::Ok();
 }
 
-Status PrepareConvInteger(PrepareContext& ctx) { return PrepareIntConv(ctx, false); }
-Status PrepareQLinearConv(PrepareContext& ctx) { return PrepareIntConv(ctx, true); }
+Status PrepareConvInteger(PrepareContext& ctx) { return PrepareIntConv(ctx, IntConvKind::kConvInteger); }
+Status PrepareQLinearConv(PrepareContext& ctx) { return PrepareIntConv(ctx, IntConvKind::kQLinearConv); }
+Status PrepareConvIntegerToFloat(PrepareContext& ctx) { return PrepareIntConv(ctx, IntConvKind::kToFloat); }
 
 }  // namespace
 
@@ -724,6 +793,8 @@ const OpDef kConvOp{"", "Conv", 2, 3, 1, 1, PrepareConv};
 const OpDef kQrtConvQuantizeDequantizeOp{"qrt", "ConvQuantizeDequantize",     cqd::kScale + 1, cqd::kInputCount, 1,
                                          1,     PrepareConvQuantizeDequantize};
 const OpDef kConvIntegerOp{"", "ConvInteger", 2, 4, 1, 1, PrepareConvInteger};
+const OpDef kQrtConvIntegerToFloatOp{"qrt", "ConvIntegerToFloat",     citf::kScale + 1, citf::kInputCount, 1,
+                                     1,     PrepareConvIntegerToFloat};
 const OpDef kQLinearConvOp{"", "QLinearConv", qlconv::kYZeroPoint + 1, qlconv::kInputCount, 1, 1, PrepareQLinearConv};
 const OpDef kQrtQLinearConvOp{"qrt", "QLinearConv",     qlconv::kYZeroPoint + 1, qlconv::kInputCount, 1,
                               1,     PrepareQLinearConv};

@@ -39,6 +39,7 @@ extern const OpDef kLoopOp;
 extern const OpDef kConvOp;
 extern const OpDef kQrtConvQuantizeDequantizeOp;
 extern const OpDef kConvIntegerOp;
+extern const OpDef kQrtConvIntegerToFloatOp;
 extern const OpDef kQLinearConvOp;
 extern const OpDef kQrtQLinearConvOp;
 // conv_transpose.cc

@@ -40,6 +40,7 @@ const std::vector<const OpDef*>& AllOps() {
       &kConvOp,
       &kQrtConvQuantizeDequantizeOp,
       &kConvIntegerOp,
+      &kQrtConvIntegerToFloatOp,
       &kQLinearConvOp,
       &kQrtQLinearConvOp,
       // ops/conv_transpose.cc

@@ -105,9 +105,9 @@ inline DataType DqDataType(const Graph& g, const DqInfo& d) {
 }
 
 // The dtype of `v` where the graph implies it: its declared dtype, a constant's, a
-// DequantizeLinear's scale's, or, through ops whose output has their first input's dtype
-// (element-wise arithmetic, fake quantization, normalization, reshaping), that input's;
-// kUndefined when none of these reaches a known dtype within a few steps.
+// DequantizeLinear's scale's, a Cast's or a DynamicQuantizeLinear output's, or, through ops whose output has their
+// first input's dtype (element-wise arithmetic, fake quantization, normalization, reshaping), that input's; kUndefined
+// when none of these reaches a known dtype within a few steps.
 inline DataType ImpliedDtype(const Graph& g, ValueId v) {
   static const OpDef* const kSameAsFirstInput[] = {&kQuantizeDequantizeOp,
                                                    &kAddOp,
@@ -131,6 +131,14 @@ inline DataType ImpliedDtype(const Graph& g, ValueId v) {
     if (n.def == &kDequantizeLinearOp) {
       const Tensor* scale = n.inputs.size() > 1 ? g.ConstantOf(n.inputs[1]) : nullptr;
       return scale != nullptr ? scale->dtype() : DataType::kUndefined;
+    }
+    if (n.def == &kCastOp) {
+      auto to = n.attrs.GetInt("to");
+      const std::optional<DataType> t = to.ok() ? DataTypeFromOnnx(int(*to)) : std::nullopt;
+      return t.value_or(DataType::kUndefined);
+    }
+    if (n.def == &kDynamicQuantizeLinearOp) {  // y and y_zero_point uint8, y_scale float32
+      return n.outputs.size() > 1 && n.outputs[1] == v ? DataType::kFloat32 : DataType::kUInt8;
     }
     bool same = false;
     for (const OpDef* op : kSameAsFirstInput) same |= n.def == op;

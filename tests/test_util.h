@@ -46,7 +46,7 @@ std::string CompareTensors(const Tensor& got, const Tensor& want, double rtol, d
 std::string CompareBits(const Tensor& got, const Tensor& want);
 
 // A fusion's promise: runs load() without passes on the reference kernels, then with each of
-// `passes` on the reference and the AVX2 kernels; empty string if every run gives the same
+// `passes` at every ISA tier this CPU has; empty string if every run gives the same
 // outputs bit for bit, else what differs (run and output).
 std::string CompareFusedToUnfused(const std::function<Graph()>& load, const std::vector<Tensor>& inputs,
                                   const std::vector<std::string>& passes, int threads = 1);
