@@ -13,8 +13,7 @@
 //   LpPool:      (sum of |x|^p)^(1/p) over the covered elements, row-major, as ORT computes
 //                it: each |x|^p in double (p is an integer; opset 1's float p: in float)
 //                rounded to float and added in float from 0, then powf(sum, 1.0f / p).
-// MaxPool on float32 in 2-D with unit column stride and output rows at least 4 wide, without
-// Indices, where every window covers an input element and the padded plane is about the
+// MaxPool on float32 in 2-D with output rows at least 4 wide, without Indices, where every window covers an input element and the padded plane is about the
 // input's size, runs rows of a -inf padded plane through the MaxRows kernels
 // (ops/kernels/pool/max_rows.h) under the SIMD ISA. Same bits: a -inf pad never replaces a value,
 // and the first covered tap replaces a leading pad (or equals it, if it is -inf itself).
@@ -23,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "ops/kernels/common/thread_scratch.h"
 #include "ops/kernels/pool/average_pool.h"
@@ -52,45 +52,80 @@ struct PoolState {
   AveragePoolGeometry geometry;  // kColumnsFirst
   // The MaxRows path (see the top); null: the tap lists above.
   MaxRowsFn max_rows = nullptr;
-  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0, kh = 0, kw = 0, dh = 1, dw = 1, sh = 1;
+  int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0, kh = 0, kw = 0, dh = 1, dw = 1, sh = 1, sw = 1;
   int64_t top = 0, left = 0, padded_h = 0, padded_w = 0;
 };
 
 // Each plane copied into a -inf padded plane, then one MaxRows call per output row with the
-// window's taps in row-major order.
+// window's taps in row-major order. With a column stride sw > 1 each padded row is kept as sw
+// phase rows (columns r, r + sw, ...), so a tap's row of outputs is contiguous in one phase:
+// output column o, tap column c reads padded column o * sw + c = phase c % sw, index o + c / sw.
 void MaxRowsPlanes(const PoolState& s, const float* x, float* y) {
   thread_local std::vector<float> plane;
   thread_local std::vector<const float*> rows;
+  const int64_t sw = s.sw, phase_w = (s.padded_w + sw - 1) / sw, row_stride = sw * phase_w;
   // Filled once: each plane's copy writes the same positions, so the padding stays -inf.
-  plane.assign(size_t(s.padded_h * s.padded_w), -std::numeric_limits<float>::infinity());
+  plane.assign(size_t(s.padded_h * row_stride), -std::numeric_limits<float>::infinity());
   rows.resize(size_t(s.kh * s.kw));
   for (int64_t c = 0; c < s.planes; ++c) {
     const float* xp = x + c * s.in_plane;
     for (int64_t ih = 0; ih < s.in_h; ++ih) {
-      std::copy(xp + ih * s.in_w, xp + (ih + 1) * s.in_w, plane.data() + (ih + s.top) * s.padded_w + s.left);
+      const float* src = xp + ih * s.in_w;
+      float* dst = plane.data() + (ih + s.top) * row_stride;
+      if (sw == 1) {
+        std::copy(src, src + s.in_w, dst + s.left);
+      } else {
+        for (int64_t r = 0; r < sw; ++r) {  // phase r: padded columns r, r + sw, ...
+          const int64_t first_col = s.left + (r - s.left % sw + sw) % sw;
+          float* out = dst + r * phase_w + first_col / sw;
+          for (int64_t iw = first_col - s.left; iw < s.in_w; iw += sw) *out++ = src[iw];
+        }
+      }
     }
     for (int64_t oh = 0; oh < s.out_h; ++oh) {
       size_t t = 0;
       for (int64_t i = 0; i < s.kh; ++i) {
-        for (int64_t j = 0; j < s.kw; ++j) rows[t++] = plane.data() + (oh * s.sh + i * s.dh) * s.padded_w + j * s.dw;
+        const float* row = plane.data() + (oh * s.sh + i * s.dh) * row_stride;
+        for (int64_t j = 0; j < s.kw; ++j) {
+          const int64_t col = j * s.dw;
+          rows[t++] = row + (col % sw) * phase_w + col / sw;
+        }
       }
       s.max_rows(s.kh * s.kw, rows.data(), s.out_w, y + c * s.out_plane + oh * s.out_w);
     }
   }
 }
 
+// The tap lists, MaxPool's rule as selects: the first tap starts; a later one replaces the
+// current when greater, or when it is NaN and the current is not (integers have no NaN).
 template <class T>
 void MaxPlanes(const PoolState& s, const T* x, T* y, int64_t* indices) {
   for (int64_t c = 0; c < s.planes; ++c) {
     const T* xp = x + c * s.in_plane;
     for (int64_t p = 0; p < s.out_plane; ++p) {
+      const int64_t first = s.tap_start[size_t(p)], end = s.tap_start[size_t(p) + 1];
       T best = std::numeric_limits<T>::lowest();
       int64_t best_tap = -1;
-      for (int64_t t = s.tap_start[size_t(p)]; t < s.tap_start[size_t(p) + 1]; ++t) {
-        const T v = xp[s.taps[size_t(t)]];
-        if (best_tap < 0 || v > best || (std::isnan(double(v)) && !std::isnan(double(best)))) {
-          best = v;
-          best_tap = t;
+      if (first < end) {
+        best = xp[s.taps[size_t(first)]];
+        best_tap = first;
+      }
+      if (indices == nullptr) {
+        for (int64_t t = first + 1; t < end; ++t) {
+          const T v = xp[s.taps[size_t(t)]];
+          if constexpr (std::is_floating_point_v<T>) {
+            best = v > best || (v != v && best == best) ? v : best;
+          } else {
+            best = v > best ? v : best;
+          }
+        }
+      } else {
+        for (int64_t t = first + 1; t < end; ++t) {
+          const T v = xp[s.taps[size_t(t)]];
+          if (v > best || (v != v && best == best)) {
+            best = v;
+            best_tap = t;
+          }
         }
       }
       y[c * s.out_plane + p] = best;
@@ -339,13 +374,14 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
     for (int64_t counted : axes[a].counted) every_window_covers &= counted > 0;
   }
   // Rows at least 4 wide (a global pool's single output is faster from its tap list).
-  if (kind == PoolKind::kMax && x.dtype == DataType::kFloat32 && sr == 2 && !want_indices && strides[1] == 1 &&
-      every_window_covers && !global && axes[1].out >= 4 && CanUseAvx2(ctx.isa())) {
+  if (kind == PoolKind::kMax && x.dtype == DataType::kFloat32 && sr == 2 && !want_indices && every_window_covers &&
+      !global && axes[1].out >= 4 && CanUseAvx2(ctx.isa())) {
     s.in_h = in[0], s.in_w = in[1], s.out_h = axes[0].out, s.out_w = axes[1].out;
     s.kh = kernel[0], s.kw = kernel[1], s.dh = dilations[0], s.dw = dilations[1], s.sh = strides[0];
+    s.sw = strides[1];
     s.top = pad_begin[0], s.left = pad_begin[1];
     s.padded_h = std::max(s.top + s.in_h, (s.out_h - 1) * s.sh + (s.kh - 1) * s.dh + 1);
-    s.padded_w = std::max(s.left + s.in_w, s.out_w + (s.kw - 1) * s.dw);
+    s.padded_w = std::max(s.left + s.in_w, (s.out_w - 1) * s.sw + (s.kw - 1) * s.dw + 1);
     // Only where the padded plane is about the size of the input (absurd pads keep the lists).
     if (double(s.padded_h) * double(s.padded_w) <= 4.0 * double(s.in_plane) + 4096) {
       s.max_rows = SelectMaxRows(ctx.isa());

@@ -122,8 +122,10 @@ T ApplyFloat(const UnaryState& s, T x) {
     const T v = T(s.alpha) * x + T(s.beta);
     return std::max(T(0), std::min(T(1), v));
   } else if constexpr (kOp == UnaryOp::kClip) {
-    if (std::isnan(x)) return x;
-    return std::min(std::max(x, T(s.lo)), T(s.hi));
+    // NaN fails both comparisons and passes through; written as two selects (no isnan test),
+    // which the compiler vectorizes.
+    const T t = x < T(s.lo) ? T(s.lo) : x;
+    return t > T(s.hi) ? T(s.hi) : t;
   } else if constexpr (kOp == UnaryOp::kLog) {
     return std::log(x);
   } else if constexpr (kOp == UnaryOp::kReciprocal) {

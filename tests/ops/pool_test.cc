@@ -136,14 +136,28 @@ TEST(Pool, MaxPoolFastPathEqualsTheTapLists) {
   same.Set("kernel_shape", std::vector<int64_t>{4, 4});
   same.Set("auto_pad", std::string("SAME_LOWER"));
   cases.push_back({{1, 2, 6, 70}, same});
+  // Column strides: the padded rows split into phases.
+  cases.push_back({{1, 3, 20, 37}, Pool({3, 3}, {2, 2}, {1, 1, 1, 1})});
+  cases.push_back({{2, 2, 17, 30}, Pool({3, 2}, {1, 3}, {0, 2, 1, 1})});
+  cases.push_back({{1, 2, 13, 13}, Pool({5, 5}, {2, 2}, {2, 2, 2, 2})});
+  Attributes dilated_s2 = Pool({3, 3}, {2, 2}, {2, 2, 2, 2});
+  dilated_s2.Set("dilations", std::vector<int64_t>{2, 2});
+  cases.push_back({{1, 2, 16, 19}, dilated_s2});
   // Windows entirely over padding (the fast path is refused: they give the lowest float).
   cases.push_back({{1, 2, 5, 6}, Pool({1, 1}, {1, 1}, {1, 1, 1, 1})});
   for (const Case& c : cases) {
     const Tensor x = input(c.x);
-    auto fast = RunSingleNode("MaxPool", 12, {Data(x.Clone())}, c.attrs, 1, kIsaAuto);
     auto lists = RunSingleNode("MaxPool", 12, {Data(x.Clone())}, c.attrs, 1, Isa::kScalar);
-    ASSERT_TRUE(fast.ok() && lists.ok()) << DimsToString(c.x);
-    EXPECT_EQ(testing::CompareBits((*fast)[0], (*lists)[0]), "") << DimsToString(c.x);
+    ASSERT_TRUE(lists.ok()) << DimsToString(c.x);
+    // The tap lists with Indices (a branch per tap) and without (selects) pick the same values.
+    auto with_indices = RunSingleNode("MaxPool", 12, {Data(x.Clone())}, c.attrs, 2, Isa::kScalar);
+    ASSERT_TRUE(with_indices.ok()) << DimsToString(c.x);
+    EXPECT_EQ(testing::CompareBits((*with_indices)[0], (*lists)[0]), "") << DimsToString(c.x);
+    for (Isa isa : TiersThisCpuHas()) {
+      auto fast = RunSingleNode("MaxPool", 12, {Data(x.Clone())}, c.attrs, 1, isa);
+      ASSERT_TRUE(fast.ok()) << DimsToString(c.x);
+      EXPECT_EQ(testing::CompareBits((*fast)[0], (*lists)[0]), "") << DimsToString(c.x) << " at " << IsaName(isa);
+    }
   }
   auto corner = RunSingleNode("MaxPool", 12, {Data(input({1, 1, 3, 3}))}, Pool({1, 1}, {1, 1}, {1, 1, 1, 1}));
   ASSERT_TRUE(corner.ok());
