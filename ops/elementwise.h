@@ -157,7 +157,23 @@ void BroadcastMap3(const StridedLoop& loop, const A* a, const B* b, const C* c, 
     const B* pb = b + off[1];
     const C* pc = c + off[2];
     Y* py = y + off[3];
-    for (int64_t i = 0; i < n; ++i) py[i] = f(pa[i * ia], pb[i * ib], pc[i * ic]);
+    // The common cases (each operand contiguous or one value along the run) as loops of their
+    // own, which the compiler vectorizes; any other stride through the general loop.
+    if (ia == 1 && ib == 1 && ic == 1) {
+      for (int64_t i = 0; i < n; ++i) py[i] = f(pa[i], pb[i], pc[i]);
+    } else if (ia == 1 && ib == 1 && ic == 0) {
+      const C vc = *pc;
+      for (int64_t i = 0; i < n; ++i) py[i] = f(pa[i], pb[i], vc);
+    } else if (ia == 1 && ib == 0 && ic == 1) {
+      const B vb = *pb;
+      for (int64_t i = 0; i < n; ++i) py[i] = f(pa[i], vb, pc[i]);
+    } else if (ia == 1 && ib == 0 && ic == 0) {
+      const B vb = *pb;
+      const C vc = *pc;
+      for (int64_t i = 0; i < n; ++i) py[i] = f(pa[i], vb, vc);
+    } else {
+      for (int64_t i = 0; i < n; ++i) py[i] = f(pa[i * ia], pb[i * ib], pc[i * ic]);
+    }
   });
 }
 

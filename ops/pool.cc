@@ -13,8 +13,8 @@
 //   LpPool:      (sum of |x|^p)^(1/p) over the covered elements, row-major, as ORT computes
 //                it: each |x|^p in double (p is an integer; opset 1's float p: in float)
 //                rounded to float and added in float from 0, then powf(sum, 1.0f / p).
-// MaxPool on float32 in 2-D with output rows at least 4 wide, without Indices, where every window covers an input element and the padded plane is about the
-// input's size, runs rows of a -inf padded plane through the MaxRows kernels
+// MaxPool on float32 in 2-D with output rows at least 4 wide, without Indices, where every window covers an input
+// element and the padded plane is about the input's size, runs rows of a -inf padded plane through the MaxRows kernels
 // (ops/kernels/pool/max_rows.h) under the SIMD ISA. Same bits: a -inf pad never replaces a value,
 // and the first covered tap replaces a leading pad (or equals it, if it is -inf itself).
 // Output length per axis: floor or ceil((in + pads - ((k-1)*dilation + 1)) / stride) + 1;

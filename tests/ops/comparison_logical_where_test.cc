@@ -96,5 +96,48 @@ TEST(Where, BroadcastsAllThreeOperands) {
                    .ok());  // the condition must be bool
 }
 
+// Each way the operands can run along the innermost axis (contiguous, one value, broadcast
+// from an outer axis), against the selection computed element by element here.
+TEST(Where, EveryOperandLayoutAgreesWithTheDefinition) {
+  const Dims out = {3, 4, 37};
+  const std::vector<Dims> layouts = {{3, 4, 37}, {1}, {4, 1}, {37}, {3, 1, 37}};
+  for (const Dims& cd : layouts) {
+    for (const Dims& xd : layouts) {
+      for (const Dims& yd : layouts) {
+        if (cd != out && xd != out && yd != out) continue;  // the output is the full shape
+        Tensor c = Tensor::Allocate(DataType::kBool, cd).value();
+        Tensor x = Tensor::Allocate(DataType::kFloat32, xd).value();
+        Tensor y = Tensor::Allocate(DataType::kFloat32, yd).value();
+        for (int64_t i = 0; i < c.numel(); ++i) c.data<uint8_t>()[i] = (i * 7 + 3) % 5 < 2;
+        for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = float(i) + 0.5f;
+        for (int64_t i = 0; i < y.numel(); ++i) y.data<float>()[i] = -float(i) - 0.25f;
+        auto got = RunSingleNode("Where", 16, {Data(c.Clone()), Data(x.Clone()), Data(y.Clone())}, {});
+        ASSERT_TRUE(got.ok()) << got.status().message();
+        ASSERT_EQ((*got)[0].dims(), out);
+        // Index of output element (i, j, k) in an operand of dims d, right-aligned, size-1 axes fixed.
+        auto at = [&](const Dims& d, int64_t i, int64_t j, int64_t k) {
+          const int64_t full[3] = {i, j, k};
+          int64_t idx = 0;
+          for (size_t a = 0; a < d.size(); ++a) {
+            const int64_t v = d[a] == 1 ? 0 : full[3 - d.size() + a];
+            idx = idx * d[a] + v;
+          }
+          return idx;
+        };
+        for (int64_t i = 0, e = 0; i < 3; ++i) {
+          for (int64_t j = 0; j < 4; ++j) {
+            for (int64_t k = 0; k < 37; ++k, ++e) {
+              const float want = c.data<uint8_t>()[at(cd, i, j, k)] ? x.data<float>()[at(xd, i, j, k)]
+                                                                    : y.data<float>()[at(yd, i, j, k)];
+              ASSERT_EQ((*got)[0].data<float>()[e], want)
+                  << DimsToString(cd) << " " << DimsToString(xd) << " " << DimsToString(yd) << " at " << e;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace qrt
