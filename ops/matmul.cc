@@ -27,6 +27,7 @@
 #include "ops/kernels/gemm/matmul_ref.h"
 #include "ops/kernels/gemm/sgemm.h"
 #include "ops/kernels/quantize/requantize.h"
+#include "ops/matmul_integer_scaled.h"
 #include "ops/onednn/onednn_matmul.h"
 #include "ops/onednn/onednn_util.h"
 #include "ops/op_util.h"
@@ -350,7 +351,27 @@ struct IntMatMulState {
   std::shared_ptr<const onednn::MatMul> onednn;                                          // set: the exact f32 path
   std::vector<float> b_float;            // constant (b - b_zp) for the f32 path
   RequantizeRowFn requantize = nullptr;  // QLinearMatMul with a per-tensor b_scale
+  // qrt:MatMulIntegerScaled (matmul_integer_scaled.h): float(acc) * scale [+ bias].
+  bool to_float = false;
+  int scale = -1, bias = -1;
 };
+
+// qrt:MatMulIntegerScaled's epilogue, in the order of the chain it replaces.
+void ScaledEpilogue(const IntMatMulState& s, const RunArgs& args, const int32_t* acc, int64_t count) {
+  const Tensor& scale = *args.input(s.scale);
+  const Tensor* bias = s.bias >= 0 ? args.input(s.bias) : nullptr;
+  const int64_t n = s.shape.n;
+  const bool scale_per_col = scale.numel() != 1, bias_per_col = bias != nullptr && bias->numel() != 1;
+  const float* k = scale.data<float>();
+  const float* b = bias != nullptr ? bias->data<float>() : nullptr;
+  float* y = args.output(0)->data<float>();
+  for (int64_t i = 0; i < count; i += n) {
+    for (int64_t j = 0; j < n; ++j) {
+      const float v = float(acc[i + j]) * k[scale_per_col ? j : 0];
+      y[i + j] = b != nullptr ? v + b[bias_per_col ? j : 0] : v;
+    }
+  }
+}
 
 int32_t ParamAt(const Tensor* t, int64_t i) {
   if (t == nullptr) return 0;
@@ -394,8 +415,9 @@ Status RunIntMatMul(const IntMatMulState& s, const RunArgs& args) {
   const MatMulShape& sh = s.shape;
   const int64_t out_count = sh.batch_count * sh.m * sh.n;
   Tensor& y = *args.output(0);
-  int32_t* acc =
-      s.qlinear ? static_cast<int32_t*>(ThreadScratch(ScratchSlot::kOp0, size_t(out_count) * 4)) : y.data<int32_t>();
+  int32_t* acc = s.qlinear || s.to_float
+                     ? static_cast<int32_t*>(ThreadScratch(ScratchSlot::kOp0, size_t(out_count) * 4))
+                     : y.data<int32_t>();
   if (s.onednn) {
     const Tensor& a = *args.input(0);
     float* af = static_cast<float*>(ThreadScratch(ScratchSlot::kOp1, size_t(a.numel()) * sizeof(float)));
@@ -421,6 +443,10 @@ Status RunIntMatMul(const IntMatMulState& s, const RunArgs& args) {
       RunIntRef<int8_t, uint8_t>(s, args, acc);
     else
       RunIntRef<int8_t, int8_t>(s, args, acc);
+  }
+  if (s.to_float) {
+    if (sh.n > 0) ScaledEpilogue(s, args, acc, out_count);
+    return Status::Ok();
   }
   if (!s.qlinear) return Status::Ok();
   const float as = args.input(s.a_scale)->data<float>()[0];
@@ -495,11 +521,20 @@ void ChooseIntMatMulPath(const PrepareContext& ctx, IntMatMulState& s) {
   s.b_float = std::move(bf);
 }
 
-Status PrepareIntMatMul(PrepareContext& ctx, bool qlinear) {
+enum class IntMatMulKind { kMatMulInteger, kQLinearMatMul, kScaled };
+
+Status PrepareIntMatMul(PrepareContext& ctx, IntMatMulKind kind) {
   IntMatMulState s;
+  const bool qlinear = kind == IntMatMulKind::kQLinearMatMul;
   s.qlinear = qlinear;
+  s.to_float = kind == IntMatMulKind::kScaled;
   if (qlinear) {
     s.b = 3, s.a_scale = 1, s.a_zp = 2, s.b_scale = 4, s.b_zp = 5, s.y_scale = 6, s.y_zp = 7;
+  } else if (s.to_float) {
+    if (ctx.has_input(mis::kAZeroPoint)) s.a_zp = mis::kAZeroPoint;
+    if (ctx.has_input(mis::kBZeroPoint)) s.b_zp = mis::kBZeroPoint;
+    s.scale = mis::kScale;
+    if (ctx.has_input(mis::kBias)) s.bias = mis::kBias;
   } else {
     if (ctx.has_input(2)) s.a_zp = 2;
     if (ctx.has_input(3)) s.b_zp = 3;
@@ -515,6 +550,12 @@ Status PrepareIntMatMul(PrepareContext& ctx, bool qlinear) {
   if (s.a_zp >= 0) QRT_RETURN_IF_ERROR(CheckMatParam(ctx, s.a_zp, "a_zero_point", s.a_dtype, false, n));
   if (s.b_zp >= 0) QRT_RETURN_IF_ERROR(CheckMatParam(ctx, s.b_zp, "b_zero_point", s.b_dtype, !b_vec, n));
   s.y_dtype = DataType::kInt32;
+  if (s.to_float) {
+    if (ctx.input(s.b).dims.size() != 2) return Unsupported("B of rank ", ctx.input(s.b).dims.size());
+    QRT_RETURN_IF_ERROR(CheckMatParam(ctx, s.scale, "Scale", DataType::kFloat32, true, n));
+    if (s.bias >= 0) QRT_RETURN_IF_ERROR(CheckMatParam(ctx, s.bias, "Bias", DataType::kFloat32, true, n));
+    s.y_dtype = DataType::kFloat32;
+  }
   if (qlinear) {
     s.y_dtype = ctx.input(s.y_zp).dtype;
     if (s.y_dtype != DataType::kUInt8 && s.y_dtype != DataType::kInt8) {
@@ -532,8 +573,9 @@ Status PrepareIntMatMul(PrepareContext& ctx, bool qlinear) {
   return Status::Ok();
 }
 
-Status PrepareMatMulInteger(PrepareContext& ctx) { return PrepareIntMatMul(ctx, false); }
-Status PrepareQLinearMatMul(PrepareContext& ctx) { return PrepareIntMatMul(ctx, true); }
+Status PrepareMatMulInteger(PrepareContext& ctx) { return PrepareIntMatMul(ctx, IntMatMulKind::kMatMulInteger); }
+Status PrepareQLinearMatMul(PrepareContext& ctx) { return PrepareIntMatMul(ctx, IntMatMulKind::kQLinearMatMul); }
+Status PrepareMatMulIntegerScaled(PrepareContext& ctx) { return PrepareIntMatMul(ctx, IntMatMulKind::kScaled); }
 
 }  // namespace
 
@@ -541,5 +583,7 @@ const OpDef kMatMulOp{"", "MatMul", 2, 2, 1, 1, PrepareMatMul};
 const OpDef kGemmOp{"", "Gemm", 2, 3, 1, 1, PrepareGemm};
 const OpDef kMatMulIntegerOp{"", "MatMulInteger", 2, 4, 1, 1, PrepareMatMulInteger};
 const OpDef kQLinearMatMulOp{"", "QLinearMatMul", 8, 8, 1, 1, PrepareQLinearMatMul};
+const OpDef kQrtMatMulIntegerScaledOp{"qrt", "MatMulIntegerScaled",     mis::kScale + 1, mis::kInputCount, 1,
+                                      1,     PrepareMatMulIntegerScaled};
 
 }  // namespace qrt

@@ -104,6 +104,7 @@ extern const OpDef kMatMulOp;
 extern const OpDef kGemmOp;
 extern const OpDef kMatMulIntegerOp;
 extern const OpDef kQLinearMatMulOp;
+extern const OpDef kQrtMatMulIntegerScaledOp;
 // matmul_integer_to_float.cc
 extern const OpDef kMatMulIntegerToFloatOp;
 extern const OpDef kDynamicQuantizeMatMulOp;

@@ -105,6 +105,7 @@ const std::vector<const OpDef*>& AllOps() {
       &kGemmOp,
       &kMatMulIntegerOp,
       &kQLinearMatMulOp,
+      &kQrtMatMulIntegerScaledOp,
       // ops/matmul_integer_to_float.cc
       &kMatMulIntegerToFloatOp,
       &kDynamicQuantizeMatMulOp,

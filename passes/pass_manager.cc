@@ -27,9 +27,9 @@ const std::vector<Pass>& AllPasses() {
       // 803 KB becomes 256 B), but 5-15% slower than the two nodes on that shape on the CPU it
       // was measured on (docs/design.md): opt-in ("default,fuse-reduce-mean-fake-quant").
       {"fuse-reduce-mean-fake-quant", FuseReduceMeanFakeQuant, false},
-      {"fuse-integer-conv-epilogue", FuseIntegerConvEpilogue, true},  // after fold-constants (the bias)
-      {"fuse-conv-fake-quant", FuseConvFakeQuant, true},              // after fuse-q-dq, whose ops it takes
-      {"link-conv-codes", LinkConvCodes, true},                       // after fuse-conv-fake-quant, whose ops it takes
+      {"fuse-integer-epilogue", FuseIntegerEpilogue, true},  // after fold-constants (the bias)
+      {"fuse-conv-fake-quant", FuseConvFakeQuant, true},     // after fuse-q-dq, whose ops it takes
+      {"link-conv-codes", LinkConvCodes, true},              // after fuse-conv-fake-quant, whose ops it takes
       // After the fusions, which match ONNX Conv and NCHW chains.
       {"eliminate-dead-nodes", EliminateDeadNodes, true},
   };

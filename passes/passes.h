@@ -27,8 +27,9 @@ StatusOr<int> FuseQDq(Graph& graph, Explanations* explain);
 // qrt:LayerNormQuantizeDequantize (row by row): bit-identical.
 StatusOr<int> FuseLayerNormFakeQuant(Graph& graph, Explanations* explain);
 // ConvInteger [-> Add(int32 bias)] -> Cast -> Mul(scale) [-> Add(bias)] ->
-// qrt:ConvIntegerToFloat: bit-identical.
-StatusOr<int> FuseIntegerConvEpilogue(Graph& graph, Explanations* explain);
+// qrt:ConvIntegerToFloat, MatMulInteger -> Cast -> Mul(scale) [-> Add(bias)] ->
+// qrt:MatMulIntegerScaled: bit-identical.
+StatusOr<int> FuseIntegerEpilogue(Graph& graph, Explanations* explain);
 // ConvTranspose -> QuantizeDequantize becomes qrt:ConvTransposeQuantizeDequantize (the fake
 // quantization on each plane after its bias): bit-identical.
 StatusOr<int> FuseConvTransposeFakeQuant(Graph& graph, Explanations* explain);

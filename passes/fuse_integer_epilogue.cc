@@ -1,11 +1,15 @@
 // ConvInteger [-> Add(int32 bias)] -> Cast(float) -> Mul(scale) [-> Add(float bias)]
-//     -> qrt:ConvIntegerToFloat                              (fuse-integer-conv-epilogue)
+//     -> qrt:ConvIntegerToFloat                              (fuse-integer-epilogue)
+// MatMulInteger -> Cast(float) -> Mul(scale) [-> Add(float bias)]
+//     -> qrt:MatMulIntegerScaled
 //
 // The chain ONNX Runtime's dynamic quantizer writes for every convolution: the int32
 // accumulators, their bias, the conversion, and the product of the input's dynamic scale with
 // the weights' scale. The fused node runs the same integer convolution and then the chain's
 // operations element by element, in the chain's order (ops/conv_integer_to_float.h), so the
 // output is bit-identical and none of the three or four intermediate tensors is written out.
+// The matrix product's chain likewise (ops/matmul_integer_scaled.h), with B a constant 2-D
+// [K, N] matrix and the scale and bias of shape [], [1] or [N].
 // Legality: each intermediate read only by the next node and not a graph output; W constant (it
 // gives Y's rank); the int32 bias, the scale and the float bias of one element or one per output
 // channel, their shapes known here (constants, a DynamicQuantizeLinear's scale, element-wise
@@ -14,6 +18,7 @@
 #include <optional>
 
 #include "ops/conv_integer_to_float.h"
+#include "ops/matmul_integer_scaled.h"
 #include "passes/match_util.h"
 #include "passes/passes.h"
 #include "passes/rewriter.h"
@@ -108,6 +113,52 @@ NodeId OnlyReaderIs(const Graph& g, ValueId v, const OpDef& op) {
   return IsOp(g.node(r), op) ? r : NodeId{};
 }
 
+// A float32 operand of shape [], [1] or [n].
+bool PerColumn(const Graph& g, ValueId v, int64_t n) {
+  if (!v.valid() || ImpliedDtype(g, v) != DataType::kFloat32) return false;
+  const std::optional<Dims> d = KnownDims(g, v);
+  return d && (d->empty() || (d->size() == 1 && ((*d)[0] == 1 || (*d)[0] == n)));
+}
+
+StatusOr<Verdict> FuseMatMulEpilogue(Rewriter& rw, NodeId cast_id) {
+  const Graph& g = rw.graph();
+  const Node& cast = g.node(cast_id);
+  const ValueId acc = InputOr(cast, 0);
+  if (!HasSingleUse(g, acc)) return Refuse("the MatMulInteger's output has other readers");
+  const NodeId mm_id = ProducerIs(g, acc, kMatMulIntegerOp);
+  const Node& mm = g.node(mm_id);
+  const Tensor* b = g.ConstantOf(InputOr(mm, 1));
+  if (b == nullptr || b->rank() != 2) return Refuse("B is not a constant 2-D matrix");
+  const int64_t n = b->dims()[1];
+  const NodeId mul_id = OnlyReaderIs(g, cast.outputs[0], kMulOp);
+  if (!mul_id.valid()) return Refuse("the Cast's output is not read by one Mul only");
+  const Node& mul = g.node(mul_id);
+  const ValueId scale = OtherInput(mul, cast.outputs[0]);
+  if (!PerColumn(g, scale, n)) return Refuse("the Mul's scale is not a float32 of known shape [], [1] or [N]");
+  ValueId y = mul.outputs[0], bias;
+  const NodeId bias_id = OnlyReaderIs(g, y, kAddOp);
+  if (bias_id.valid()) {
+    const ValueId bv = OtherInput(g.node(bias_id), y);
+    if (PerColumn(g, bv, n)) {
+      bias = bv;
+      y = g.node(bias_id).outputs[0];
+    }
+  }
+  Node fused = MakeNode(kQrtMatMulIntegerScaledOp, mm.name, std::vector<ValueId>(mis::kInputCount), {y}, mm.attrs);
+  fused.inputs[mis::kA] = InputOr(mm, 0);
+  fused.inputs[mis::kB] = InputOr(mm, 1);
+  fused.inputs[mis::kAZeroPoint] = InputOr(mm, 2);
+  fused.inputs[mis::kBZeroPoint] = InputOr(mm, 3);
+  fused.inputs[mis::kScale] = scale;
+  fused.inputs[mis::kBias] = bias;
+  if (bias.valid()) rw.EraseNode(bias_id);
+  rw.EraseNode(mul_id);
+  rw.EraseNode(cast_id);
+  rw.EraseNode(mm_id);
+  rw.AddNode(std::move(fused));
+  return Rewrote();
+}
+
 StatusOr<Verdict> FuseEpilogue(Rewriter& rw, NodeId cast_id) {
   const Graph& g = rw.graph();
   const Node& cast = g.node(cast_id);
@@ -127,8 +178,10 @@ StatusOr<Verdict> FuseEpilogue(Rewriter& rw, NodeId cast_id) {
       return Refuse("the Add before the Cast does not add an int32 bias to a ConvInteger's output");
     }
   }
+  if (!add_id.valid() && ProducerIs(g, acc, kMatMulIntegerOp).valid()) return FuseMatMulEpilogue(rw, cast_id);
   const NodeId conv_id = ProducerIs(g, acc, kConvIntegerOp);
-  if (!conv_id.valid()) return Refuse("its input is not a ConvInteger's (or its int32 bias sum's)");
+  if (!conv_id.valid())
+    return Refuse("its input is not a ConvInteger's (or its int32 bias sum's) or a MatMulInteger's");
   if (!HasSingleUse(g, acc)) return Refuse("the ConvInteger's output has other readers");
   const Node& conv = g.node(conv_id);
   const Tensor* w = g.ConstantOf(InputOr(conv, 1));
@@ -173,8 +226,8 @@ StatusOr<Verdict> FuseEpilogue(Rewriter& rw, NodeId cast_id) {
 
 }  // namespace
 
-StatusOr<int> FuseIntegerConvEpilogue(Graph& g, Explanations* explain) {
-  return RunPatterns(g, "fuse-integer-conv-epilogue", {{"convinteger-cast-mul", &kCastOp, FuseEpilogue}}, explain);
+StatusOr<int> FuseIntegerEpilogue(Graph& g, Explanations* explain) {
+  return RunPatterns(g, "fuse-integer-epilogue", {{"integer-cast-mul", &kCastOp, FuseEpilogue}}, explain);
 }
 
 }  // namespace qrt

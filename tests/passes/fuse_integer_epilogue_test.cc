@@ -1,4 +1,5 @@
-// fuse-integer-conv-epilogue: ONNX Runtime's dynamically quantized convolution
+// fuse-integer-epilogue: ONNX Runtime's dynamically quantized convolution (and, at the end,
+// its matrix product)
 //   x -DynamicQuantizeLinear-> ConvInteger [-> Add(int32 bias)] -> Cast -> Mul(x_scale * w_scale)
 //     [-> Add(bias)]
 // becomes one qrt:ConvIntegerToFloat, and the promise: outputs bit-identical with and without
@@ -107,21 +108,21 @@ Tensor Input(const Spec& s, uint32_t seed) {
 
 void ExpectExact(const Spec& s) {
   for (uint32_t seed : {5u, 6u}) {
-    EXPECT_EQ(testing::CompareFusedToUnfused([&] { return Load(s); }, {Input(s, seed)},
-                                             {"default", "fuse-integer-conv-epilogue"}),
-              "")
+    EXPECT_EQ(
+        testing::CompareFusedToUnfused([&] { return Load(s); }, {Input(s, seed)}, {"default", "fuse-integer-epilogue"}),
+        "")
         << Json(s);
   }
 }
 
-TEST(FuseIntegerConvEpilogue, FusesTheChainAndStaysExact) {
+TEST(FuseIntegerEpilogue, FusesTheChainAndStaysExact) {
   for (bool int_bias : {true, false}) {
     for (bool float_bias : {false, true}) {
       for (bool per_channel : {false, true}) {
         for (int64_t group : {1, 2}) {
           Spec s;
           s.int_bias = int_bias, s.float_bias = float_bias, s.per_channel = per_channel, s.group = group;
-          const auto [n, ops] = testing::DefaultPassOutcome(Load(s), "fuse-integer-conv-epilogue");
+          const auto [n, ops] = testing::DefaultPassOutcome(Load(s), "fuse-integer-epilogue");
           EXPECT_EQ(n, 1) << Json(s);
           EXPECT_EQ(ops.count("ConvInteger"), 0u);
           EXPECT_EQ(ops.at("ConvIntegerToFloat"), 1);
@@ -134,11 +135,11 @@ TEST(FuseIntegerConvEpilogue, FusesTheChainAndStaysExact) {
   }
   Spec pointwise;  // 1x1, oneDNN's other kernels
   pointwise.k = 1, pointwise.c = 16, pointwise.m = 24;
-  EXPECT_EQ(testing::DefaultPassOutcome(Load(pointwise), "fuse-integer-conv-epilogue").first, 1);
+  EXPECT_EQ(testing::DefaultPassOutcome(Load(pointwise), "fuse-integer-epilogue").first, 1);
   ExpectExact(pointwise);
 }
 
-TEST(FuseIntegerConvEpilogue, RefusesWhenTheRulesDoNotHold) {
+TEST(FuseIntegerEpilogue, RefusesWhenTheRulesDoNotHold) {
   Spec twice;
   twice.cast_read_twice = true;
   Spec to_int;
@@ -152,11 +153,90 @@ TEST(FuseIntegerConvEpilogue, RefusesWhenTheRulesDoNotHold) {
   wrong_axis.hw = 8;
   wrong_axis.int_bias = false;
   for (const Spec& s : {twice, to_int, spatial_scale, wrong_axis}) {
-    const auto [n, ops] = testing::DefaultPassOutcome(Load(s), "fuse-integer-conv-epilogue");
+    const auto [n, ops] = testing::DefaultPassOutcome(Load(s), "fuse-integer-epilogue");
     EXPECT_EQ(n, 0) << Json(s);
     EXPECT_EQ(ops.at("ConvInteger"), 1);
     if (s.cast_to == 1) ExpectExact(s);
   }
+}
+
+// x -DynamicQuantizeLinear-> MatMulInteger(B) -> Cast -> Mul(x_scale * b_scale) [-> Add(bias)].
+struct MatSpec {
+  Dims a = {2, 5, 24};
+  int64_t n = 10;
+  bool per_column = false, bias = true, b_signed = false;
+  std::string scale_shape;  // overrides the b_scale shape (refusals)
+};
+
+std::string MatJson(const MatSpec& s) {
+  const int64_t k = s.a.back();
+  const std::string bs_shape = !s.scale_shape.empty() ? s.scale_shape
+                               : s.per_column         ? "[" + std::to_string(s.n) + "]"
+                                                      : "[]";
+  const int64_t bs_n = s.scale_shape == "[2,1]" ? 2 : s.per_column ? s.n : 1;
+  std::string dims = "[";
+  for (size_t i = 0; i < s.a.size(); ++i) dims += (i ? "," : "") + std::to_string(s.a[i]);
+  dims += "]";
+  std::string inits = R"({"name":"b","dtype":")" + std::string(s.b_signed ? "int8" : "uint8") + R"(","shape":[)" +
+                      std::to_string(k) + "," + std::to_string(s.n) + R"(],"data":)" +
+                      Ints(k * s.n, 11, s.b_signed ? -128 : 0, s.b_signed ? 127 : 255) + "},";
+  inits += R"({"name":"bz","dtype":")" + std::string(s.b_signed ? "int8" : "uint8") + R"(","shape":[],"data":[)" +
+           std::string(s.b_signed ? "0" : "128") + "]},";
+  inits +=
+      R"({"name":"bs","dtype":"float32","shape":)" + bs_shape + R"(,"data":)" + Floats(bs_n, 12, 0.001f, 0.03f) + "},";
+  inits += R"({"name":"bias","dtype":"float32","shape":[)" + std::to_string(s.n) + R"(],"data":)" +
+           Floats(s.n, 13, -1.f, 1.f) + "}";
+  std::string nodes = R"({"name":"dql","op":"DynamicQuantizeLinear","inputs":["x"],"outputs":["xq","xs","xz"]},)"
+                      R"({"name":"mm","op":"MatMulInteger","inputs":["xq","b","xz","bz"],"outputs":["acc"]},)"
+                      R"({"name":"scale","op":"Mul","inputs":["xs","bs"],"outputs":["k"]},)"
+                      R"({"name":"cast","op":"Cast","inputs":["acc"],"outputs":["accf"],"attrs":{"to":1}},)";
+  nodes +=
+      R"({"name":"mul","op":"Mul","inputs":["k","accf"],"outputs":[")" + std::string(s.bias ? "t" : "y") + R"("]})";
+  if (s.bias) nodes += R"(,{"name":"add","op":"Add","inputs":["t","bias"],"outputs":["y"]})";
+  return R"({"format":"qrt.graph","version":1,"opsets":{"":13},"inputs":[{"name":"x","dtype":"float32","shape":)" +
+         dims + R"(}],"outputs":[{"name":"y"}],"initializers":[)" + inits + R"(],"nodes":[)" + nodes + "]}";
+}
+
+Graph LoadMat(const MatSpec& s) {
+  StatusOr<Graph> g = LoadJsonText(MatJson(s), "mis.json", ".");
+  EXPECT_TRUE(g.ok()) << g.status().message() << "\n" << MatJson(s);
+  return std::move(g).value();
+}
+
+TEST(FuseIntegerEpilogue, FusesTheMatMulChainAndStaysExact) {
+  for (bool per_column : {false, true}) {
+    for (bool bias : {true, false}) {
+      for (bool b_signed : {false, true}) {
+        for (const Dims& a : {Dims{2, 5, 24}, Dims{7, 300}, Dims{1, 1, 64}}) {
+          MatSpec s;
+          s.a = a, s.per_column = per_column, s.bias = bias, s.b_signed = b_signed;
+          const auto [n, ops] = testing::DefaultPassOutcome(LoadMat(s), "fuse-integer-epilogue");
+          EXPECT_EQ(n, 1) << MatJson(s);
+          EXPECT_EQ(ops.count("MatMulInteger"), 0u);
+          EXPECT_EQ(ops.at("MatMulIntegerScaled"), 1);
+          EXPECT_EQ(ops.count("Cast"), 0u);
+          EXPECT_EQ(ops.count("Add"), 0u);
+          std::mt19937 rng(3);
+          std::normal_distribution<float> d(0.2f, 2.f);
+          Tensor x = Tensor::Allocate(DataType::kFloat32, a).value();
+          for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = d(rng);
+          EXPECT_EQ(
+              testing::CompareFusedToUnfused([&] { return LoadMat(s); }, {x}, {"default", "fuse-integer-epilogue"}), "")
+              << MatJson(s);
+        }
+      }
+    }
+  }
+}
+
+TEST(FuseIntegerEpilogue, RefusesAMatMulScaleThatIsNotPerColumn) {
+  MatSpec s;
+  s.scale_shape = "[2,1]";  // broadcasts over rows: not per column
+  s.a = {2, 2, 24};
+  s.bias = false;
+  const auto [n, ops] = testing::DefaultPassOutcome(LoadMat(s), "fuse-integer-epilogue");
+  EXPECT_EQ(n, 0);
+  EXPECT_EQ(ops.at("MatMulInteger"), 1);
 }
 
 }  // namespace
