@@ -117,7 +117,9 @@ TEST(ConvInt8Grid, DefaultPassesGiveTheUnfusedFloatGraphsBits) {
 }
 
 TEST(ConvInt8Grid, TheGridsReachTheFusedNodeAndTheForcedPathsAgree) {
-  if (!PointwiseInt8Available()) GTEST_SKIP() << "CPU lacks AVX512_VNNI";
+  if (!PointwiseInt8Available())
+    GTEST_SKIP() << "CPU (or QRT_MAX_ISA) lacks AVX512_VNNI: the int8 pointwise path is refused and the ordered float "
+                    "convolution runs (tested in conv_test)";
   Net n;
   auto int8 = RunForced(Json(n, "int8"), "int8", {Input(n, 9)});
   ASSERT_TRUE(int8.ok()) << int8.status().message();  // X's and W's grids came from their DQs
@@ -128,7 +130,9 @@ TEST(ConvInt8Grid, TheGridsReachTheFusedNodeAndTheForcedPathsAgree) {
 
 // Grids from a fused convolution's output and from qrt:QuantizeDequantize reach the consumer.
 TEST(ConvInt8Grid, GridsFromFusedConvolutionsAndFakeQuantizers) {
-  if (!PointwiseInt8Available()) GTEST_SKIP() << "CPU lacks AVX512_VNNI";
+  if (!PointwiseInt8Available())
+    GTEST_SKIP() << "CPU (or QRT_MAX_ISA) lacks AVX512_VNNI: the int8 pointwise path is refused and the ordered float "
+                    "convolution runs (tested in conv_test)";
   Net n;
   n.m = 32, n.chained = true;
   auto int8 = RunForced(Json(n, "int8"), "int8", {Input(n, 11)});
@@ -156,7 +160,9 @@ TEST(ConvInt8Grid, GridsFromFusedConvolutionsAndFakeQuantizers) {
 }
 
 TEST(ConvInt8Grid, ForcingTheIntegerPathWithoutAGridIsRefused) {
-  if (!PointwiseInt8Available()) GTEST_SKIP() << "CPU lacks AVX512_VNNI";
+  if (!PointwiseInt8Available())
+    GTEST_SKIP() << "CPU (or QRT_MAX_ISA) lacks AVX512_VNNI: the int8 pointwise path is refused and the ordered float "
+                    "convolution runs (tested in conv_test)";
   Net n;
   auto r = RunForced(Json(n, "int8", true), "int8",
                      {Tensor::Allocate(DataType::kFloat32, {n.batch, n.k, n.h, n.w}).value()});

@@ -22,8 +22,10 @@
 namespace qrt {
 namespace {
 
-#define QRT_REQUIRE_DEPTHWISE_INT8() \
-  if (!DepthwiseInt8Available()) GTEST_SKIP() << "CPU lacks AVX512 VNNI"
+#define QRT_REQUIRE_DEPTHWISE_INT8()                                                                                \
+  if (!DepthwiseInt8Available())                                                                                    \
+  GTEST_SKIP() << "CPU (or QRT_MAX_ISA) lacks AVX512_VNNI: depthwise layers between codes run the float depthwise " \
+                  "kernels instead (tested in depthwise_rows_test, conv_test)"
 
 using Geometry = testing::DepthwiseShape;
 using testing::CodeType;

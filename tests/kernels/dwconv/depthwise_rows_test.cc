@@ -67,7 +67,9 @@ Data Make(const ConvGeometry& g, DataType code_type, float x_scale, int32_t x_zp
 }
 
 TEST(DepthwiseRows, FloatsInAndOutAsTheReference) {
-  if (!HaveRows()) GTEST_SKIP() << "CPU lacks AVX512BW";
+  if (!HaveRows())
+    GTEST_SKIP() << "CPU (or QRT_MAX_ISA) lacks AVX-512 BW + VBMI: 3x3 depthwise planes run the general padded-rows "
+                    "path instead (tested in conv_test)";
   std::mt19937 rng(testing::TestSeed());
   for (const Geometry& s : kGeometries) {
     for (bool bias : {true, false}) {
@@ -93,7 +95,9 @@ TEST(DepthwiseRows, FloatsInAndOutAsTheReference) {
 
 // Codes in, codes or floats out: the reference convolves X's floats and quantizes its floats.
 TEST(DepthwiseRows, CodesInAndOutAsDequantizeConvQuantize) {
-  if (!HaveRows()) GTEST_SKIP() << "CPU lacks AVX512BW";
+  if (!HaveRows())
+    GTEST_SKIP() << "CPU (or QRT_MAX_ISA) lacks AVX-512 BW + VBMI: 3x3 depthwise planes run the general padded-rows "
+                    "path instead (tested in conv_test)";
   std::mt19937 rng(testing::TestSeed() + 1);
   for (const Geometry& s : kGeometries) {
     for (const CodeType& in : kCodeTypes) {
@@ -137,7 +141,9 @@ TEST(DepthwiseRows, CodesInAndOutAsDequantizeConvQuantize) {
 // the quantization's ties, which its fast multiply cannot settle, rounded to even as
 // QuantizeLinear rounds them.
 TEST(DepthwiseRows, CodesOfTiesRoundToEven) {
-  if (!HaveRows()) GTEST_SKIP() << "CPU lacks AVX512BW";
+  if (!HaveRows())
+    GTEST_SKIP() << "CPU (or QRT_MAX_ISA) lacks AVX-512 BW + VBMI: 3x3 depthwise planes run the general padded-rows "
+                    "path instead (tested in conv_test)";
   std::mt19937 rng(testing::TestSeed() + 2);
   const Geometry s{40, 45, 1, 1, 1, 1, 1};
   const ConvGeometry g = DepthwiseOf(s, 4, 1);

@@ -24,8 +24,10 @@ namespace {
 using testing::Bits;
 using testing::TestSeed;
 
-#define QRT_REQUIRE_VNNI() \
-  if (!PointwiseInt8Available()) GTEST_SKIP() << "CPU lacks AVX512_VNNI"
+#define QRT_REQUIRE_VNNI()                                                                                            \
+  if (!PointwiseInt8Available())                                                                                      \
+  GTEST_SKIP() << "CPU (or QRT_MAX_ISA) lacks AVX512_VNNI: the int8 pointwise path is refused and the ordered float " \
+                  "convolution runs (tested in conv_test)"
 
 enum class Data {
   kSpread,      // calibrated: outputs span the 8-bit range
