@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ops/kernels/gemm/matmul_ref.h"
+#include "ops/kernels/quantize/min_max.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
@@ -24,15 +25,13 @@ struct IntToFloatState {
   DataType a_dtype = DataType::kUInt8, b_dtype = DataType::kUInt8;
   // Input slots (-1 when the op has none or it is absent).
   int a_scale = -1, a_zp = -1, b = 1, b_scale = -1, b_zp = -1, bias = -1;
+  RangeWithZeroFn range = nullptr;  // DynamicQuantizeMatMul: A's range
 };
 
 // ORT's dynamic quantization of A: the scale, the zero point and the codes.
-float QuantizeDynamic(const float* x, int64_t count, uint8_t* q, int32_t* zp_out) {
-  float lo = 0.f, hi = 0.f;
-  for (int64_t i = 0; i < count; ++i) {
-    lo = std::min(lo, x[i]);
-    hi = std::max(hi, x[i]);
-  }
+float QuantizeDynamic(RangeWithZeroFn range, const float* x, int64_t count, uint8_t* q, int32_t* zp_out) {
+  float lo, hi;
+  range(count, x, &lo, &hi);  // the comparisons of std::min(lo, x) and std::max(hi, x): NaN ignored
   const float scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
   const float initial = 0.0f - lo / scale;
   const int32_t zp = int32_t(std::nearbyint(std::max(0.0f, std::min(255.0f, initial))));
@@ -61,7 +60,7 @@ Status RunIntToFloat(const IntToFloatState& s, const RunArgs& args) {
   float a_scale = 1.f;
   if (s.dynamic) {
     a_codes.resize(size_t(count));
-    a_scale = QuantizeDynamic(args.input(0)->data<float>(), count, a_codes.data(), &a_zp);
+    a_scale = QuantizeDynamic(s.range, args.input(0)->data<float>(), count, a_codes.data(), &a_zp);
     a = a_codes.data();
   } else {
     a_scale = args.input(s.a_scale)->data<float>()[0];
@@ -105,6 +104,7 @@ Status PrepareIntToFloat(PrepareContext& ctx, bool dynamic) {
   s.dynamic = dynamic;
   if (dynamic) {
     s.b_scale = 2, s.b_zp = 3, s.bias = 4;
+    s.range = SelectRangeWithZero(ctx.isa());
     QRT_RETURN_IF_ERROR(ExpectDType(ctx, 0, {DataType::kFloat32}));
   } else {
     s.a_scale = 2, s.b_scale = 3, s.a_zp = 4, s.b_zp = 5, s.bias = 6;

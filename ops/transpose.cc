@@ -100,25 +100,20 @@ Status PrepareTranspose(PrepareContext& ctx) {
     }
     seen[size_t(p)] = 1;
   }
+  Dims out(static_cast<size_t>(rank));
+  for (size_t d = 0; d < size_t(rank); ++d) out[d] = x.dims[size_t(perm[d])];
   TransposeState s;
   s.elem_size = DataTypeSize(x.dtype);
-  if (TiledForm(x.dims, perm, s)) {
-    Dims out(static_cast<size_t>(rank));
-    for (size_t d = 0; d < size_t(rank); ++d) out[d] = x.dims[size_t(perm[d])];
-    ctx.SetOutput(0, x.dtype, out);
-    ctx.SetKernel<TransposeState, RunTranspose>(std::move(s));
-    return Status::Ok();
+  if (!TiledForm(x.dims, perm, s)) {
+    const std::vector<int64_t> strides = ContiguousStrides(x.dims);
+    s.map.tables.resize(size_t(rank));
+    for (size_t d = 0; d < size_t(rank); ++d) {
+      const size_t src = size_t(perm[d]);
+      for (int64_t o = 0; o < out[d]; ++o) s.map.tables[d].push_back(o * strides[src]);
+    }
+    s.map.out_dims = out;
+    FinishIndexMap(s.map);
   }
-  const std::vector<int64_t> strides = ContiguousStrides(x.dims);
-  Dims out(static_cast<size_t>(rank));
-  s.map.tables.resize(size_t(rank));
-  for (size_t d = 0; d < size_t(rank); ++d) {
-    const size_t src = size_t(perm[d]);
-    out[d] = x.dims[src];
-    for (int64_t o = 0; o < out[d]; ++o) s.map.tables[d].push_back(o * strides[src]);
-  }
-  s.map.out_dims = out;
-  FinishIndexMap(s.map);
   ctx.SetOutput(0, x.dtype, out);
   ctx.SetKernel<TransposeState, RunTranspose>(std::move(s));
   return Status::Ok();

@@ -16,6 +16,7 @@
 // arithmetic, casts and roundings of those, reshapes to constant shapes: the quantizer computes
 // the int32 bias at run time from the dynamic scale) and not widening Y.
 #include <optional>
+#include <string>
 
 #include "ops/conv_integer_to_float.h"
 #include "ops/matmul_integer_scaled.h"
@@ -120,6 +121,42 @@ bool PerColumn(const Graph& g, ValueId v, int64_t n) {
   return d && (d->empty() || (d->size() == 1 && ((*d)[0] == 1 || (*d)[0] == n)));
 }
 
+// The float half both chains share: Cast -> Mul(scale) [-> Add(bias)], each value read only by
+// the next node, the scale (and the bias, else the Add stays) accepted by `fits`.
+struct ScaleAndBias {
+  NodeId mul, add;      // add: invalid without a bias
+  ValueId scale, bias;  // bias: invalid without one
+  ValueId y;            // the chain's output: the Add's, else the Mul's
+};
+
+// Fills `out`; returns why the chain does not match (`scale_refusal` for a scale `fits`
+// refuses), or "".
+template <class Fits>
+std::string MatchScaleAndBias(const Graph& g, const Node& cast, Fits fits, const char* scale_refusal,
+                              ScaleAndBias& out) {
+  out.mul = OnlyReaderIs(g, cast.outputs[0], kMulOp);
+  if (!out.mul.valid()) return "the Cast's output is not read by one Mul only";
+  out.scale = OtherInput(g.node(out.mul), cast.outputs[0]);
+  if (!fits(out.scale)) return scale_refusal;
+  out.y = g.node(out.mul).outputs[0];
+  const NodeId add = OnlyReaderIs(g, out.y, kAddOp);
+  if (add.valid()) {
+    const ValueId b = OtherInput(g.node(add), out.y);
+    if (fits(b)) {
+      out.add = add;
+      out.bias = b;
+      out.y = g.node(add).outputs[0];
+    }
+  }
+  return "";
+}
+
+void EraseScaleAndBias(Rewriter& rw, const ScaleAndBias& tail, NodeId cast_id) {
+  if (tail.add.valid()) rw.EraseNode(tail.add);
+  rw.EraseNode(tail.mul);
+  rw.EraseNode(cast_id);
+}
+
 StatusOr<Verdict> FuseMatMulEpilogue(Rewriter& rw, NodeId cast_id) {
   const Graph& g = rw.graph();
   const Node& cast = g.node(cast_id);
@@ -130,30 +167,19 @@ StatusOr<Verdict> FuseMatMulEpilogue(Rewriter& rw, NodeId cast_id) {
   const Tensor* b = g.ConstantOf(InputOr(mm, 1));
   if (b == nullptr || b->rank() != 2) return Refuse("B is not a constant 2-D matrix");
   const int64_t n = b->dims()[1];
-  const NodeId mul_id = OnlyReaderIs(g, cast.outputs[0], kMulOp);
-  if (!mul_id.valid()) return Refuse("the Cast's output is not read by one Mul only");
-  const Node& mul = g.node(mul_id);
-  const ValueId scale = OtherInput(mul, cast.outputs[0]);
-  if (!PerColumn(g, scale, n)) return Refuse("the Mul's scale is not a float32 of known shape [], [1] or [N]");
-  ValueId y = mul.outputs[0], bias;
-  const NodeId bias_id = OnlyReaderIs(g, y, kAddOp);
-  if (bias_id.valid()) {
-    const ValueId bv = OtherInput(g.node(bias_id), y);
-    if (PerColumn(g, bv, n)) {
-      bias = bv;
-      y = g.node(bias_id).outputs[0];
-    }
-  }
-  Node fused = MakeNode(kQrtMatMulIntegerScaledOp, mm.name, std::vector<ValueId>(mis::kInputCount), {y}, mm.attrs);
+  ScaleAndBias tail;
+  const std::string why = MatchScaleAndBias(
+      g, cast, [&](ValueId v) { return PerColumn(g, v, n); },
+      "the Mul's scale is not a float32 of known shape [], [1] or [N]", tail);
+  if (!why.empty()) return Refuse(why);
+  Node fused = MakeNode(kQrtMatMulIntegerScaledOp, mm.name, std::vector<ValueId>(mis::kInputCount), {tail.y}, mm.attrs);
   fused.inputs[mis::kA] = InputOr(mm, 0);
   fused.inputs[mis::kB] = InputOr(mm, 1);
   fused.inputs[mis::kAZeroPoint] = InputOr(mm, 2);
   fused.inputs[mis::kBZeroPoint] = InputOr(mm, 3);
-  fused.inputs[mis::kScale] = scale;
-  fused.inputs[mis::kBias] = bias;
-  if (bias.valid()) rw.EraseNode(bias_id);
-  rw.EraseNode(mul_id);
-  rw.EraseNode(cast_id);
+  fused.inputs[mis::kScale] = tail.scale;
+  fused.inputs[mis::kBias] = tail.bias;
+  EraseScaleAndBias(rw, tail, cast_id);
   rw.EraseNode(mm_id);
   rw.AddNode(std::move(fused));
   return Rewrote();
@@ -191,33 +217,24 @@ StatusOr<Verdict> FuseEpilogue(Rewriter& rw, NodeId cast_id) {
   if (int_bias.valid() && !PerChannel(KnownDims(g, int_bias), rank, m)) {
     return Refuse("the int32 bias is not per tensor or per channel");
   }
-  const NodeId mul_id = OnlyReaderIs(g, cast.outputs[0], kMulOp);
-  if (!mul_id.valid()) return Refuse("the Cast's output is not read by one Mul only");
-  const Node& mul = g.node(mul_id);
-  const ValueId scale = OtherInput(mul, cast.outputs[0]);
-  if (!scale.valid() || ImpliedDtype(g, scale) != DataType::kFloat32 || !PerChannel(KnownDims(g, scale), rank, m)) {
-    return Refuse("the Mul's scale is not a float32 of known per-tensor or per-channel shape");
-  }
-  ValueId y = mul.outputs[0], bias;
-  const NodeId bias_id = OnlyReaderIs(g, y, kAddOp);
-  if (bias_id.valid()) {
-    const ValueId b = OtherInput(g.node(bias_id), y);
-    if (b.valid() && ImpliedDtype(g, b) == DataType::kFloat32 && PerChannel(KnownDims(g, b), rank, m)) {
-      bias = b;
-      y = g.node(bias_id).outputs[0];
-    }
-  }
-  Node fused = MakeNode(kQrtConvIntegerToFloatOp, conv.name, std::vector<ValueId>(citf::kInputCount), {y}, conv.attrs);
+  ScaleAndBias tail;
+  const std::string why = MatchScaleAndBias(
+      g, cast,
+      [&](ValueId v) {
+        return v.valid() && ImpliedDtype(g, v) == DataType::kFloat32 && PerChannel(KnownDims(g, v), rank, m);
+      },
+      "the Mul's scale is not a float32 of known per-tensor or per-channel shape", tail);
+  if (!why.empty()) return Refuse(why);
+  Node fused =
+      MakeNode(kQrtConvIntegerToFloatOp, conv.name, std::vector<ValueId>(citf::kInputCount), {tail.y}, conv.attrs);
   fused.inputs[citf::kX] = InputOr(conv, 0);
   fused.inputs[citf::kW] = InputOr(conv, 1);
   fused.inputs[citf::kXZeroPoint] = InputOr(conv, 2);
   fused.inputs[citf::kWZeroPoint] = InputOr(conv, 3);
   fused.inputs[citf::kIntBias] = int_bias;
-  fused.inputs[citf::kScale] = scale;
-  fused.inputs[citf::kBias] = bias;
-  if (bias.valid()) rw.EraseNode(bias_id);
-  rw.EraseNode(mul_id);
-  rw.EraseNode(cast_id);
+  fused.inputs[citf::kScale] = tail.scale;
+  fused.inputs[citf::kBias] = tail.bias;
+  EraseScaleAndBias(rw, tail, cast_id);
   if (add_id.valid()) rw.EraseNode(add_id);
   rw.EraseNode(conv_id);
   rw.AddNode(std::move(fused));

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "loaders/model_io.h"
@@ -142,6 +143,21 @@ std::string CompareTensors(const Tensor& got, const Tensor& want, double rtol, d
     }
   }
   return "";
+}
+
+std::string RandomIntsJson(int64_t n, uint32_t seed, int lo, int hi) {
+  std::mt19937 rng(seed);
+  std::string s = "[";
+  for (int64_t i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(lo + int(rng() % uint32_t(hi - lo + 1)));
+  return s + "]";
+}
+
+std::string RandomFloatsJson(int64_t n, uint32_t seed, float lo, float hi) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  std::string s = "[";
+  for (int64_t i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(u(rng));
+  return s + "]";
 }
 
 std::string CompareBits(const Tensor& got, const Tensor& want) {

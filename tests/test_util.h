@@ -45,6 +45,11 @@ std::string CompareTensors(const Tensor& got, const Tensor& want, double rtol, d
 // Bitwise equality of dtype, dims and bytes; empty string if equal.
 std::string CompareBits(const Tensor& got, const Tensor& want);
 
+// Data for JSON test graphs: a JSON array of n integers in [lo, hi] (lo + rng() % (hi - lo + 1),
+// std::mt19937 seeded with `seed`), or of n floats uniform in [lo, hi).
+std::string RandomIntsJson(int64_t n, uint32_t seed, int lo, int hi);
+std::string RandomFloatsJson(int64_t n, uint32_t seed, float lo, float hi);
+
 // A fusion's promise: runs load() without passes on the reference kernels, then with each of
 // `passes` at every ISA tier this CPU has; empty string if every run gives the same
 // outputs bit for bit, else what differs (run and output).

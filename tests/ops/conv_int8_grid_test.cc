@@ -20,21 +20,6 @@ struct Net {
   bool chained = false;
 };
 
-std::string Ints(int64_t n, uint32_t seed, int low, int high) {
-  std::mt19937 rng(seed);
-  std::string s = "[";
-  for (int64_t i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(low + int(rng() % uint32_t(high - low + 1)));
-  return s + "]";
-}
-
-std::string Floats(int64_t n, uint32_t seed, float low, float high) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(low, high);
-  std::string s = "[";
-  for (int64_t i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(u(rng));
-  return s + "]";
-}
-
 // xq -DQ-> x -Conv(DQ(wq, per-channel scales), b)-> -Q-> -DQ-> y, and when chained
 // y -Conv(DQ(wq2, one scale))-> -Q-> -DQ-> y2. With `path`, the first convolution is written as
 // the fused node (run with Algorithm(path) forced); with `float_x`, X is a float graph input (no grid).
@@ -45,9 +30,10 @@ std::string Json(const Net& n, const std::string& path = "", bool float_x = fals
   std::string inits =
       R"({"name":"sx","dtype":"float32","shape":[],"data":[0.0213]},{"name":"zx","dtype":"uint8","shape":[],"data":[131]},)"
       R"({"name":"wq","dtype":"int8","shape":[)" +
-      m + "," + k + R"(,1,1],"data":)" + Ints(n.m * n.k, 1, -128, 127) +
-      R"(},{"name":"sw","dtype":"float32","shape":[)" + m + R"(],"data":)" + Floats(n.m, 2, 0.002f, 0.02f) +
-      R"(},{"name":"b","dtype":"float32","shape":[)" + m + R"(],"data":)" + Floats(n.m, 3, -1.f, 1.f) +
+      m + "," + k + R"(,1,1],"data":)" + testing::RandomIntsJson(n.m * n.k, 1, -128, 127) +
+      R"(},{"name":"sw","dtype":"float32","shape":[)" + m + R"(],"data":)" +
+      testing::RandomFloatsJson(n.m, 2, 0.002f, 0.02f) + R"(},{"name":"b","dtype":"float32","shape":[)" + m +
+      R"(],"data":)" + testing::RandomFloatsJson(n.m, 3, -1.f, 1.f) +
       R"(},{"name":"sy","dtype":"float32","shape":[],"data":[0.093]},{"name":"zy","dtype":"int8","shape":[],"data":[-5]})";
   std::string nodes =
       R"({"name":"dqw","op":"DequantizeLinear","inputs":["wq","sw"],"outputs":["w"],"attrs":{"axis":0}},)";
@@ -62,7 +48,8 @@ std::string Json(const Net& n, const std::string& path = "", bool float_x = fals
   }
   std::string outputs = R"([{"name":"y"}])";
   if (n.chained) {
-    inits += R"(,{"name":"wq2","dtype":"int8","shape":[5,)" + m + R"(,1,1],"data":)" + Ints(5 * n.m, 4, -128, 127) +
+    inits += R"(,{"name":"wq2","dtype":"int8","shape":[5,)" + m + R"(,1,1],"data":)" +
+             testing::RandomIntsJson(5 * n.m, 4, -128, 127) +
              R"(},{"name":"sw2","dtype":"float32","shape":[],"data":[0.0123]})"
              R"(,{"name":"sy2","dtype":"float32","shape":[],"data":[0.071]})";
     nodes += R"(,{"name":"dqw2","op":"DequantizeLinear","inputs":["wq2","sw2"],"outputs":["w2"]},)";

@@ -21,13 +21,6 @@ struct CtSpec {
   std::string attrs = R"("strides":[2,2],"pads":[1,1,1,1],"output_padding":[1,1])";
 };
 
-std::string Ints(int64_t n, uint32_t seed, int lo, int hi) {
-  std::mt19937 rng(seed);
-  std::string s = "[";
-  for (int64_t i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(lo + int(rng() % uint32_t(hi - lo + 1)));
-  return s + "]";
-}
-
 std::string Json(const CtSpec& s) {
   const int64_t w_count = s.in_channels * s.out_per_group * 9, out_channels = s.out_per_group * s.group;
   std::string inits = R"({"name":"s1","dtype":"float32","shape":[],"data":[0.04]},)"
@@ -36,10 +29,10 @@ std::string Json(const CtSpec& s) {
                       R"({"name":"z2","dtype":"uint8","shape":[],"data":[121]},)"
                       R"({"name":"ws","dtype":"float32","shape":[],"data":[0.02]},)";
   inits += R"({"name":"wq","dtype":"int8","shape":[)" + std::to_string(s.in_channels) + "," +
-           std::to_string(s.out_per_group) + R"(,3,3],"data":)" + Ints(w_count, 1, -127, 127) + "}";
+           std::to_string(s.out_per_group) + R"(,3,3],"data":)" + testing::RandomIntsJson(w_count, 1, -127, 127) + "}";
   if (s.bias) {
     inits += R"(,{"name":"b","dtype":"float32","shape":[)" + std::to_string(out_channels) + R"(],"data":)" +
-             Ints(out_channels, 2, -3, 3) + "}";
+             testing::RandomIntsJson(out_channels, 2, -3, 3) + "}";
   }
   std::string nodes = R"({"name":"q1","op":"QuantizeLinear","inputs":["x","s1","z1"],"outputs":["xq"]},)"
                       R"({"name":"dq1","op":"DequantizeLinear","inputs":["xq","s1","z1"],"outputs":["xf"]},)"

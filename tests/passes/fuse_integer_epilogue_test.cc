@@ -26,22 +26,6 @@ struct Spec {
   int cast_to = 1;
 };
 
-std::string Ints(int64_t n, uint32_t seed, int lo, int hi) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> d(lo, hi);
-  std::string s = "[";
-  for (int64_t i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(d(rng));
-  return s + "]";
-}
-
-std::string Floats(int64_t n, uint32_t seed, float lo, float hi) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::string s = "[";
-  for (int64_t i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(d(rng));
-  return s + "]";
-}
-
 std::string Json(const Spec& s) {
   const int64_t cg = s.c / s.group, wn = s.m * cg * s.k * s.k;
   const std::string ws_shape = !s.w_scale_shape.empty() ? s.w_scale_shape
@@ -49,20 +33,20 @@ std::string Json(const Spec& s) {
                                                         : "[]";
   const int64_t ws_n = s.w_scale_shape == "[1,1,1,9]" ? 9 : s.w_scale_shape == "[8]" ? 8 : s.per_channel ? s.m : 1;
   std::string inits = R"({"name":"w","dtype":"uint8","shape":[)" + std::to_string(s.m) + "," + std::to_string(cg) +
-                      "," + std::to_string(s.k) + "," + std::to_string(s.k) + R"(],"data":)" + Ints(wn, 1, 0, 255) +
-                      "},";
+                      "," + std::to_string(s.k) + "," + std::to_string(s.k) + R"(],"data":)" +
+                      testing::RandomIntsJson(wn, 1, 0, 255) + "},";
   inits += R"({"name":"wz","dtype":"uint8","shape":[],"data":[131]},)";
-  inits +=
-      R"({"name":"ws","dtype":"float32","shape":)" + ws_shape + R"(,"data":)" + Floats(ws_n, 2, 0.001f, 0.02f) + "},";
+  inits += R"({"name":"ws","dtype":"float32","shape":)" + ws_shape + R"(,"data":)" +
+           testing::RandomFloatsJson(ws_n, 2, 0.001f, 0.02f) + "},";
   // The bias divides by the scales in their flat form ([M] per channel), as the quantizer does.
   inits += R"({"name":"wsf","dtype":"float32","shape":)" +
            std::string(ws_n == 1 ? "[]" : "[" + std::to_string(ws_n) + "]") + R"(,"data":)" +
-           Floats(ws_n, 2, 0.001f, 0.02f) + "},";
+           testing::RandomFloatsJson(ws_n, 2, 0.001f, 0.02f) + "},";
   inits += R"({"name":"bf","dtype":"float32","shape":[)" + std::to_string(s.m) + R"(],"data":)" +
-           Floats(s.m, 3, -2.f, 2.f) + "},";
+           testing::RandomFloatsJson(s.m, 3, -2.f, 2.f) + "},";
   inits += R"({"name":"bshape","dtype":"int64","shape":[4],"data":[1,-1,1,1]},)";
   inits += R"({"name":"fb","dtype":"float32","shape":[1,)" + std::to_string(s.m) + R"(,1,1],"data":)" +
-           Floats(s.m, 4, -1.f, 1.f) + "}";
+           testing::RandomFloatsJson(s.m, 4, -1.f, 1.f) + "}";
   const int64_t pad = s.k / 2;
   std::string conv_attrs = R"({"group":)" + std::to_string(s.group) + R"(,"pads":[)" + std::to_string(pad) + "," +
                            std::to_string(pad) + "," + std::to_string(pad) + "," + std::to_string(pad) + "]}";
@@ -179,13 +163,13 @@ std::string MatJson(const MatSpec& s) {
   dims += "]";
   std::string inits = R"({"name":"b","dtype":")" + std::string(s.b_signed ? "int8" : "uint8") + R"(","shape":[)" +
                       std::to_string(k) + "," + std::to_string(s.n) + R"(],"data":)" +
-                      Ints(k * s.n, 11, s.b_signed ? -128 : 0, s.b_signed ? 127 : 255) + "},";
+                      testing::RandomIntsJson(k * s.n, 11, s.b_signed ? -128 : 0, s.b_signed ? 127 : 255) + "},";
   inits += R"({"name":"bz","dtype":")" + std::string(s.b_signed ? "int8" : "uint8") + R"(","shape":[],"data":[)" +
            std::string(s.b_signed ? "0" : "128") + "]},";
-  inits +=
-      R"({"name":"bs","dtype":"float32","shape":)" + bs_shape + R"(,"data":)" + Floats(bs_n, 12, 0.001f, 0.03f) + "},";
+  inits += R"({"name":"bs","dtype":"float32","shape":)" + bs_shape + R"(,"data":)" +
+           testing::RandomFloatsJson(bs_n, 12, 0.001f, 0.03f) + "},";
   inits += R"({"name":"bias","dtype":"float32","shape":[)" + std::to_string(s.n) + R"(],"data":)" +
-           Floats(s.n, 13, -1.f, 1.f) + "}";
+           testing::RandomFloatsJson(s.n, 13, -1.f, 1.f) + "}";
   std::string nodes = R"({"name":"dql","op":"DynamicQuantizeLinear","inputs":["x"],"outputs":["xq","xs","xz"]},)"
                       R"({"name":"mm","op":"MatMulInteger","inputs":["xq","b","xz","bz"],"outputs":["acc"]},)"
                       R"({"name":"scale","op":"Mul","inputs":["xs","bs"],"outputs":["k"]},)"
