@@ -702,12 +702,8 @@ Status CheckChannelOperand(const PrepareContext& ctx, int i, const char* what, D
   if (t.dtype != dtype) {
     return InvalidArgument(what, " has dtype ", DataTypeName(t.dtype), ", expected ", DataTypeName(dtype));
   }
-  bool fits = t.dims.size() <= rank;
-  for (size_t d = 0; fits && d < t.dims.size(); ++d) {
-    const size_t axis = rank - t.dims.size() + d;
-    fits = t.dims[d] == 1 || (axis == 1 && t.dims[d] == m);
-  }
-  if (!fits) return InvalidArgument(what, " of shape ", DimsToString(t.dims), " is not per tensor or per channel");
+  if (!citf::PerChannel(t.dims, rank, m))
+    return InvalidArgument(what, " of shape ", DimsToString(t.dims), " is not per tensor or per channel");
   return Status::Ok();
 }
 

@@ -8,6 +8,10 @@
 // against Y = N x M x spatial without changing its shape. Attributes: ConvInteger's.
 #pragma once
 
+#include <cstddef>
+
+#include "runtime/tensor.h"
+
 namespace qrt::citf {
 
 enum Input : int {
@@ -20,5 +24,16 @@ enum Input : int {
   kBias = 6,        // optional, float32
   kInputCount = 7,
 };
+
+// The operands' shape rule: one element, or one per channel (axis 1) of a rank-`rank` Y with m
+// channels, broadcasting against Y without widening it. The pass proves it, prepare checks it.
+inline bool PerChannel(const Dims& d, size_t rank, int64_t m) {
+  if (d.size() > rank) return false;
+  for (size_t i = 0; i < d.size(); ++i) {
+    const size_t axis = rank - d.size() + i;
+    if (d[i] != 1 && !(axis == 1 && d[i] == m)) return false;
+  }
+  return true;
+}
 
 }  // namespace qrt::citf

@@ -89,15 +89,8 @@ std::optional<Dims> KnownDims(const Graph& g, ValueId v, int depth = 0) {
   return std::nullopt;
 }
 
-// One element, or one per channel on axis 1 of a rank-`rank` Y with m channels.
-bool PerChannel(const std::optional<Dims>& d, size_t rank, int64_t m) {
-  if (!d || d->size() > rank) return false;
-  for (size_t i = 0; i < d->size(); ++i) {
-    const size_t axis = rank - d->size() + i;
-    if ((*d)[i] != 1 && !(axis == 1 && (*d)[i] == m)) return false;
-  }
-  return true;
-}
+// One element, or one per channel (citf::PerChannel), on dims known here.
+bool PerChannel(const std::optional<Dims>& d, size_t rank, int64_t m) { return d && citf::PerChannel(*d, rank, m); }
 
 // The operand of a two-input node that is not `v`; invalid if both are.
 ValueId OtherInput(const Node& n, ValueId v) {
