@@ -1,0 +1,88 @@
+// Exact integer matrix products for ConvInteger, MatMulInteger, QLinearConv, QLinearMatMul,
+// QGemm and the com.microsoft dynamic-quantization ops:
+//   C(i,j) = sum_k A(i,k) * B(k,j)   in int32, wrapping mod 2^32 (ref::GemmInteger's accumulator)
+// where A and B hold 8-bit values minus their zero points, |v| <= 255, widened to int16. A pair of
+// such products is at most 2 * 255 * 255 < 2^31, so VPMADDWD (two products per 32-bit lane, no
+// saturation) and VPDPWSSD are exact, and the wrapping int32 sum is the same in any order: every
+// kernel here gives the reference's bits.
+//
+// Layouts (k_pairs = ceil(k / 2); the odd k's last pair has a zero second half):
+//   A: int16 rows of 2 * k_pairs values, row stride lda >= 2 * k_pairs (IgemmRowsToInt16).
+//   B: panels of kIgemmPanel columns, panel q at q * IgemmPanelStride(k): for each pair p of k
+//      and each column j of the panel, (B(2p, j), B(2p+1, j)); columns past n hold zeros
+//      (IgemmPackB, IgemmPackIm2Col).
+//   C: int32 rows, row stride ldc.
+#pragma once
+
+#include <cstdint>
+
+#include "ops/kernels/conv/conv_ref.h"
+#include "runtime/cpu_features.h"
+
+namespace qrt {
+
+inline constexpr int64_t kIgemmPanel = 16;
+
+inline int64_t IgemmPairs(int64_t k) { return (k + 1) / 2; }
+inline int64_t IgemmRowLength(int64_t k) { return 2 * IgemmPairs(k); }
+inline int64_t IgemmPanelStride(int64_t k) { return IgemmPairs(k) * 2 * kIgemmPanel; }
+inline int64_t IgemmPanels(int64_t n) { return (n + kIgemmPanel - 1) / kIgemmPanel; }
+inline int64_t IgemmPackedBSize(int64_t k, int64_t n) { return IgemmPanels(n) * IgemmPanelStride(k); }
+
+// One tile: C[0..rows) x [0..cols) of up to `panels` consecutive panels of B, over all k_pairs,
+// stored (accumulate false) or added to C (accumulate true). rows <= IgemmKernel::rows,
+// cols <= IgemmKernel::panels * kIgemmPanel.
+using IgemmTileFn = void (*)(int64_t rows, int64_t cols, int64_t k_pairs, const int16_t* a, int64_t lda,
+                             const int16_t* b, int64_t panel_stride, int32_t* c, int64_t ldc, bool accumulate);
+
+struct IgemmKernel {
+  IgemmTileFn tile = nullptr;
+  int rows = 1;    // tile height
+  int panels = 1;  // tile width in panels
+};
+
+namespace ref {
+void IgemmTile(int64_t rows, int64_t cols, int64_t k_pairs, const int16_t* a, int64_t lda, const int16_t* b,
+               int64_t panel_stride, int32_t* c, int64_t ldc, bool accumulate);
+}
+namespace avx2 {  // VPMADDWD + VPADDD, 6 rows x 1 panel
+void IgemmTile(int64_t rows, int64_t cols, int64_t k_pairs, const int16_t* a, int64_t lda, const int16_t* b,
+               int64_t panel_stride, int32_t* c, int64_t ldc, bool accumulate);
+}
+namespace avx512 {  // 8 rows x 2 panels; VPMADDWD + VPADDD (AVX512BW)
+void IgemmTile(int64_t rows, int64_t cols, int64_t k_pairs, const int16_t* a, int64_t lda, const int16_t* b,
+               int64_t panel_stride, int32_t* c, int64_t ldc, bool accumulate);
+}
+namespace avx512vnni {  // the same tile with VPDPWSSD
+void IgemmTile(int64_t rows, int64_t cols, int64_t k_pairs, const int16_t* a, int64_t lda, const int16_t* b,
+               int64_t panel_stride, int32_t* c, int64_t ldc, bool accumulate);
+}
+
+IgemmKernel RefIgemmKernel();
+IgemmKernel Avx2IgemmKernel();
+IgemmKernel Avx512IgemmKernel();
+IgemmKernel Avx512VnniIgemmKernel();
+// The best kernel under the ceiling `isa` (noted for inspect --json).
+IgemmKernel SelectIgemmKernel(Isa isa);
+
+// C[m x n] = A[m x k] * B[k x n] over the layouts above, in cache blocks; columns are split
+// over `threads` threads (any count gives the same bits).
+void Igemm(const IgemmKernel& kernel, int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
+           const int16_t* b_packed, int32_t* c, int64_t ldc, int threads = 1);
+
+// Packing. T = uint8_t or int8_t. Zero points are int32 (any 8-bit value).
+// A(i, k) = a[i * rs + k * cs] - zp[i * zp_inc] into `out` (row stride lda, padding zeroed).
+template <class T>
+void IgemmRowsToInt16(int64_t m, int64_t k, const T* a, int64_t rs, int64_t cs, const int32_t* zp, int64_t zp_inc,
+                      int16_t* out, int64_t lda);
+// B(k, j) = b[k * rs + j * cs] - zp[j * zp_inc] into IgemmPackedBSize(k, n) values.
+template <class T>
+void IgemmPackB(int64_t k, int64_t n, const T* b, int64_t rs, int64_t cs, const int32_t* zp, int64_t zp_inc,
+                int16_t* out);
+// The patch matrix of one image and group as B: rows (c, kd, kh, kw) over the group's
+// in_channels / group channels starting at x (the group's first plane), columns the output
+// positions, x - x_zp at each tap and 0 over the padding (ConvInteger pads with the zero point).
+template <class T>
+void IgemmPackIm2Col(const ConvGeometry& g, const T* x, int32_t x_zp, int16_t* out);
+
+}  // namespace qrt
