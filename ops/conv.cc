@@ -6,8 +6,12 @@
 //     GEMM with the ordered GEMM of ops/kernels/gemm/sgemm.h, AVX2 or reference, bit-identical.
 //     oneDNN's f32 convolution is not used for Conv: its summation order differs, and in a
 //     QDQ graph a last-bit difference becomes a quantization step. f64: the reference.
-//   ConvInteger / QLinearConv: the int32 accumulators must be exact, so a fast path is
-//     taken only when it is proven exact at plan time from the constant weights:
+//   ConvInteger / QLinearConv: the int32 accumulators must be exact:
+//     - igemm: at the AVX2 tier and above, im2col panels of (x - x_zp) and rows of w' in
+//       int16 and the integer GEMM (ops/kernels/igemm/igemm.h): exact products and a wrapping
+//       int32 sum, the reference's bits for any weights, constant or not. Taken where
+//       IgemmConvPays (conv_plan.cc); otherwise a oneDNN path where it is proven exact at
+//       plan time from the constant weights:
 //     - onednn-int8: oneDNN u8 x s8 -> s32 (u8 input, constant input zero point). oneDNN on
 //       AVX2 adds pairs of u8*s8 products in saturating s16 and converts accumulators
 //       through f32 (docs/onednn-2.6.md, 2b), so it needs w' = w - w_zp in [-64,63]
@@ -57,6 +61,7 @@
 #include "ops/kernels/conv/conv_ref.h"
 #include "ops/kernels/dwconv/depthwise_int8.h"
 #include "ops/kernels/gemm/matmul_ref.h"
+#include "ops/kernels/igemm/igemm.h"
 #include "ops/kernels/pwconv/conv_pointwise_int8.h"
 #include "ops/kernels/quantize/requantize.h"
 #include "ops/onednn/onednn_conv.h"
@@ -157,7 +162,9 @@ StatusOr<ConvAlgorithm> ForcedAlgorithm(const PrepareContext& ctx) {
   return *a;
 }
 
-bool IsIntegerAlgorithm(ConvAlgorithm a) { return a == ConvAlgorithm::kOnednnInt8 || a == ConvAlgorithm::kOnednnF32; }
+bool IsIntegerAlgorithm(ConvAlgorithm a) {
+  return a == ConvAlgorithm::kOnednnInt8 || a == ConvAlgorithm::kOnednnF32 || a == ConvAlgorithm::kIgemm;
+}
 
 Status NotApplicable(ConvAlgorithm a, const char* why) {
   return Unsupported("conv_algorithm ", ConvAlgorithmName(a), " does not apply: ", why);
@@ -469,8 +476,11 @@ struct IntConvState {
   bool qlinear = false;
   // Input indices; -1 when absent.
   int w = 1, x_zp = -1, w_zp = -1, bias = -1, x_scale = -1, w_scale = -1, y_scale = -1, y_zp = -1;
-  ConvAlgorithm path = ConvAlgorithm::kReference;  // or kOnednnInt8, kOnednnF32
+  ConvAlgorithm path = ConvAlgorithm::kReference;  // or kOnednnInt8, kOnednnF32, kIgemm
   std::shared_ptr<const onednn::Conv> onednn;
+  IgemmKernel igemm;
+  std::vector<int16_t> w16;  // kIgemm with constant W: rows of w - w_zp (IgemmRowsToInt16)
+  int threads = 1;
   int32_t out_min = -2147483647 - 1, out_max = 2147483647;  // qrt:QLinearConv's clamp
   RequantizeRowFn requantize = nullptr;                     // QLinearConv's epilogue
   // qrt:ConvIntegerToFloat (conv_integer_to_float.h): float(int32(acc + int_bias)) * scale + fbias.
@@ -561,6 +571,43 @@ void RunRefTyped(const IntConvState& s, const RunArgs& args, int32_t* acc) {
   ref::ConvInteger(s.g, args.input(0)->data<Tx>(), x_zp, args.input(s.w)->data<Tw>(), w_zp, nullptr, acc);
 }
 
+// Rows of w - w_zp (one per output channel) for Igemm.
+template <class Tw>
+void PackIgemmW(const ConvGeometry& g, const Tw* w, const Tensor* w_zp, int16_t* out) {
+  std::vector<int32_t> zp(size_t(g.out_channels));
+  for (int64_t m = 0; m < g.out_channels; ++m) zp[size_t(m)] = ZeroPointAt(w_zp, m);
+  const int64_t k = g.reduction_size();
+  IgemmRowsToInt16(g.out_channels, k, w, k, 1, zp.data(), 1, out, IgemmRowLength(k));
+}
+
+template <class Tx, class Tw>
+void RunIgemmTyped(const IntConvState& s, const RunArgs& args, int32_t* acc) {
+  const ConvGeometry& g = s.g;
+  const int64_t lda = IgemmRowLength(g.reduction_size());
+  const int16_t* w16 = s.w16.data();
+  if (s.w16.empty()) {
+    int16_t* t = static_cast<int16_t*>(ThreadScratch(ScratchSlot::kOp1, size_t(g.out_channels * lda) * 2));
+    PackIgemmW(g, args.input(s.w)->data<Tw>(), s.w_zp >= 0 ? args.input(s.w_zp) : nullptr, t);
+    w16 = t;
+  }
+  const int32_t x_zp = ZeroPointAt(s.x_zp >= 0 ? args.input(s.x_zp) : nullptr, 0);
+  IgemmConv(s.igemm, g, args.input(0)->data<Tx>(), x_zp, w16, acc, s.threads);
+}
+
+// f(Tx{}, Tw{}) for the 8-bit types of X and W.
+template <class F>
+void WithConvTypes(const IntConvState& s, F f) {
+  const bool xu = s.x_dtype == DataType::kUInt8, wu = s.w_dtype == DataType::kUInt8;
+  if (xu && wu)
+    f(uint8_t{}, uint8_t{});
+  else if (xu)
+    f(uint8_t{}, int8_t{});
+  else if (wu)
+    f(int8_t{}, uint8_t{});
+  else
+    f(int8_t{}, int8_t{});
+}
+
 Status RunIntConv(const IntConvState& s, const RunArgs& args) {
   const Tensor& x = *args.input(0);
   const int64_t out_count = s.g.output_count();
@@ -589,17 +636,14 @@ Status RunIntConv(const IntConvState& s, const RunArgs& args) {
       for (int64_t i = 0; i < out_count; ++i) ai[i] = int32_t(af[i]);
       break;
     }
+    case ConvAlgorithm::kIgemm: {
+      int32_t* a = static_cast<int32_t*>(acc);
+      WithConvTypes(s, [&](auto tx, auto tw) { RunIgemmTyped<decltype(tx), decltype(tw)>(s, args, a); });
+      break;
+    }
     default: {  // kReference
       int32_t* a = static_cast<int32_t*>(acc);
-      const bool xu = s.x_dtype == DataType::kUInt8, wu = s.w_dtype == DataType::kUInt8;
-      if (xu && wu)
-        RunRefTyped<uint8_t, uint8_t>(s, args, a);
-      else if (xu)
-        RunRefTyped<uint8_t, int8_t>(s, args, a);
-      else if (wu)
-        RunRefTyped<int8_t, uint8_t>(s, args, a);
-      else
-        RunRefTyped<int8_t, int8_t>(s, args, a);
+      WithConvTypes(s, [&](auto tx, auto tw) { RunRefTyped<decltype(tx), decltype(tw)>(s, args, a); });
       break;
     }
   }
@@ -623,13 +667,29 @@ Status CheckParam(const PrepareContext& ctx, int i, const char* what, DataType d
 Status ChoosePath(PrepareContext& ctx, IntConvState& s) {
   QRT_ASSIGN_OR_RETURN(ConvAlgorithm forced, ForcedAlgorithm(ctx));
   if (!IsIntegerAlgorithm(forced) && forced != ConvAlgorithm::kReference) forced = ConvAlgorithm::kAuto;  // floats'
-  if (forced == ConvAlgorithm::kReference || !onednn::UsableUnder(ctx.isa()) || s.g.output_count() == 0) {
+  if (forced == ConvAlgorithm::kReference || s.g.output_count() == 0) {
     return forced == ConvAlgorithm::kAuto || forced == ConvAlgorithm::kReference
                ? Status::Ok()
-               : NotApplicable(forced, "empty outputs, and ISA ceilings below oneDNN's tier, run the reference");
+               : NotApplicable(forced, "empty outputs run the reference");
   }
   const Tensor* w = ctx.input(s.w).value;
   const Tensor* w_zp = s.w_zp >= 0 ? ctx.input(s.w_zp).value : nullptr;
+  const bool igemm_ok = CanUseAvx2(ctx.isa());
+  if (forced == ConvAlgorithm::kIgemm && !igemm_ok) return NotApplicable(forced, "it needs the AVX2 tier");
+  if (forced == ConvAlgorithm::kIgemm || (forced == ConvAlgorithm::kAuto && igemm_ok && IgemmConvPays(s.g))) {
+    s.path = ConvAlgorithm::kIgemm;
+    s.igemm = SelectIgemmKernel(ctx.isa());
+    s.threads = ctx.threads();
+    if (w != nullptr && (s.w_zp < 0 || w_zp != nullptr)) {
+      s.w16.resize(size_t(s.g.out_channels * IgemmRowLength(s.g.reduction_size())));
+      WithConvTypes(s, [&](auto, auto tw) { PackIgemmW(s.g, w->data<decltype(tw)>(), w_zp, s.w16.data()); });
+    }
+    return Status::Ok();
+  }
+  if (!onednn::UsableUnder(ctx.isa())) {
+    return forced == ConvAlgorithm::kAuto ? Status::Ok()
+                                          : NotApplicable(forced, "ISA ceilings below oneDNN's tier run the reference");
+  }
   const Tensor* x_zp = s.x_zp >= 0 ? ctx.input(s.x_zp).value : nullptr;
   if (w == nullptr || (s.w_zp >= 0 && w_zp == nullptr)) {
     if (forced != ConvAlgorithm::kAuto) return NotApplicable(forced, "W or its zero point is not constant");

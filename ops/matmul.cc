@@ -5,10 +5,12 @@
 //     MLAS order, AVX2 or reference (Isa::kScalar), bit-identical. Gemm as ORT computes it:
 //     Y = C * beta first, then alpha * (A' x B') added by the GEMM. f64: the reference,
 //     Y = (A' x B') * alpha, then + C * beta (skipped when beta == 0).
-//   MatMulInteger / QLinearMatMul: oneDNN f32 matmul of (a - a_zp) and (b - b_zp) as
-//     floats when every partial sum is provably an integer within 2^24 (then exact in
-//     any order): max|a - a_zp| * max_j sum_k |b'(k,j)| <= 2^24, from the constant B and
-//     zero points, or K * 255 * 255 <= 2^24 without them. Otherwise the reference.
+//   MatMulInteger / QLinearMatMul: the exact integer GEMM (ops/kernels/igemm) at the AVX2
+//     tier and above: (a - a_zp) and (b - b_zp) widened to int16, products in int32, the
+//     reference's bits in any order. Below AVX2, oneDNN f32 matmul of the same values as
+//     floats when every partial sum is provably an integer within 2^24 (then exact in any
+//     order): max|a - a_zp| * max_j sum_k |b'(k,j)| <= 2^24, from the constant B and zero
+//     points, or K * 255 * 255 <= 2^24 without them. Otherwise the reference.
 //     (oneDNN's int8 gemm saturates u8*s8 pairs in s16 on AVX2, docs/onednn-2.6.md 2b.)
 //   QLinearMatMul requantizes as ONNX Runtime does (RequantizeLikeOrt: f32 multiplier, f32
 //   product, clamp, rint).
@@ -23,9 +25,11 @@
 #include <vector>
 
 #include "ops/coded_weights.h"
+#include "ops/igemm_operand.h"
 #include "ops/kernels/common/thread_scratch.h"
 #include "ops/kernels/gemm/matmul_ref.h"
 #include "ops/kernels/gemm/sgemm.h"
+#include "ops/kernels/igemm/igemm.h"
 #include "ops/kernels/quantize/requantize.h"
 #include "ops/matmul_integer_scaled.h"
 #include "ops/onednn/onednn_matmul.h"
@@ -349,7 +353,11 @@ struct IntMatMulState {
   bool qlinear = false;
   int b = 1, a_zp = -1, b_zp = -1, a_scale = -1, b_scale = -1, y_scale = -1, y_zp = -1;  // -1: absent
   std::shared_ptr<const onednn::MatMul> onednn;                                          // set: the exact f32 path
-  std::vector<float> b_float;            // constant (b - b_zp) for the f32 path
+  std::vector<float> b_float;  // constant (b - b_zp) for the f32 path
+  bool use_igemm = false;      // the exact integer GEMM
+  IgemmKernel igemm;
+  IgemmOperandB igemm_b;
+  int threads = 1;
   RequantizeRowFn requantize = nullptr;  // QLinearMatMul with a per-tensor b_scale
   // qrt:MatMulIntegerScaled (matmul_integer_scaled.h): float(acc) * scale [+ bias].
   bool to_float = false;
@@ -411,6 +419,37 @@ void ToFloatMinusZp(DataType dt, int64_t count, int64_t n, const void* v, const 
     ToFloatMinusZp(count, n, static_cast<const int8_t*>(v), zp, out);
 }
 
+template <class Ta>
+void RunIntIgemm(const IntMatMulState& s, const RunArgs& args, int32_t* acc) {
+  const MatMulShape& sh = s.shape;
+  const Ta* a = args.input(0)->data<Ta>();
+  const int32_t a_zp = ParamAt(s.a_zp >= 0 ? args.input(s.a_zp) : nullptr, 0);
+  const int64_t packed = s.igemm_b.matrix_stride();
+  const int16_t* b16 = s.igemm_b.ForRun(*args.input(s.b), s.b_zp >= 0 ? args.input(s.b_zp) : nullptr);
+  if (SingleB(sh)) {  // A's batch folds into M
+    IgemmFrom8Bit(s.igemm, sh.batch_count * sh.m, sh.n, sh.k, a, sh.k, 1, a_zp, b16, acc, sh.n, s.threads);
+    return;
+  }
+  ForEachBatch(sh, [&](int64_t o, int64_t ai, int64_t bi) {
+    IgemmFrom8Bit(s.igemm, sh.m, sh.n, sh.k, a + ai * sh.m * sh.k, sh.k, 1, a_zp, b16 + bi * packed,
+                  acc + o * sh.m * sh.n, sh.n, s.threads);
+  });
+}
+
+// f(Ta{}, Tb{}) for the 8-bit types of A and B.
+template <class F>
+void WithIntTypes(DataType a, DataType b, F f) {
+  const bool au = a == DataType::kUInt8, bu = b == DataType::kUInt8;
+  if (au && bu)
+    f(uint8_t{}, uint8_t{});
+  else if (au)
+    f(uint8_t{}, int8_t{});
+  else if (bu)
+    f(int8_t{}, uint8_t{});
+  else
+    f(int8_t{}, int8_t{});
+}
+
 Status RunIntMatMul(const IntMatMulState& s, const RunArgs& args) {
   const MatMulShape& sh = s.shape;
   const int64_t out_count = sh.batch_count * sh.m * sh.n;
@@ -433,16 +472,13 @@ Status RunIntMatMul(const IntMatMulState& s, const RunArgs& args) {
     // Exact integers within 2^24: convert in place.
     const float* cf = reinterpret_cast<const float*>(acc);
     for (int64_t i = 0; i < out_count; ++i) acc[i] = int32_t(cf[i]);
-  } else {
-    const bool au = s.a_dtype == DataType::kUInt8, bu = s.b_dtype == DataType::kUInt8;
-    if (au && bu)
-      RunIntRef<uint8_t, uint8_t>(s, args, acc);
-    else if (au)
-      RunIntRef<uint8_t, int8_t>(s, args, acc);
-    else if (bu)
-      RunIntRef<int8_t, uint8_t>(s, args, acc);
+  } else if (s.use_igemm) {
+    if (s.a_dtype == DataType::kUInt8)
+      RunIntIgemm<uint8_t>(s, args, acc);
     else
-      RunIntRef<int8_t, int8_t>(s, args, acc);
+      RunIntIgemm<int8_t>(s, args, acc);
+  } else {
+    WithIntTypes(s.a_dtype, s.b_dtype, [&](auto ta, auto tb) { RunIntRef<decltype(ta), decltype(tb)>(s, args, acc); });
   }
   if (s.to_float) {
     if (sh.n > 0) ScaledEpilogue(s, args, acc, out_count);
@@ -486,12 +522,22 @@ Status CheckMatParam(const PrepareContext& ctx, int i, const char* what, DataTyp
   return Unsupported(what, " of shape ", DimsToString(t.dims));
 }
 
-// The exact f32 path when its partial sums are provably within 2^24 (file comment).
+// The integer GEMM at AVX2 and above, else the exact f32 path when its partial sums are
+// provably within 2^24 (file comment), else the reference.
 void ChooseIntMatMulPath(const PrepareContext& ctx, IntMatMulState& s) {
   const MatMulShape& sh = s.shape;
-  if (!onednn::UsableUnder(ctx.isa()) || sh.batch_count * sh.m * sh.n * sh.k == 0) return;
+  if (sh.batch_count * sh.m * sh.n * sh.k == 0) return;
   const Tensor* b = ctx.input(s.b).value;
   const Tensor* b_zp = s.b_zp >= 0 ? ctx.input(s.b_zp).value : nullptr;
+  if (CanUseAvx2(ctx.isa())) {
+    s.use_igemm = true;
+    s.igemm = SelectIgemmKernel(ctx.isa());
+    s.threads = ctx.threads();
+    s.igemm_b = IgemmOperandB::ForMatrix(sh.k, sh.n, false);
+    if (b != nullptr && (s.b_zp < 0 || b_zp != nullptr)) s.igemm_b.PackConstant(*b, b_zp);
+    return;
+  }
+  if (!onednn::UsableUnder(ctx.isa())) return;
   const Tensor* a_zp = s.a_zp >= 0 ? ctx.input(s.a_zp).value : nullptr;
   const bool a_u8 = s.a_dtype == DataType::kUInt8;
   int64_t a_max = s.a_zp < 0 ? (a_u8 ? 255 : 128) : 255;

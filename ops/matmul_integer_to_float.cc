@@ -6,12 +6,16 @@
 // DynamicQuantizeMatMul first quantizes its float A to uint8 as ORT's dynamic quantizer does:
 // lo = min(0, min(A)), hi = max(0, max(A)), a_scale = hi == lo ? 1 : (hi - lo) / 255,
 // a_zp = rint(clamp(0 - lo / a_scale, 0, 255)), a = sat(rint(A / a_scale) + a_zp) (NaN: 0).
-// A is [..., M, K] (or [K]); B is a 2-D [K, N] matrix of uint8 or int8.
+// A is [..., M, K] (or [K]); B is a 2-D [K, N] matrix of uint8 or int8. The accumulators
+// come from the exact integer GEMM (ops/kernels/igemm) at the AVX2 tier and above.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "ops/igemm_operand.h"
+#include "ops/kernels/common/thread_scratch.h"
 #include "ops/kernels/gemm/matmul_ref.h"
+#include "ops/kernels/igemm/igemm.h"
 #include "ops/kernels/quantize/min_max.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
@@ -26,6 +30,10 @@ struct IntToFloatState {
   // Input slots (-1 when the op has none or it is absent).
   int a_scale = -1, a_zp = -1, b = 1, b_scale = -1, b_zp = -1, bias = -1;
   RangeWithZeroFn range = nullptr;  // DynamicQuantizeMatMul: A's range
+  bool use_igemm = false;
+  IgemmKernel igemm;
+  IgemmOperandB igemm_b;
+  int threads = 1;
 };
 
 // ORT's dynamic quantization of A: the scale, the zero point and the codes.
@@ -74,18 +82,29 @@ Status RunIntToFloat(const IntToFloatState& s, const RunArgs& args) {
   const Tensor& bs = *args.input(s.b_scale);
   std::vector<float> multiplier(size_t(s.n));
   for (int64_t j = 0; j < s.n; ++j) multiplier[size_t(j)] = a_scale * bs.data<float>()[bs.numel() == 1 ? 0 : j];
-  std::vector<int32_t> acc(size_t(s.m * s.n));
+  int32_t* acc = ThreadScratchArray<int32_t>(ScratchSlot::kOp0, size_t(s.m * s.n));
   const bool au = s.dynamic || s.a_dtype == DataType::kUInt8, bu = s.b_dtype == DataType::kUInt8;
   const void* b = args.input(s.b)->raw();
-  if (au && bu) Accumulate(s, static_cast<const uint8_t*>(a), a_zp, static_cast<const uint8_t*>(b), b_zp, acc.data());
-  if (au && !bu) Accumulate(s, static_cast<const uint8_t*>(a), a_zp, static_cast<const int8_t*>(b), b_zp, acc.data());
-  if (!au && bu) Accumulate(s, static_cast<const int8_t*>(a), a_zp, static_cast<const uint8_t*>(b), b_zp, acc.data());
-  if (!au && !bu) Accumulate(s, static_cast<const int8_t*>(a), a_zp, static_cast<const int8_t*>(b), b_zp, acc.data());
+  if (s.use_igemm) {
+    const int16_t* b16 = s.igemm_b.ForRun(*args.input(s.b), s.b_zp >= 0 ? args.input(s.b_zp) : nullptr);
+    if (au)
+      IgemmFrom8Bit(s.igemm, s.m, s.n, s.k, static_cast<const uint8_t*>(a), s.k, 1, a_zp, b16, acc, s.n, s.threads);
+    else
+      IgemmFrom8Bit(s.igemm, s.m, s.n, s.k, static_cast<const int8_t*>(a), s.k, 1, a_zp, b16, acc, s.n, s.threads);
+  } else if (au && bu) {
+    Accumulate(s, static_cast<const uint8_t*>(a), a_zp, static_cast<const uint8_t*>(b), b_zp, acc);
+  } else if (au) {
+    Accumulate(s, static_cast<const uint8_t*>(a), a_zp, static_cast<const int8_t*>(b), b_zp, acc);
+  } else if (bu) {
+    Accumulate(s, static_cast<const int8_t*>(a), a_zp, static_cast<const uint8_t*>(b), b_zp, acc);
+  } else {
+    Accumulate(s, static_cast<const int8_t*>(a), a_zp, static_cast<const int8_t*>(b), b_zp, acc);
+  }
   const float* bias = s.bias >= 0 && args.input(s.bias) ? args.input(s.bias)->data<float>() : nullptr;
   float* y = args.output(0)->data<float>();
   for (int64_t i = 0; i < s.m; ++i) {
     for (int64_t j = 0; j < s.n; ++j) {
-      const float scaled = float(acc[size_t(i * s.n + j)]) * multiplier[size_t(j)];
+      const float scaled = float(acc[i * s.n + j]) * multiplier[size_t(j)];
       y[i * s.n + j] = bias != nullptr ? scaled + bias[j] : scaled;
     }
   }
@@ -136,6 +155,16 @@ Status PrepareIntToFloat(PrepareContext& ctx, bool dynamic) {
   if (ctx.has_input(s.bias)) {
     QRT_RETURN_IF_ERROR(ExpectDType(ctx, s.bias, {DataType::kFloat32}));
     if (ctx.input(s.bias).dims != Dims{s.n}) return InvalidArgument("bias must have shape [", s.n, "]");
+  }
+  if (CanUseAvx2(ctx.isa()) && s.m * s.n * s.k > 0) {
+    s.use_igemm = true;
+    s.igemm = SelectIgemmKernel(ctx.isa());
+    s.threads = ctx.threads();
+    s.igemm_b = IgemmOperandB::ForMatrix(s.k, s.n, false);
+    const Tensor* b_value = ctx.input(s.b).value;
+    const Tensor* zp_value = ctx.has_input(s.b_zp) ? ctx.input(s.b_zp).value : nullptr;
+    if (b_value != nullptr && (!ctx.has_input(s.b_zp) || zp_value != nullptr))
+      s.igemm_b.PackConstant(*b_value, zp_value);
   }
   Dims out(a.begin(), a.end() - 1);
   out.push_back(s.n);

@@ -4,9 +4,14 @@
 // broadcast to [M, N]. With y_scale (and y_zero_point) the output is requantized as ONNX
 // Runtime does (RequantizeLikeOrt with the multiplier ((alpha * a_scale) * b_scale) / y_scale);
 // without it, Y = float(acc) * ((alpha * a_scale) * b_scale), float32.
+// The accumulators come from the exact integer GEMM (ops/kernels/igemm) at the AVX2 tier and
+// above, from ref::GemmInteger below: the same int32 values.
 #include <vector>
 
+#include "ops/igemm_operand.h"
+#include "ops/kernels/common/thread_scratch.h"
 #include "ops/kernels/gemm/matmul_ref.h"
+#include "ops/kernels/igemm/igemm.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
@@ -20,11 +25,21 @@ struct QGemmState {
   DataType a_dtype, b_dtype, y_dtype;
   bool has_c = false, quantized_output = false;
   Dims c_dims;
+  bool use_igemm = false;
+  IgemmKernel igemm;
+  IgemmOperandB igemm_b;
+  int threads = 1;
 };
 
 template <class Ta, class Tb>
 void Accumulate(const QGemmState& s, const RunArgs& args, int32_t* acc) {
   const int32_t a_zp = args.input(2) ? int32_t(args.input(2)->GetAsInt64(0)) : 0;
+  if (s.use_igemm) {
+    const int16_t* b = s.igemm_b.ForRun(*args.input(3), args.input(5));
+    IgemmFrom8Bit(s.igemm, s.m, s.n, s.k, args.input(0)->data<Ta>(), s.trans_a ? 1 : s.k, s.trans_a ? s.m : 1, a_zp, b,
+                  acc, s.n, s.threads);
+    return;
+  }
   std::vector<int32_t> b_zp(size_t(s.n), 0);
   if (const Tensor* z = args.input(5)) {
     for (int64_t j = 0; j < s.n; ++j) b_zp[size_t(j)] = int32_t(z->GetAsInt64(z->numel() == 1 ? 0 : j));
@@ -35,16 +50,16 @@ void Accumulate(const QGemmState& s, const RunArgs& args, int32_t* acc) {
 }
 
 Status RunQGemm(const QGemmState& s, const RunArgs& args) {
-  std::vector<int32_t> acc(size_t(s.m * s.n));
+  int32_t* acc = ThreadScratchArray<int32_t>(ScratchSlot::kOp0, size_t(s.m * s.n));
   const bool au = s.a_dtype == DataType::kUInt8, bu = s.b_dtype == DataType::kUInt8;
   if (au && bu) {
-    Accumulate<uint8_t, uint8_t>(s, args, acc.data());
+    Accumulate<uint8_t, uint8_t>(s, args, acc);
   } else if (au) {
-    Accumulate<uint8_t, int8_t>(s, args, acc.data());
+    Accumulate<uint8_t, int8_t>(s, args, acc);
   } else if (bu) {
-    Accumulate<int8_t, uint8_t>(s, args, acc.data());
+    Accumulate<int8_t, uint8_t>(s, args, acc);
   } else {
-    Accumulate<int8_t, int8_t>(s, args, acc.data());
+    Accumulate<int8_t, int8_t>(s, args, acc);
   }
   if (s.has_c) {
     const Tensor& c = *args.input(6);
@@ -52,8 +67,8 @@ Status RunQGemm(const QGemmState& s, const RunArgs& args) {
     const int32_t* cv = c.data<int32_t>();
     for (int64_t i = 0; i < s.m; ++i) {
       for (int64_t j = 0; j < s.n; ++j) {
-        acc[size_t(i * s.n + j)] =
-            int32_t(uint32_t(acc[size_t(i * s.n + j)]) + uint32_t(cv[(cm == 1 ? 0 : i) * cn + (cn == 1 ? 0 : j)]));
+        acc[i * s.n + j] =
+            int32_t(uint32_t(acc[i * s.n + j]) + uint32_t(cv[(cm == 1 ? 0 : i) * cn + (cn == 1 ? 0 : j)]));
       }
     }
   }
@@ -66,7 +81,7 @@ Status RunQGemm(const QGemmState& s, const RunArgs& args) {
   Tensor& y = *args.output(0);
   if (!s.quantized_output) {
     float* out = y.data<float>();
-    for (int64_t i = 0; i < s.m * s.n; ++i) out[i] = float(acc[size_t(i)]) * scale[size_t(i % s.n)];
+    for (int64_t i = 0; i < s.m * s.n; ++i) out[i] = float(acc[i]) * scale[size_t(i % s.n)];
     return Status::Ok();
   }
   const float y_scale = args.input(7)->data<float>()[0];
@@ -74,9 +89,9 @@ Status RunQGemm(const QGemmState& s, const RunArgs& args) {
   for (float& v : scale) v = v / y_scale;
   for (int64_t i = 0; i < s.m * s.n; ++i) {
     if (s.y_dtype == DataType::kUInt8) {
-      y.data<uint8_t>()[i] = RequantizeLikeOrt<uint8_t>(acc[size_t(i)], scale[size_t(i % s.n)], y_zp);
+      y.data<uint8_t>()[i] = RequantizeLikeOrt<uint8_t>(acc[i], scale[size_t(i % s.n)], y_zp);
     } else {
-      y.data<int8_t>()[i] = RequantizeLikeOrt<int8_t>(acc[size_t(i)], scale[size_t(i % s.n)], y_zp);
+      y.data<int8_t>()[i] = RequantizeLikeOrt<int8_t>(acc[i], scale[size_t(i % s.n)], y_zp);
     }
   }
   return Status::Ok();
@@ -138,6 +153,15 @@ Status PrepareQGemm(PrepareContext& ctx) {
     if (s.y_dtype != DataType::kUInt8 && s.y_dtype != DataType::kInt8) {
       return InvalidArgument("y_zero_point must be 8-bit");
     }
+  }
+  if (CanUseAvx2(ctx.isa()) && s.m * s.n * s.k > 0) {
+    s.use_igemm = true;
+    s.igemm = SelectIgemmKernel(ctx.isa());
+    s.threads = ctx.threads();
+    s.igemm_b = IgemmOperandB::ForMatrix(s.k, s.n, s.trans_b);
+    const Tensor* b_value = ctx.input(3).value;
+    const Tensor* zp_value = ctx.has_input(5) ? ctx.input(5).value : nullptr;
+    if (b_value != nullptr && (!ctx.has_input(5) || zp_value != nullptr)) s.igemm_b.PackConstant(*b_value, zp_value);
   }
   ctx.SetOutput(0, s.y_dtype, {s.m, s.n});
   ctx.SetKernel<QGemmState, RunQGemm>(std::move(s));

@@ -5,32 +5,39 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "loaders/model_builder.h"
+#include "tests/ops/linalg_test_util.h"
 #include "tests/test_util.h"
 
 namespace qrt {
 namespace {
 
-// Runs one com.microsoft node whose inputs are all initializers but the first.
+// Runs one com.microsoft node whose inputs are all initializers but the first `runtime` ones.
 StatusOr<std::vector<Tensor>> RunMs(const std::string& op, const std::vector<Tensor>& inputs, const Attributes& attrs,
-                                    int num_outputs = 1) {
+                                    int num_outputs = 1, Isa isa = kIsaAuto, size_t runtime = 1) {
   ModelBuilder b("contrib", {{"", 17}, {"com.microsoft", 1}}, false);
   NodeSpec node;
   node.name = "n";
   node.op_type = op;
   node.domain = "com.microsoft";
   node.attrs = attrs;
-  QRT_RETURN_IF_ERROR(b.AddInput("x0", inputs[0].dtype(), std::nullopt));
-  node.inputs.push_back("x0");
-  for (size_t i = 1; i < inputs.size(); ++i) {
+  std::vector<Tensor> fed;
+  for (size_t i = 0; i < inputs.size(); ++i) {
     const std::string name = "x" + std::to_string(i);
     if (inputs[i].dtype() == DataType::kUndefined) {
       node.inputs.push_back("");
       continue;
     }
-    QRT_RETURN_IF_ERROR(b.AddInitializer(name, inputs[i].Clone()));
+    if (i < runtime) {
+      QRT_RETURN_IF_ERROR(b.AddInput(name, inputs[i].dtype(), ShapeFromDims(inputs[i].dims())));
+      fed.push_back(inputs[i].Clone());
+    } else {
+      QRT_RETURN_IF_ERROR(b.AddInitializer(name, inputs[i].Clone()));
+    }
     node.inputs.push_back(name);
   }
   for (int o = 0; o < num_outputs; ++o) node.outputs.push_back("y" + std::to_string(o));
@@ -39,7 +46,99 @@ StatusOr<std::vector<Tensor>> RunMs(const std::string& op, const std::vector<Ten
     QRT_RETURN_IF_ERROR(b.AddOutput("y" + std::to_string(o), DataType::kUndefined, std::nullopt));
   }
   QRT_ASSIGN_OR_RETURN(Graph g, b.Finish());
-  return testing::RunGraph(std::move(g), {inputs[0].Clone()}, "none");
+  return testing::RunGraph(std::move(g), fed, "none", isa);
+}
+
+// Random 8-bit codes (every value, the ends included), or floats in [-2, 2).
+Tensor RandomCodes(DataType dt, const Dims& dims, std::mt19937& rng) {
+  Tensor t = Tensor::Allocate(dt, dims).value();
+  std::uniform_int_distribution<int> d(0, 255);
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const int v = i % 17 == 0 ? (i % 2 ? 255 : 0) : d(rng);
+    if (dt == DataType::kUInt8)
+      t.data<uint8_t>()[i] = uint8_t(v);
+    else if (dt == DataType::kInt8)
+      t.data<int8_t>()[i] = int8_t(v - 128);
+    else
+      t.data<float>()[i] = float(v - 128) / 64.f;
+  }
+  return t;
+}
+
+// The op at every tier this CPU has, with B (input `b`) constant and at run time, equals the
+// scalar tier's result bit for bit (ref::GemmInteger's accumulators).
+void ExpectTiersMatchScalar(const std::string& op, const std::vector<Tensor>& in, const Attributes& at, size_t b,
+                            const std::string& label) {
+  auto want = RunMs(op, in, at, 1, Isa::kScalar);
+  ASSERT_TRUE(want.ok()) << label << ": " << want.status().message();
+  for (Isa isa : TiersThisCpuHas()) {
+    for (size_t runtime : {size_t(1), b + 1}) {
+      auto got = RunMs(op, in, at, 1, isa, runtime);
+      ASSERT_TRUE(got.ok()) << label << ": " << got.status().message();
+      EXPECT_EQ(testing::CompareBits((*got)[0], (*want)[0]), "")
+          << label << " at " << IsaName(isa) << (runtime > 1 ? ", B at run time" : "");
+    }
+  }
+}
+
+TEST(QGemm, EveryTierEqualsTheScalarOne) {
+  std::mt19937 rng(41);
+  const int64_t m = 19, n = 37, k = 45;  // odd k, a ragged last panel, rows past a tile
+  for (DataType at_type : {DataType::kUInt8, DataType::kInt8}) {
+    for (DataType bt : {DataType::kInt8, DataType::kUInt8}) {
+      for (int trans = 0; trans < 4; ++trans) {
+        for (bool quantized : {false, true}) {
+          const bool ta = trans & 1, tb = trans & 2;
+          Attributes a;
+          a.Set("transA", int64_t(ta));
+          a.Set("transB", int64_t(tb));
+          a.Set("alpha", 0.75f);
+          std::vector<Tensor> in = {RandomCodes(at_type, ta ? Dims{k, m} : Dims{m, k}, rng),
+                                    Tensor::FromVector<float>({0.02f}, {}),
+                                    RandomCodes(at_type, {}, rng),
+                                    RandomCodes(bt, tb ? Dims{n, k} : Dims{k, n}, rng),
+                                    testing::linalg::RandomTensor(DataType::kFloat32, {n}, 0.001, 0.01, rng),
+                                    RandomCodes(bt, {n}, rng),
+                                    testing::linalg::RandomTensor(DataType::kInt32, {n}, -3000, 3000, rng)};
+          if (quantized) {
+            in.push_back(Tensor::FromVector<float>({0.5f}, {}));
+            in.push_back(RandomCodes(DataType::kUInt8, {}, rng));
+          }
+          const std::string label = std::string(DataTypeName(at_type)) + " x " + std::string(DataTypeName(bt)) +
+                                    " trans " + std::to_string(trans) + (quantized ? " quantized" : " float");
+          ExpectTiersMatchScalar("QGemm", in, a, 3, label);
+        }
+      }
+    }
+  }
+}
+
+TEST(MatMulIntegerToFloat, EveryTierEqualsTheScalarOne) {
+  std::mt19937 rng(42);
+  for (DataType at_type : {DataType::kUInt8, DataType::kInt8}) {
+    for (DataType bt : {DataType::kInt8, DataType::kUInt8}) {
+      std::vector<Tensor> in = {RandomCodes(at_type, {2, 9, 33}, rng),
+                                RandomCodes(bt, {33, 21}, rng),
+                                Tensor::FromVector<float>({0.03f}, {}),
+                                testing::linalg::RandomTensor(DataType::kFloat32, {21}, 0.001, 0.01, rng),
+                                RandomCodes(at_type, {}, rng),
+                                RandomCodes(bt, {21}, rng),
+                                testing::linalg::RandomTensor(DataType::kFloat32, {21}, -1, 1, rng)};
+      ExpectTiersMatchScalar("MatMulIntegerToFloat", in, {}, 1,
+                             std::string(DataTypeName(at_type)) + " x " + std::string(DataTypeName(bt)));
+    }
+  }
+}
+
+TEST(DynamicQuantizeMatMul, EveryTierEqualsTheScalarOne) {
+  std::mt19937 rng(43);
+  for (DataType bt : {DataType::kInt8, DataType::kUInt8}) {
+    std::vector<Tensor> in = {RandomCodes(DataType::kFloat32, {3, 7, 50}, rng), RandomCodes(bt, {50, 18}, rng),
+                              testing::linalg::RandomTensor(DataType::kFloat32, {18}, 0.001, 0.01, rng),
+                              RandomCodes(bt, {18}, rng),
+                              testing::linalg::RandomTensor(DataType::kFloat32, {18}, -1, 1, rng)};
+    ExpectTiersMatchScalar("DynamicQuantizeMatMul", in, {}, 1, std::string(DataTypeName(bt)));
+  }
 }
 
 TEST(QGemm, EqualsTheIntegerDefinition) {

@@ -217,6 +217,20 @@ TEST_P(ConvPaths, FloatAvx2BitIdenticalToReference) {
   }
 }
 
+// The integer GEMM path, forced: available at the AVX2 tier and above (refused below, saying
+// why), and then the reference's bits.
+void ExpectIgemmExact(const char* op, const std::vector<NodeInput>& in, const Attributes& a, const Tensor& want,
+                      const std::string& label) {
+  auto got = testing::linalg::RunNode(op, in, a, kIsaAuto, "igemm");
+  if (!CanUseAvx2(kIsaAuto)) {
+    ASSERT_FALSE(got.ok()) << label;
+    EXPECT_TRUE(testing::Contains(got.status().message(), "needs the AVX2 tier")) << got.status().message();
+    return;
+  }
+  ASSERT_TRUE(got.ok()) << label << ": " << got.status().message();
+  EXPECT_EQ(testing::CompareBits(*got, want), "") << label << " (igemm path)";
+}
+
 // QLinearConv: every combination of 8-bit types, per-tensor / per-channel weights, with
 // 7-bit weights (int8 oneDNN eligible) and full-range ones; the auto-chosen path must be
 // bit-identical to the reference.
@@ -280,6 +294,7 @@ TEST_P(ConvPaths, QLinearConvBitExact) {
           if (f32.ok()) {
             EXPECT_EQ(testing::CompareBits(*f32, *want), "") << label << " (f32 path)";
           }
+          ExpectIgemmExact("QLinearConv", in, a, *want, label);
         }
       }
     }
@@ -300,6 +315,10 @@ TEST_P(ConvPaths, ConvIntegerBitExact) {
     ASSERT_TRUE(got.ok()) << got.status().message();
     EXPECT_EQ(testing::CompareBits(*got, *want), "") << c.name << " at " << IsaName(isa);
   }
+  ExpectIgemmExact("ConvInteger", in, CaseAttrs(c), *want, c.name);
+  // W and its zero point at run time: igemm packs them per run.
+  std::vector<NodeInput> runtime_w = {Runtime(x), Runtime(w), Const(Scalar<uint8_t>(200)), Runtime(wz)};
+  ExpectIgemmExact("ConvInteger", runtime_w, CaseAttrs(c), *want, std::string(c.name) + " runtime W");
 }
 
 // The float convolution's definition is ref::ConvFloat (conv_ref.h): the patch matrix of each
@@ -408,9 +427,9 @@ TEST(ConvHostile, HugePaddingNeedsNoHugeBuffer) {
 INSTANTIATE_TEST_SUITE_P(Geometries, ConvPaths, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<ConvCase>& i) { return std::string(i.param.name); });
 
-// Full-range weights over a long reduction: neither oneDNN path is exact, so the
-// reference runs (and forcing a fast path is refused).
-TEST(ConvPathChoice, FullRangeLongReductionUsesReference) {
+// Full-range weights over a long reduction: neither oneDNN path is exact, so forcing one is
+// refused; auto takes the integer GEMM at AVX2 and above, the reference below, same bits.
+TEST(ConvPathChoice, FullRangeLongReductionRefusesOnednn) {
   std::mt19937 rng(5);
   Tensor x = RandomTensor(DataType::kUInt8, {1, 256, 4, 4}, 0, 255, rng);
   Tensor w = RandomTensor(DataType::kInt8, {4, 256, 3, 3}, -128, 127, rng);

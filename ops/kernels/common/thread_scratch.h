@@ -38,6 +38,7 @@ enum class ScratchSlot {
   kConvInputFloats,
   kConvOutputFloats,
   kConvRing,
+  kIgemmPatchRows,  // IgemmPackIm2Col's two rows of patches
   kCount
 };
 

@@ -31,6 +31,8 @@ constexpr struct {
   int64_t depthwise_int8_plane_stride1 = 1024, depthwise_int8_plane_stride2 = 256;
   // oneDNN 2.6's int8 depthwise convolution is slower than its f32 one (docs/onednn-2.6.md 3).
   bool onednn_int8_for_depthwise = false;
+  // The integer GEMM needs this many output channels per group to fill its tile rows.
+  int64_t igemm_min_channels_per_group = 4;
 } kThresholds;
 
 bool PaddedPlanesFit(const ConvGeometry& g) {
@@ -171,12 +173,14 @@ std::string_view ConvAlgorithmName(ConvAlgorithm a) {
       return "onednn-int8";
     case ConvAlgorithm::kOnednnF32:
       return "onednn-f32";
+    case ConvAlgorithm::kIgemm:
+      return "igemm";
   }
   return "auto";
 }
 
 std::optional<ConvAlgorithm> ParseConvAlgorithm(std::string_view name) {
-  for (int i = 0; i <= int(ConvAlgorithm::kOnednnF32); ++i) {
+  for (int i = 0; i <= int(ConvAlgorithm::kIgemm); ++i) {
     if (ConvAlgorithmName(ConvAlgorithm(i)) == name) return ConvAlgorithm(i);
   }
   return std::nullopt;
@@ -221,6 +225,10 @@ bool DepthwiseInt8Pays(const ConvGeometry& g) {
 bool OnednnInt8Pays(const ConvGeometry& g) {
   const bool depthwise = g.group == g.in_channels && g.in_channels / g.group == 1;
   return !depthwise || kThresholds.onednn_int8_for_depthwise;
+}
+
+bool IgemmConvPays(const ConvGeometry& g) {
+  return g.out_channels / g.group >= kThresholds.igemm_min_channels_per_group;
 }
 
 }  // namespace qrt

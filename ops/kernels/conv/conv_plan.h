@@ -35,6 +35,8 @@ enum class ConvAlgorithm : uint8_t {
   // ConvInteger and QLinearConv through oneDNN where exactness is proven:
   kOnednnInt8,  // u8 x s8 -> s32
   kOnednnF32,   // (x - zp) and (w - zp) as floats, every partial sum an exact integer
+  // ConvInteger and QLinearConv in exact int16 x int16 -> int32 products (ops/kernels/igemm):
+  kIgemm,  // im2col panels and the integer GEMM, AVX2 and above
 };
 
 // "padded-rows-window" etc.; ParseConvAlgorithm takes the same names (and "auto").
@@ -68,5 +70,7 @@ bool PointwiseInt8Pays(const ConvGeometry& g);
 bool DepthwiseInt8Pays(const ConvGeometry& g);
 // Whether oneDNN's int8 convolution beats its exact f32 one for an integer convolution.
 bool OnednnInt8Pays(const ConvGeometry& g);
+// Whether the integer GEMM beats oneDNN for an integer convolution of g.
+bool IgemmConvPays(const ConvGeometry& g);
 
 }  // namespace qrt

@@ -4,6 +4,11 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "ops/kernels/common/thread_scratch.h"
 #include "runtime/parallel.h"
 
 namespace qrt {
@@ -14,9 +19,12 @@ constexpr int64_t kBlockPairs = 256;
 // A block of columns: its part of B (16 panels of at most 16 KB per block of k) stays in L2
 // while every row of A passes over it.
 constexpr int64_t kBlockPanels = 16;
+// IgemmConv's block of patch panels, packed and then multiplied while it is in L2.
+// At most this many panels: PatchRow's setup per row and block stays small beside its copy.
+constexpr int64_t kPatchBlockBytes = 192 * 1024, kPatchBlockPanels = 64;
 
-void IgemmPanels(const IgemmKernel& kernel, int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
-                 const int16_t* b, int32_t* c, int64_t ldc, int64_t panel_begin, int64_t panel_end) {
+void IgemmColumnRange(const IgemmKernel& kernel, int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
+                      const int16_t* b, int32_t* c, int64_t ldc, int64_t panel_begin, int64_t panel_end) {
   const int64_t pairs = IgemmPairs(k), ps = IgemmPanelStride(k);
   for (int64_t nb = panel_begin; nb < panel_end; nb += kBlockPanels) {
     const int64_t nb_end = std::min(panel_end, nb + kBlockPanels);
@@ -41,12 +49,23 @@ void Igemm(const IgemmKernel& kernel, int64_t m, int64_t n, int64_t k, const int
            const int16_t* b_packed, int32_t* c, int64_t ldc, int threads) {
   if (m <= 0 || n <= 0) return;
   const int64_t panels = IgemmPanels(n);
-  if (threads <= 1) return IgemmPanels(kernel, m, n, k, a, lda, b_packed, c, ldc, 0, panels);
+  if (threads <= 1) return IgemmColumnRange(kernel, m, n, k, a, lda, b_packed, c, ldc, 0, panels);
   // Enough work per thread to pay for waking it: about 64 K multiply-adds.
   const int64_t per_panel = std::max<int64_t>(1, m * IgemmPairs(k) * 2 * kIgemmPanel);
   const int64_t min_panels = std::max<int64_t>(kernel.panels, (int64_t(1) << 16) / per_panel);
-  ParallelFor(threads, panels, kernel.panels, min_panels,
-              [&](int64_t begin, int64_t end) { IgemmPanels(kernel, m, n, k, a, lda, b_packed, c, ldc, begin, end); });
+  ParallelFor(threads, panels, kernel.panels, min_panels, [&](int64_t begin, int64_t end) {
+    IgemmColumnRange(kernel, m, n, k, a, lda, b_packed, c, ldc, begin, end);
+  });
+}
+
+template <class Ta>
+void IgemmFrom8Bit(const IgemmKernel& kernel, int64_t m, int64_t n, int64_t k, const Ta* a, int64_t rs, int64_t cs,
+                   int32_t a_zp, const int16_t* b_packed, int32_t* c, int64_t ldc, int threads) {
+  if (m <= 0 || n <= 0) return;
+  const int64_t lda = IgemmRowLength(k);
+  int16_t* a16 = static_cast<int16_t*>(ThreadScratch(ScratchSlot::kOp1, size_t(m * lda) * sizeof(int16_t)));
+  IgemmRowsToInt16(m, k, a, rs, cs, &a_zp, 0, a16, lda);
+  Igemm(kernel, m, n, k, a16, lda, b_packed, c, ldc, threads);
 }
 
 template <class T>
@@ -84,54 +103,114 @@ void IgemmPackB(int64_t k, int64_t n, const T* b, int64_t rs, int64_t cs, const 
   }
 }
 
+namespace {
+
+// Row kk = (c, kd, kh, kw) of the patch matrix over columns [begin, end) into line[0, end - begin):
+// x - x_zp at each tap, 0 over the padding.
 template <class T>
-void IgemmPackIm2Col(const ConvGeometry& g, const T* x, int32_t x_zp, int16_t* out) {
-  const int64_t cg = g.in_channels / g.group, kd_n = g.kernel[0], kh_n = g.kernel[1], kw_n = g.kernel[2];
-  const int64_t k = cg * g.kernel_size(), positions = g.out_spatial(), plane = g.in_spatial();
-  const int64_t ps = IgemmPanelStride(k), panels = IgemmPanels(positions);
-  constexpr int64_t kRow = 2 * kIgemmPanel;  // values per pair row of a panel
-  // Zeros where no patch value goes: the odd k's last half pair, the last panel's columns
-  // past the output positions.
-  if (k % 2 != 0) {
-    for (int64_t q = 0; q < panels; ++q) {
-      for (int64_t j = 0; j < kIgemmPanel; ++j) out[q * ps + (k / 2) * kRow + j * 2 + 1] = 0;
+void PatchRow(const ConvGeometry& g, const T* x, int32_t x_zp, int64_t kk, int64_t begin, int64_t end, int16_t* line) {
+  const int64_t kh_n = g.kernel[1], kw_n = g.kernel[2], taps = g.kernel_size();
+  const int64_t c = kk / taps, tap = kk % taps;
+  const int64_t kd = tap / (kh_n * kw_n), kh = tap / kw_n % kh_n, kw = tap % kw_n;
+  const T* xc = x + c * g.in_spatial();
+  const int64_t out_w = g.out[2], out_hw = g.out[1] * out_w;
+  // Output columns whose tap lies inside the input row: lo <= ow < hi.
+  const int64_t off = kw * g.dilation[2] - g.pad_begin[2], s = g.stride[2];
+  const int64_t lo = std::min(out_w, off >= 0 ? 0 : (-off + s - 1) / s);
+  const int64_t hi = std::max(lo, std::min(out_w, g.in[2] - off <= 0 ? 0 : (g.in[2] - off + s - 1) / s));
+  // Position p = (od, oh, ow): one output row's part of [begin, end) at a time.
+  int64_t od = begin / out_hw, oh = begin / out_w % g.out[1], ow0 = begin % out_w;
+  for (int64_t p = begin; p < end; ow0 = 0, oh = oh + 1 == g.out[1] ? (++od, 0) : oh + 1) {
+    const int64_t ow1 = std::min(out_w, ow0 + (end - p));
+    int16_t* o = line + (p - begin) - ow0;  // o[ow] is column ow of this output row
+    p += ow1 - ow0;
+    const int64_t id = od * g.stride[0] + kd * g.dilation[0] - g.pad_begin[0];
+    const int64_t ih = oh * g.stride[1] + kh * g.dilation[1] - g.pad_begin[1];
+    if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
+      std::fill(o + ow0, o + ow1, int16_t(0));
+      continue;
     }
-  }
-  if (positions % kIgemmPanel != 0) {
-    int16_t* last = out + (panels - 1) * ps;
-    for (int64_t p = 0; p < IgemmPairs(k); ++p) {
-      for (int64_t j = positions % kIgemmPanel; j < kIgemmPanel; ++j)
-        last[p * kRow + j * 2] = last[p * kRow + j * 2 + 1] = 0;
+    const T* xr = xc + (id * g.in[1] + ih) * g.in[2] + off;
+    const int64_t a = std::clamp(lo, ow0, ow1), b = std::clamp(hi, a, ow1);
+    std::fill(o + ow0, o + a, int16_t(0));
+    if (s == 1) {  // contiguous: the compiler's vector loop
+      for (int64_t ow = a; ow < b; ++ow) o[ow] = int16_t(int32_t(xr[ow]) - x_zp);
+    } else {
+      for (int64_t ow = a; ow < b; ++ow) o[ow] = int16_t(int32_t(xr[ow * s]) - x_zp);
     }
+    std::fill(o + b, o + ow1, int16_t(0));
   }
-  const int64_t out_w = g.out[2];
-  for (int64_t c = 0, kk = 0; c < cg; ++c) {
-    const T* xc = x + c * plane;
-    for (int64_t kd = 0; kd < kd_n; ++kd) {
-      for (int64_t kh = 0; kh < kh_n; ++kh) {
-        for (int64_t kw = 0; kw < kw_n; ++kw, ++kk) {
-          int16_t* row = out + (kk / 2) * kRow + (kk % 2);
-          auto put = [&](int64_t p, int16_t v) { row[(p / kIgemmPanel) * ps + (p % kIgemmPanel) * 2] = v; };
-          // Output columns whose tap lies inside the row: lo <= ow < hi.
-          const int64_t off = kw * g.dilation[2] - g.pad_begin[2], s = g.stride[2];
-          const int64_t lo = std::min(out_w, off >= 0 ? 0 : (-off + s - 1) / s);
-          const int64_t hi = std::max(lo, std::min(out_w, g.in[2] - off <= 0 ? 0 : (g.in[2] - off + s - 1) / s));
-          for (int64_t od = 0, p = 0; od < g.out[0]; ++od) {
-            const int64_t id = od * g.stride[0] + kd * g.dilation[0] - g.pad_begin[0];
-            for (int64_t oh = 0; oh < g.out[1]; ++oh, p += out_w) {
-              const int64_t ih = oh * g.stride[1] + kh * g.dilation[1] - g.pad_begin[1];
-              if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
-                for (int64_t ow = 0; ow < out_w; ++ow) put(p + ow, 0);
-                continue;
-              }
-              const T* xr = xc + (id * g.in[1] + ih) * g.in[2] + off;
-              for (int64_t ow = 0; ow < lo; ++ow) put(p + ow, 0);
-              for (int64_t ow = lo; ow < hi; ++ow) put(p + ow, int16_t(int32_t(xr[ow * s]) - x_zp));
-              for (int64_t ow = hi; ow < out_w; ++ow) put(p + ow, 0);
-            }
-          }
+}
+
+// A panel's pair row: (e[j], d[j]) for its 16 columns. SSE2 is in every x86-64 baseline (the
+// compiler's own vectorisation of this loop gathers element by element).
+void Interleave(const int16_t* e, const int16_t* d, int16_t* o) {
+#if defined(__SSE2__)
+  const __m128i e0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(e));
+  const __m128i e1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(e + 8));
+  const __m128i d0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d));
+  const __m128i d1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + 8));
+  __m128i* out = reinterpret_cast<__m128i*>(o);
+  _mm_storeu_si128(out, _mm_unpacklo_epi16(e0, d0));
+  _mm_storeu_si128(out + 1, _mm_unpackhi_epi16(e0, d0));
+  _mm_storeu_si128(out + 2, _mm_unpacklo_epi16(e1, d1));
+  _mm_storeu_si128(out + 3, _mm_unpackhi_epi16(e1, d1));
+#else
+  for (int64_t j = 0; j < kIgemmPanel; ++j) o[2 * j] = e[j], o[2 * j + 1] = d[j];
+#endif
+}
+
+}  // namespace
+
+template <class T>
+void IgemmPackIm2Col(const ConvGeometry& g, const T* x, int32_t x_zp, int64_t begin, int64_t end, int16_t* out) {
+  const int64_t k = g.reduction_size(), columns = end - begin;
+  if (columns <= 0) return;
+  const int64_t ps = IgemmPanelStride(k), panels = IgemmPanels(columns), width = panels * kIgemmPanel;
+  // Two rows of k at a time, zero past `end`, then interleaved into each panel's pair row.
+  int16_t* even = ThreadScratchArray<int16_t>(ScratchSlot::kIgemmPatchRows, size_t(2 * width));
+  int16_t* odd = even + width;
+  std::fill(even + columns, even + width, int16_t(0));
+  std::fill(odd + columns, odd + width, int16_t(0));
+  for (int64_t p = 0; p < IgemmPairs(k); ++p) {
+    PatchRow(g, x, x_zp, 2 * p, begin, end, even);
+    if (2 * p + 1 < k)
+      PatchRow(g, x, x_zp, 2 * p + 1, begin, end, odd);
+    else
+      std::fill(odd, odd + columns, int16_t(0));
+    for (int64_t q = 0; q < panels; ++q)
+      Interleave(even + q * kIgemmPanel, odd + q * kIgemmPanel, out + q * ps + p * 2 * kIgemmPanel);
+  }
+}
+
+template <class Tx>
+void IgemmConv(const IgemmKernel& kernel, const ConvGeometry& g, const Tx* x, int32_t x_zp, const int16_t* w16,
+               int32_t* y, int threads) {
+  const int64_t k = g.reduction_size(), lda = IgemmRowLength(k), positions = g.out_spatial();
+  if (positions <= 0 || g.out_channels <= 0) return;
+  const int64_t mg = g.out_channels / g.group, cg = g.in_channels / g.group, plane = g.in_spatial();
+  const int64_t panels = IgemmPanels(positions);
+  int64_t block = std::clamp<int64_t>(kPatchBlockBytes / (IgemmPanelStride(k) * 2), 1, kPatchBlockPanels);
+  if (threads > 1) block = std::min(block, (panels + threads - 1) / threads);
+  const int64_t blocks = (panels + block - 1) / block, block_columns = block * kIgemmPanel;
+  for (int64_t n = 0; n < g.batch; ++n) {
+    for (int64_t grp = 0; grp < g.group; ++grp) {
+      const Tx* xg = x + (n * g.in_channels + grp * cg) * plane;
+      const int16_t* wg = w16 + grp * mg * lda;
+      int32_t* yg = y + (n * g.out_channels + grp * mg) * positions;
+      auto run = [&](int64_t b0, int64_t b1) {
+        int16_t* patches =
+            static_cast<int16_t*>(ThreadScratch(ScratchSlot::kOp2, size_t(IgemmPackedBSize(k, block_columns)) * 2));
+        for (int64_t b = b0; b < b1; ++b) {
+          const int64_t c0 = b * block_columns, c1 = std::min(positions, c0 + block_columns);
+          IgemmPackIm2Col(g, xg, x_zp, c0, c1, patches);
+          IgemmColumnRange(kernel, mg, c1 - c0, k, wg, lda, patches, yg + c0, positions, 0, IgemmPanels(c1 - c0));
         }
-      }
+      };
+      if (threads <= 1 || blocks == 1)
+        run(0, blocks);
+      else
+        ParallelFor(threads, blocks, 1, 1, run);
     }
   }
 }
@@ -140,7 +219,11 @@ void IgemmPackIm2Col(const ConvGeometry& g, const T* x, int32_t x_zp, int16_t* o
   template void IgemmRowsToInt16<T>(int64_t, int64_t, const T*, int64_t, int64_t, const int32_t*, int64_t, int16_t*, \
                                     int64_t);                                                                        \
   template void IgemmPackB<T>(int64_t, int64_t, const T*, int64_t, int64_t, const int32_t*, int64_t, int16_t*);      \
-  template void IgemmPackIm2Col<T>(const ConvGeometry&, const T*, int32_t, int16_t*);
+  template void IgemmPackIm2Col<T>(const ConvGeometry&, const T*, int32_t, int64_t, int64_t, int16_t*);              \
+  template void IgemmConv<T>(const IgemmKernel&, const ConvGeometry&, const T*, int32_t, const int16_t*, int32_t*,   \
+                             int);                                                                                   \
+  template void IgemmFrom8Bit<T>(const IgemmKernel&, int64_t, int64_t, int64_t, const T*, int64_t, int64_t, int32_t, \
+                                 const int16_t*, int32_t*, int64_t, int);
 QRT_IGEMM_PACK(uint8_t)
 QRT_IGEMM_PACK(int8_t)
 #undef QRT_IGEMM_PACK

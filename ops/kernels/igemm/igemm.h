@@ -70,6 +70,12 @@ IgemmKernel SelectIgemmKernel(Isa isa);
 void Igemm(const IgemmKernel& kernel, int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
            const int16_t* b_packed, int32_t* c, int64_t ldc, int threads = 1);
 
+// C = (A - a_zp) x B for an 8-bit A read through strides, A(i, p) = a[i * rs + p * cs]: A's
+// rows go to int16 in ThreadScratch's kOp1 slot (the caller must not hold it), then Igemm.
+template <class Ta>
+void IgemmFrom8Bit(const IgemmKernel& kernel, int64_t m, int64_t n, int64_t k, const Ta* a, int64_t rs, int64_t cs,
+                   int32_t a_zp, const int16_t* b_packed, int32_t* c, int64_t ldc, int threads = 1);
+
 // Packing. T = uint8_t or int8_t. Zero points are int32 (any 8-bit value).
 // A(i, k) = a[i * rs + k * cs] - zp[i * zp_inc] into `out` (row stride lda, padding zeroed).
 template <class T>
@@ -79,10 +85,20 @@ void IgemmRowsToInt16(int64_t m, int64_t k, const T* a, int64_t rs, int64_t cs, 
 template <class T>
 void IgemmPackB(int64_t k, int64_t n, const T* b, int64_t rs, int64_t cs, const int32_t* zp, int64_t zp_inc,
                 int16_t* out);
-// The patch matrix of one image and group as B: rows (c, kd, kh, kw) over the group's
-// in_channels / group channels starting at x (the group's first plane), columns the output
-// positions, x - x_zp at each tap and 0 over the padding (ConvInteger pads with the zero point).
+// Columns [begin, end) of the patch matrix of one image and group as B (begin a multiple of
+// kIgemmPanel; out holds IgemmPackedBSize(k, end - begin)): rows (c, kd, kh, kw) over the
+// group's in_channels / group channels starting at x (the group's first plane), columns the
+// output positions, x - x_zp at each tap and 0 over the padding (ConvInteger pads with the
+// zero point).
 template <class T>
-void IgemmPackIm2Col(const ConvGeometry& g, const T* x, int32_t x_zp, int16_t* out);
+void IgemmPackIm2Col(const ConvGeometry& g, const T* x, int32_t x_zp, int64_t begin, int64_t end, int16_t* out);
+
+// The whole integer convolution of ref::ConvInteger (no bias) into y (N x M x positions):
+// w16 holds W's rows minus their zero points (IgemmRowsToInt16, lda IgemmRowLength(k)). Each
+// image and group's patches are packed a block of columns at a time into ThreadScratch's kOp2
+// slot, so that a block stays in L2 while it is multiplied; blocks are split over `threads`.
+template <class Tx>
+void IgemmConv(const IgemmKernel& kernel, const ConvGeometry& g, const Tx* x, int32_t x_zp, const int16_t* w16,
+               int32_t* y, int threads = 1);
 
 }  // namespace qrt

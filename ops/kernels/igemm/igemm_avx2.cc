@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "ops/kernels/igemm/igemm.h"
+#include "ops/kernels/igemm/igemm_rows.h"
 
 namespace qrt::avx2 {
 namespace {
@@ -45,24 +46,19 @@ void Tile(int64_t cols, int64_t k_pairs, const int16_t* a, int64_t lda, const in
   }
 }
 
+template <int R>
+struct Rows {
+  static void Run(int64_t cols, int64_t k_pairs, const int16_t* a, int64_t lda, const int16_t* b, int32_t* c,
+                  int64_t ldc, bool accumulate) {
+    Tile<R>(cols, k_pairs, a, lda, b, c, ldc, accumulate);
+  }
+};
+
 }  // namespace
 
 void IgemmTile(int64_t rows, int64_t cols, int64_t k_pairs, const int16_t* a, int64_t lda, const int16_t* b,
                int64_t /*panel_stride: one panel*/, int32_t* c, int64_t ldc, bool accumulate) {
-  switch (rows) {
-    case 1:
-      return Tile<1>(cols, k_pairs, a, lda, b, c, ldc, accumulate);
-    case 2:
-      return Tile<2>(cols, k_pairs, a, lda, b, c, ldc, accumulate);
-    case 3:
-      return Tile<3>(cols, k_pairs, a, lda, b, c, ldc, accumulate);
-    case 4:
-      return Tile<4>(cols, k_pairs, a, lda, b, c, ldc, accumulate);
-    case 5:
-      return Tile<5>(cols, k_pairs, a, lda, b, c, ldc, accumulate);
-    default:
-      return Tile<6>(cols, k_pairs, a, lda, b, c, ldc, accumulate);
-  }
+  igemm_rows::Dispatch<Rows, 6>(rows, cols, k_pairs, a, lda, b, c, ldc, accumulate);
 }
 
 }  // namespace qrt::avx2

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "ops/kernels/igemm/igemm.h"
+#include "ops/kernels/igemm/igemm_rows.h"
 
 namespace qrt {
 namespace {
@@ -42,34 +43,22 @@ void Tile512(int64_t cols, int64_t k_pairs, const int16_t* a, int64_t lda, const
   }
 }
 
-template <class Madd, int R>
-void TileRows(int64_t cols, int64_t k_pairs, const int16_t* a, int64_t lda, const int16_t* b, int64_t ps, int32_t* c,
-              int64_t ldc, bool accumulate) {
-  if (cols > kIgemmPanel) return Tile512<Madd, R, 2>(cols, k_pairs, a, lda, b, ps, c, ldc, accumulate);
-  Tile512<Madd, R, 1>(cols, k_pairs, a, lda, b, ps, c, ldc, accumulate);
-}
+template <class Madd>
+struct WithMadd {
+  template <int R>
+  struct Rows {
+    static void Run(int64_t cols, int64_t k_pairs, const int16_t* a, int64_t lda, const int16_t* b, int64_t ps,
+                    int32_t* c, int64_t ldc, bool accumulate) {
+      if (cols > kIgemmPanel) return Tile512<Madd, R, 2>(cols, k_pairs, a, lda, b, ps, c, ldc, accumulate);
+      Tile512<Madd, R, 1>(cols, k_pairs, a, lda, b, ps, c, ldc, accumulate);
+    }
+  };
+};
 
 template <class Madd>
 void Tile512Any(int64_t rows, int64_t cols, int64_t k_pairs, const int16_t* a, int64_t lda, const int16_t* b,
                 int64_t ps, int32_t* c, int64_t ldc, bool accumulate) {
-  switch (rows) {
-    case 1:
-      return TileRows<Madd, 1>(cols, k_pairs, a, lda, b, ps, c, ldc, accumulate);
-    case 2:
-      return TileRows<Madd, 2>(cols, k_pairs, a, lda, b, ps, c, ldc, accumulate);
-    case 3:
-      return TileRows<Madd, 3>(cols, k_pairs, a, lda, b, ps, c, ldc, accumulate);
-    case 4:
-      return TileRows<Madd, 4>(cols, k_pairs, a, lda, b, ps, c, ldc, accumulate);
-    case 5:
-      return TileRows<Madd, 5>(cols, k_pairs, a, lda, b, ps, c, ldc, accumulate);
-    case 6:
-      return TileRows<Madd, 6>(cols, k_pairs, a, lda, b, ps, c, ldc, accumulate);
-    case 7:
-      return TileRows<Madd, 7>(cols, k_pairs, a, lda, b, ps, c, ldc, accumulate);
-    default:
-      return TileRows<Madd, 8>(cols, k_pairs, a, lda, b, ps, c, ldc, accumulate);
-  }
+  igemm_rows::Dispatch<WithMadd<Madd>::template Rows, 8>(rows, cols, k_pairs, a, lda, b, ps, c, ldc, accumulate);
 }
 
 }  // namespace

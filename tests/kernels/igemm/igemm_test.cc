@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "ops/kernels/conv/conv_ref.h"
@@ -14,17 +16,31 @@ namespace qrt {
 namespace {
 
 struct NamedKernel {
-  const char* name;
+  std::string name;
   IgemmKernel kernel;
 };
 
+// The kernel SelectIgemmKernel gives at each tier this CPU has under QRT_MAX_ISA, scalar first.
 std::vector<NamedKernel> IgemmKernelsThisCpuRuns() {
-  const CpuFeatures f = DetectCpuFeatures();
-  std::vector<NamedKernel> k{{"ref", RefIgemmKernel()}};
-  if (f.avx2) k.push_back({"avx2", Avx2IgemmKernel()});
-  if (f.avx512) k.push_back({"avx512", Avx512IgemmKernel()});
-  if (f.avx512_vnni) k.push_back({"avx512vnni", Avx512VnniIgemmKernel()});
+  std::vector<NamedKernel> k;
+  for (Isa isa : TiersThisCpuHas()) k.push_back({std::string(IsaName(isa)), SelectIgemmKernel(isa)});
   return k;
+}
+
+TEST(IgemmSelect, EachCeilingGetsItsTile) {
+  for (Isa isa : TiersThisCpuHas()) {
+    const IgemmTileFn got = SelectIgemmKernel(isa).tile;
+    IgemmTileFn want = RefIgemmKernel().tile;
+    if (CanUseAvx512Vnni(isa))
+      want = Avx512VnniIgemmKernel().tile;
+    else if (CanUseAvx512(isa))
+      want = Avx512IgemmKernel().tile;
+    else if (CanUseAvx2(isa))
+      want = Avx2IgemmKernel().tile;
+    EXPECT_EQ(got, want) << IsaName(isa);
+  }
+  // The scalar ceiling never gets a SIMD tile, whatever the CPU.
+  EXPECT_EQ(SelectIgemmKernel(Isa::kScalar).tile, RefIgemmKernel().tile);
 }
 
 template <class T>
@@ -140,16 +156,26 @@ void CheckConv(ConvGeometry g, int32_t x_zp, int32_t w_zp_base, uint32_t seed) {
   std::vector<int16_t> w16(std::max<int64_t>(g.out_channels * IgemmRowLength(k), 1));
   IgemmRowsToInt16(g.out_channels, k, w.data(), k, 1, w_zp.data(), 1, w16.data(), IgemmRowLength(k));
   std::vector<int16_t> patches(std::max<int64_t>(IgemmPackedBSize(k, n), 1));
+  // The patch columns in two ranges split at a panel boundary (the second one ragged).
+  const int64_t split = std::min<int64_t>(n, kIgemmPanel * ((n / kIgemmPanel + 1) / 2));
   for (const NamedKernel& nk : IgemmKernelsThisCpuRuns()) {
     std::vector<int32_t> got(g.output_count(), 0x11111111);
     for (int64_t img = 0; img < g.batch; ++img) {
       for (int64_t grp = 0; grp < g.group; ++grp) {
-        IgemmPackIm2Col(g, x.data() + (img * g.in_channels + grp * cg) * g.in_spatial(), x_zp, patches.data());
-        Igemm(nk.kernel, mg, n, k, w16.data() + grp * mg * IgemmRowLength(k), IgemmRowLength(k), patches.data(),
-              got.data() + (img * g.out_channels + grp * mg) * n, n, 2);
+        const auto* xg = x.data() + (img * g.in_channels + grp * cg) * g.in_spatial();
+        for (auto [c0, c1] : {std::pair{int64_t(0), split}, std::pair{split, n}}) {
+          IgemmPackIm2Col(g, xg, x_zp, c0, c1, patches.data());
+          Igemm(nk.kernel, mg, c1 - c0, k, w16.data() + grp * mg * IgemmRowLength(k), IgemmRowLength(k), patches.data(),
+                got.data() + (img * g.out_channels + grp * mg) * n + c0, n, 2);
+        }
       }
     }
-    ASSERT_EQ(got, want) << nk.name << " seed " << seed;
+    ASSERT_EQ(got, want) << nk.name << " (ranges) seed " << seed;
+    for (int threads : {1, 2}) {
+      std::vector<int32_t> conv(g.output_count(), 0x22222222);
+      IgemmConv(nk.kernel, g, x.data(), x_zp, w16.data(), conv.data(), threads);
+      ASSERT_EQ(conv, want) << nk.name << " IgemmConv, " << threads << " threads, seed " << seed;
+    }
   }
 }
 
@@ -178,6 +204,9 @@ TEST(IgemmIm2Col, MatchesConvIntegerOverGeometries) {
   CheckConv<uint8_t, int8_t>(Geometry(2, 3, 5, 1, {20}, {4}, {3}, {2}, {3}, {1}), 7, -3, seed + 4);
   CheckConv<int8_t, uint8_t>(Geometry(1, 2, 4, 1, {4, 5, 6}, {2, 3, 2}, {1, 2, 1}, {2, 1, 1}, {1, 1, 0}, {0, 1, 1}),
                              127, 250, seed + 5);
+  // More patch columns than one packed block (blocks, their tails), odd k.
+  CheckConv<uint8_t, int8_t>(Geometry(1, 3, 12, 1, {45, 47}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}), 3, 1, seed + 6);
+  CheckConv<uint8_t, int8_t>(Geometry(1, 2, 8, 2, {33, 70}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}), 90, -9, seed + 7);
 }
 
 }  // namespace
