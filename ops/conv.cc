@@ -28,12 +28,12 @@
 //   Plans compiled with Isa::kScalar use the reference kernels only.
 //
 // qrt:ConvQuantizeDequantize (made by fuse-conv-fake-quant) is a float Conv followed by
-// element-wise steps, each optional (at least one): inputs X, W, B; then a
-// qrt:QuantizeDequantize's scale and zero point (3, 4); a PRelu's slope, one value or one per
-// channel (5); another QuantizeDequantize's scale and zero point (6, 7). The steps run on each
-// block of outputs once it is final (OutputEpilogue): the same operations on the same floats,
-// so the result is the unfused chain's to the bit. Two int attributes (link-conv-codes) let
-// two such convolutions pass 8-bit codes between them instead of floats:
+// element-wise steps, each optional (at least one): inputs X, W, B; a Relu's or Clip's clamp
+// (float attributes clamp_min, clamp_max); then a qrt:QuantizeDequantize's scale and zero point (3, 4); a PRelu's
+// slope, one value or one per channel (5); another QuantizeDequantize's scale and zero point (6, 7). The steps run on
+// each block of outputs once it is final (OutputEpilogue): the same operations on the same floats, so the result is the
+// unfused chain's to the bit. Two int attributes (link-conv-codes) let two such convolutions pass 8-bit codes between
+// them instead of floats:
 //   output_codes 1: the output is QuantizeLinear(conv, s, z) with inputs 3, 4 (the only step),
 //     the codes whose dequantized values the fake quantization would have written;
 //   input_codes 1: input 0 is 8-bit codes and X is DequantizeLinear(input 0, s, z) with
@@ -178,9 +178,11 @@ struct ConvSteps {
   QuantizeDequantizeF32Fn fake_quant_before = nullptr, fake_quant_after = nullptr;
   bool before_signed = false;  // fake_quant_before's quantized type
   bool prelu = false;
+  bool clamp = false;  // a Relu's or Clip's clamp first (cqd::kClampMin, kClampMax)
+  float clamp_lo = 0.f, clamp_hi = 0.f;
   DequantizeRowKernels dequantize_x;   // input_codes: X's codes to floats (row: any run)
   QuantizeF32Fn quantize_y = nullptr;  // output_codes: the outputs to codes
-  bool epilogue() const { return fake_quant_before != nullptr || prelu || fake_quant_after != nullptr; }
+  bool epilogue() const { return clamp || fake_quant_before != nullptr || prelu || fake_quant_after != nullptr; }
 };
 
 struct ConvState {
@@ -206,7 +208,8 @@ struct ConvState {
 Status ChooseInt8(const PrepareContext& ctx, ConvAlgorithm forced, const QuantGrid* x_grid, const QuantGrid* y_grid,
                   ConvState& s) {
   const bool wanted = forced == ConvAlgorithm::kPointwiseInt8;
-  if ((forced != ConvAlgorithm::kAuto && !wanted) || !CanUseAvx2(ctx.isa()) || s.steps.fake_quant_before == nullptr) {
+  if ((forced != ConvAlgorithm::kAuto && !wanted) || !CanUseAvx2(ctx.isa()) || s.steps.fake_quant_before == nullptr ||
+      s.steps.clamp) {
     return wanted ? NotApplicable(forced, "it needs a fake quantization first and the AVX2 tier") : Status::Ok();
   }
   const TensorInfo &w = ctx.input(1), &b = ctx.input(2);
@@ -263,6 +266,7 @@ void ConvNchw(const ConvState& s, const T* x, const T* w, const T* b, T* y) {
 // qrt:ConvQuantizeDequantize's steps for this run.
 OutputEpilogue EpilogueOf(const ConvState& s, const RunArgs& args) {
   OutputEpilogue epilogue;
+  epilogue.clamp = s.steps.clamp, epilogue.clamp_lo = s.steps.clamp_lo, epilogue.clamp_hi = s.steps.clamp_hi;
   if (s.steps.fake_quant_before != nullptr)
     epilogue.before = FakeQuantFromInputs(args, cqd::kScale, s.steps.fake_quant_before);
   if (s.steps.prelu) {  // one slope per output channel, or one for all
@@ -409,6 +413,13 @@ Status PrepareConvOrFused(PrepareContext& ctx, bool fake_quant) {
       }
       s.steps.prelu = true;
     }
+    const bool clamp_min = ctx.attrs().Has(cqd::kClampMin), clamp_max = ctx.attrs().Has(cqd::kClampMax);
+    if (clamp_min != clamp_max) return InvalidArgument(cqd::kClampMin, " and ", cqd::kClampMax, " go together");
+    if (clamp_min) {
+      QRT_ASSIGN_OR_RETURN(s.steps.clamp_lo, ctx.attrs().GetFloat(cqd::kClampMin, 0.f));
+      QRT_ASSIGN_OR_RETURN(s.steps.clamp_hi, ctx.attrs().GetFloat(cqd::kClampMax, 0.f));
+      s.steps.clamp = true;
+    }
     if (!s.steps.epilogue()) return InvalidArgument("no epilogue step (inputs 3, 5 and 6 are all omitted)");
     s.steps.before_signed = ctx.has_input(cqd::kZeroPoint) && ctx.input(cqd::kZeroPoint).dtype == DataType::kInt8;
     if (input_codes) {
@@ -423,7 +434,8 @@ Status PrepareConvOrFused(PrepareContext& ctx, bool fake_quant) {
       s.steps.dequantize_x = SelectDequantizeRows(q, ctx.isa());
     }
     if (output_codes) {
-      if (s.steps.fake_quant_before == nullptr || s.steps.prelu || s.steps.fake_quant_after != nullptr) {
+      if (s.steps.fake_quant_before == nullptr || s.steps.prelu || s.steps.fake_quant_after != nullptr ||
+          s.steps.clamp) {
         return InvalidArgument("output_codes needs the fake quantization (inputs 3, 4) as the only step");
       }
       s.steps.quantize_y = SelectQuantizeF32(

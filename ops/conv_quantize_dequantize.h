@@ -1,5 +1,5 @@
-// qrt:ConvQuantizeDequantize's contract: a float Conv with the fake quantizations (and PRelu)
-// that follow it as its epilogue. fuse-conv-fake-quant builds it, link-conv-codes rewires it,
+// qrt:ConvQuantizeDequantize's contract: a float Conv with the clamp (a Relu or Clip), fake
+// quantizations and PRelu that follow it as its epilogue. fuse-conv-fake-quant builds it, link-conv-codes rewires it,
 // ops/conv.cc runs it; all three name its inputs and attributes through this header.
 #pragma once
 
@@ -23,5 +23,9 @@ enum Input : int {
 // Integer attributes (0 or 1), besides Conv's own.
 inline constexpr const char* kInputCodes = "input_codes";    // X is read as codes (kCodes*)
 inline constexpr const char* kOutputCodes = "output_codes";  // the output is the codes of kScale
+// Float attributes, both present or both absent: a Relu's or Clip's clamp, the first step,
+// y < min ? min : y, then > max ? max : y (as ops/unary.cc computes Clip; NaN passes).
+inline constexpr const char* kClampMin = "clamp_min";
+inline constexpr const char* kClampMax = "clamp_max";
 
 }  // namespace qrt::cqd

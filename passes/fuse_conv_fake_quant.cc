@@ -1,4 +1,4 @@
-// Conv -> [QuantizeDequantize ->] [PRelu ->] QuantizeDequantize
+// Conv -> [Relu | Clip ->] [QuantizeDequantize ->] [PRelu ->] QuantizeDequantize
 //   => qrt:ConvQuantizeDequantize                                          (fuse-conv-fake-quant)
 //
 //   x --Conv(w, b)--> y --QuantizeDequantize(s, z)--> f
@@ -11,7 +11,9 @@
 // pair before and after it. Fused into the convolution, these steps run on each block of
 // outputs as soon as it is final, while it is still in cache, instead of as passes over the
 // whole tensor; the operations and the floats they take are the same, so the result is
-// bit-identical.
+// bit-identical. A Relu or Clip with constant bounds right after the convolution (ReLU6 before a
+// quantizer, as Vitis AI and tf2onnx leave it) becomes the epilogue's first step, the clamp
+// (attributes clamp_min, clamp_max), computed as ops/unary.cc computes Clip.
 // And, for 1x1 convolutions whose output only a QuantizeLinear reads (MobileNetV2's projections,
 // whose 8-bit output feeds a QuantizedAdd):
 //   x --Conv(w, b)--> y --QuantizeLinear(s, z)--> q
@@ -104,6 +106,16 @@ StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId last_id) {
       if (!HasSingleUse(g, v)) return Refuse("the first fake quantization's input has other readers");
     }
   }
+  NodeId clamp_id = ProducerIs(g, v, kClipOp);
+  if (!clamp_id.valid()) clamp_id = ProducerIs(g, v, kReluOp);
+  float clamp_lo = 0.f, clamp_hi = 0.f;
+  if (clamp_id.valid()) {
+    if (!ReluOrClipBounds(g, g.node(clamp_id), &clamp_lo, &clamp_hi)) {
+      return Refuse("the Relu's or Clip's bounds are not float32 constants");
+    }
+    v = g.node(clamp_id).inputs[0];
+    if (!HasSingleUse(g, v)) return Refuse("the Relu's or Clip's input has other readers");
+  }
   const NodeId conv_id = ProducerIs(g, v, kConvOp);
   if (!conv_id.valid()) return Refuse("the chain does not start at a Conv");
   const Node& conv = g.node(conv_id);
@@ -113,6 +125,10 @@ StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId last_id) {
   }
 
   Node fused = MakeNode(kQrtConvQuantizeDequantizeOp, conv.name, {}, {}, conv.attrs);
+  if (clamp_id.valid()) {
+    fused.attrs.Set(cqd::kClampMin, clamp_lo);
+    fused.attrs.Set(cqd::kClampMax, clamp_hi);
+  }
   // The fake quantization before the PRelu (or the only one); the slope and the fake
   // quantization after it.
   const auto [s0, z0] = prelu_id.valid()
@@ -129,7 +145,7 @@ StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId last_id) {
     fused.inputs[cqd::kZeroPointAfter] = z1;
   }
   fused.outputs = {last.outputs[0]};
-  for (NodeId id : {last_id, prelu_id, before_id, conv_id}) {
+  for (NodeId id : {last_id, prelu_id, before_id, clamp_id, conv_id}) {
     if (id.valid()) rw.EraseNode(id);
   }
   rw.AddNode(std::move(fused));

@@ -58,26 +58,9 @@ StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId q_id) {
   if (!p.valid() || !HasSingleUse(g, conv_out)) return Refuse("its input has no producer or other readers");
   if (IsOp(g.node(p), kReluOp) || IsOp(g.node(p), kClipOp)) {
     const Node& act = g.node(p);
-    if (act.inputs.empty() || !act.inputs[0].valid()) return Refuse("the activation has no input");
-    float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
-    if (IsOp(act, kReluOp)) {
-      lo = 0.f;
-    } else if (act.opset < 11) {
-      auto a = act.attrs.GetFloat("min", lo), b = act.attrs.GetFloat("max", hi);
-      if (!a.ok() || !b.ok()) return Refuse("the Clip's bounds are not floats");
-      lo = *a;
-      hi = *b;
-    } else {
-      for (size_t k = 1; k < act.inputs.size() && k <= 2; ++k) {
-        if (!act.inputs[k].valid()) continue;
-        const Tensor* t = g.ConstantOf(act.inputs[k]);
-        if (t == nullptr || t->numel() != 1 || t->dtype() != DataType::kFloat32) {
-          return Refuse("the Clip's bounds are not float32 constants");
-        }
-        (k == 1 ? lo : hi) = t->data<float>()[0];
-      }
-      if (std::isnan(lo) || std::isnan(hi)) return Refuse("a Clip bound is NaN");
-    }
+    float lo, hi;
+    if (!ReluOrClipBounds(g, act, &lo, &hi)) return Refuse("the activation's bounds are not float32 constants");
+    if (std::isnan(lo) || std::isnan(hi)) return Refuse("a Clip bound is NaN");
     out_min = std::max(t_lo, QuantizeBound(lo, y_scale, y_zp, t_lo, t_hi));
     out_max = std::min(t_hi, QuantizeBound(hi, y_scale, y_zp, t_lo, t_hi));
     act_id = p;

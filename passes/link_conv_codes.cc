@@ -43,10 +43,11 @@ bool IsDepthwise2d(const Graph& g, const Node& conv) {
 }
 
 // A 1x1 or depthwise CQD not yet writing codes whose only step is the fake quantization (X, W,
-// B, its scale and zero point; input_codes may follow).
+// B, its scale and zero point; input_codes may follow): no clamp either.
 bool IsWriter(const Graph& g, const Node& n) {
-  return IsConvFakeQuant(n) && !n.attrs.Has(cqd::kOutputCodes) && n.outputs.size() == 1 &&
-         InputOr(n, cqd::kScale).valid() && !InputOr(n, cqd::kSlope).valid() && !InputOr(n, cqd::kScaleAfter).valid() &&
+  return IsConvFakeQuant(n) && !n.attrs.Has(cqd::kOutputCodes) && !n.attrs.Has(cqd::kClampMin) &&
+         !n.attrs.Has(cqd::kClampMax) && n.outputs.size() == 1 && InputOr(n, cqd::kScale).valid() &&
+         !InputOr(n, cqd::kSlope).valid() && !InputOr(n, cqd::kScaleAfter).valid() &&
          !InputOr(n, cqd::kZeroPointAfter).valid() && (IsPointwise(g, n) || IsDepthwise2d(g, n));
 }
 

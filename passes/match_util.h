@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -146,6 +147,33 @@ inline DataType ImpliedDtype(const Graph& g, ValueId v) {
     v = n.inputs[0];
   }
   return DataType::kUndefined;
+}
+
+// The bounds a float32 Relu or Clip applies, as ops/unary.cc reads them: Relu [0, +inf]; Clip's
+// attributes before opset 11 (defaults -FLT_MAX and FLT_MAX), its float32 constant inputs from
+// opset 11 (absent: -inf, +inf). False where a bound is not such a constant.
+inline bool ReluOrClipBounds(const Graph& g, const Node& act, float* lo, float* hi) {
+  if (act.inputs.empty() || !act.inputs[0].valid() || act.outputs.size() != 1) return false;
+  if (IsOp(act, kReluOp)) {
+    *lo = 0.f, *hi = std::numeric_limits<float>::infinity();
+    return act.inputs.size() == 1;
+  }
+  if (!IsOp(act, kClipOp)) return false;
+  if (act.opset < 11) {
+    auto a = act.attrs.GetFloat("min", -std::numeric_limits<float>::max());
+    auto b = act.attrs.GetFloat("max", std::numeric_limits<float>::max());
+    if (!a.ok() || !b.ok()) return false;
+    *lo = *a, *hi = *b;
+    return true;
+  }
+  *lo = -std::numeric_limits<float>::infinity(), *hi = std::numeric_limits<float>::infinity();
+  for (size_t k = 1; k < act.inputs.size(); ++k) {
+    if (!act.inputs[k].valid()) continue;
+    const Tensor* t = g.ConstantOf(act.inputs[k]);
+    if (k > 2 || t == nullptr || t->numel() != 1 || t->dtype() != DataType::kFloat32) return false;
+    (k == 1 ? *lo : *hi) = t->data<float>()[0];
+  }
+  return true;
 }
 
 // Convolutions (fuse-conv-fake-quant, link-conv-codes).

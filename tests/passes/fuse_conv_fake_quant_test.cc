@@ -31,6 +31,11 @@ struct ConvSpec {
   // A Q/DQ pair (scale 0.03, zero point 7, uint8) between the Conv and the PRelu, as a QDQ
   // quantizer places it; whether another node (Abs) reads that pair's output too.
   bool pair_before_prelu = false, pair_read_elsewhere = false;
+  // A clamp right after the Conv: "relu", "clip6" (Clip to [0, 6] by constant inputs), "clip_max"
+  // (only a max, 0.5), "clip_attrs" (opset 10's attributes min -0.25, max 1) or "clip_runtime" (its
+  // max a graph input); "" for none. clamp_reader: an Abs reads the Conv's output too.
+  std::string clamp;
+  bool clamp_reader = false;
 };
 
 std::string DimsJson(const Dims& d) {
@@ -64,32 +69,52 @@ std::string Json(const ConvSpec& s) {
   inits += R"(,{"name":"z","dtype":")" + s.zp_type + R"(","shape":[],"data":)" + s.zp + "}";
   std::string nodes = R"({"name":"conv","op":"Conv","inputs":["x","w")" + std::string(s.bias ? R"(,"b")" : "") +
                       R"(],"outputs":["c"],"attrs":)" + s.attrs + "},";
+  std::string head = "c";  // the value the chain goes on from
+  if (!s.clamp.empty()) {
+    if (s.clamp == "relu") {
+      nodes += R"({"name":"clamp","op":"Relu","inputs":["c"],"outputs":["k"]},)";
+    } else if (s.clamp == "clip_attrs") {
+      nodes += R"({"name":"clamp","op":"Clip","inputs":["c"],"outputs":["k"],"attrs":{"min":-0.25,"max":1.0}},)";
+    } else {
+      inits += R"(,{"name":"lo","dtype":"float32","shape":[],"data":[0]})";
+      if (s.clamp != "clip_runtime")
+        inits += R"(,{"name":"hi","dtype":"float32","shape":[],"data":)" +
+                 std::string(s.clamp == "clip_max" ? "[0.5]" : "[6]") + "}";
+      nodes += std::string(R"({"name":"clamp","op":"Clip","inputs":["c",)") +
+               (s.clamp == "clip_max" ? R"("")" : R"("lo")") + R"(,"hi"],"outputs":["k"]},)";
+    }
+    if (s.clamp_reader) nodes += R"({"name":"abs_c","op":"Abs","inputs":["c"],"outputs":["ac"]},)";
+    head = "k";
+  }
   if (s.pair_before_prelu) {
     inits += R"(,{"name":"s0","dtype":"float32","shape":[],"data":[0.03]})";
     inits += R"(,{"name":"z0","dtype":"uint8","shape":[],"data":[7]})";
-    nodes += R"({"name":"q0","op":"QuantizeLinear","inputs":["c","s0","z0"],"outputs":["q0"]},)";
+    nodes += R"({"name":"q0","op":"QuantizeLinear","inputs":[")" + head + R"(","s0","z0"],"outputs":["q0"]},)";
     nodes += R"({"name":"dq0","op":"DequantizeLinear","inputs":["q0","s0","z0"],"outputs":["f0"]},)";
   }
   if (s.pair_read_elsewhere) nodes += R"({"name":"abs","op":"Abs","inputs":["f0"],"outputs":["a"]},)";
   if (prelu) {
-    nodes += std::string(R"({"name":"prelu","op":"PRelu","inputs":[")") + (s.pair_before_prelu ? "f0" : "c") +
+    nodes += std::string(R"({"name":"prelu","op":"PRelu","inputs":[")") + (s.pair_before_prelu ? "f0" : head) +
              R"(","slope"],"outputs":["p"]},)";
   }
-  nodes += std::string(R"({"name":"q","op":"QuantizeLinear","inputs":[")") + (prelu ? "p" : "c") +
+  nodes += std::string(R"({"name":"q","op":"QuantizeLinear","inputs":[")") + (prelu ? "p" : head) +
            R"(","s","z"],"outputs":["q"]},)";
   nodes += R"({"name":"dq","op":"DequantizeLinear","inputs":["q","s","z"],"outputs":["f"]})";
   std::string outputs = R"({"name":"f"})";
   if (s.conv_is_output) outputs += R"(,{"name":"c"})";
   if (s.prelu_is_output) outputs += R"(,{"name":"p"})";
   if (s.pair_read_elsewhere) outputs += R"(,{"name":"a"})";
+  if (s.clamp_reader) outputs += R"(,{"name":"ac"})";
   if (s.other_reader) {
     nodes += R"(,{"name":"relu","op":"Relu","inputs":["c"],"outputs":["r"]})";
     outputs += R"(,{"name":"r"})";
   }
   std::string inputs = R"({"name":"x","dtype":")" + t + R"(","shape":)" + DimsJson(s.x) + "}";
   if (s.slope_input) inputs += R"(,{"name":"slope","dtype":"float32","shape":)" + s.slope_shape + "}";
-  return R"({"format":"qrt.graph","version":1,"opsets":{"":13},"inputs":[)" + inputs + R"(],"outputs":[)" + outputs +
-         R"(],"initializers":[)" + inits + R"(],"nodes":[)" + nodes + "]}";
+  if (s.clamp == "clip_runtime") inputs += R"(,{"name":"hi","dtype":"float32","shape":[]})";
+  const std::string opset = s.clamp == "clip_attrs" ? "10" : "13";
+  return R"({"format":"qrt.graph","version":1,"opsets":{"":)" + opset + R"(},"inputs":[)" + inputs +
+         R"(],"outputs":[)" + outputs + R"(],"initializers":[)" + inits + R"(],"nodes":[)" + nodes + "]}";
 }
 
 Graph Load(const ConvSpec& s) {
@@ -119,6 +144,7 @@ Tensor Input(const Dims& dims, uint32_t seed) {
 void ExpectFusionExact(const ConvSpec& s, uint32_t seed, int threads = 1) {
   std::vector<Tensor> inputs{Input(s.x, seed)};
   if (s.slope_input) inputs.push_back(Tensor::FromVector<float>({0.25f}, {1}));
+  if (s.clamp == "clip_runtime") inputs.push_back(Tensor::FromVector<float>({0.75f}, {}));
   const std::vector<std::string> passes = {"default", "fuse-q-dq,fuse-conv-fake-quant"};
   EXPECT_EQ(testing::CompareFusedToUnfused([&] { return Load(s); }, inputs, passes, threads), "")
       << "seed " << seed << "\n"
@@ -250,6 +276,46 @@ TEST(FuseConvFakeQuant, PReluInBetweenIsFusedToo) {
   EXPECT_EQ(ops.count("PRelu"), 1u);
   EXPECT_EQ(ops.count("QuantizeDequantize"), 1u);
   ExpectFusionExact(s, 26);
+}
+
+// ReLU6 and other clamps between the Conv and its quantizer become the epilogue's first step,
+// on the float paths (the int8 ones decline a clamp), with and without a PRelu after.
+TEST(FuseConvFakeQuant, ReluOrClipAfterTheConvIsFusedAsAClamp) {
+  struct Case {
+    Dims x, w;
+    std::string attrs;
+  };
+  const Case cases[] = {
+      {{1, 8, 5, 7}, {13, 8, 1, 1}, "{}"},                                // 1x1 direct
+      {{1, 5, 9, 11}, {6, 5, 3, 3}, R"({"pads":[1,1,1,1]})"},             // im2col
+      {{2, 6, 20, 20}, {6, 1, 3, 3}, R"({"pads":[1,1,1,1],"group":6})"},  // depthwise rows
+      {{1, 6, 20, 21}, {6, 1, 3, 3}, R"({"pads":[1,1,1,1],"group":6,"strides":[2,2]})"},
+  };
+  for (const Case& c : cases) {
+    for (const char* clamp : {"relu", "clip6", "clip_max", "clip_attrs"}) {
+      for (bool prelu : {false, true}) {
+        ConvSpec s;
+        s.x = c.x, s.w = c.w, s.attrs = c.attrs, s.clamp = clamp;
+        s.scale = "[0.02]";  // a clamp to 6 then spans 300 steps: the uint8 end is reached too
+        if (prelu) s.slope_shape = "[1]", s.slope_data = "[0.25]", s.pair_before_prelu = true;
+        const auto [n, ops] = Fuse(s);
+        EXPECT_EQ(n, 1) << clamp << " " << c.attrs;
+        EXPECT_EQ(ops.count("Relu") + ops.count("Clip"), 0u) << clamp << " " << c.attrs;
+        EXPECT_EQ(ops.count("ConvQuantizeDequantize"), 1u) << clamp;
+        ExpectFusionExact(s, 31);
+      }
+    }
+  }
+  // Not fused: a bound known only at run time, or another reader of the Conv's output.
+  for (const char* clamp : {"clip_runtime", "relu"}) {
+    ConvSpec s;
+    s.clamp = clamp;
+    s.clamp_reader = std::string(clamp) == "relu";
+    const auto [n, ops] = Fuse(s);
+    EXPECT_EQ(n, 0) << clamp;
+    EXPECT_EQ(ops.count("Conv"), 1u) << clamp;
+    ExpectFusionExact(s, 32);
+  }
 }
 
 TEST(FuseConvFakeQuant, LeavesThePReluWhenItsSlopeIsNotPerChannel) {
@@ -404,7 +470,7 @@ TEST(FuseConvFakeQuant, LeavesAConvolutionBeforeAQuantizeLinearWhenTheRulesDoNot
 
 // The fused op written by hand: steps it cannot run are plan errors, never crashes.
 TEST(FuseConvFakeQuant, TheFusedOpRejectsBadSteps) {
-  auto plan = [](const std::string& inputs, const std::string& slope_shape) {
+  auto plan = [](const std::string& inputs, const std::string& slope_shape, const std::string& attrs = "{}") {
     const std::string json =
         R"({"format":"qrt.graph","version":1,"inputs":[{"name":"x","dtype":"float32","shape":[1,2,3,3]}],)"
         R"("outputs":[{"name":"y"}],"initializers":[)"
@@ -415,7 +481,7 @@ TEST(FuseConvFakeQuant, TheFusedOpRejectsBadSteps) {
         slope_shape +
         R"(,"data":[0.5,0.5,0.5,0.5]}],)"
         R"("nodes":[{"name":"c","op":"ConvQuantizeDequantize","domain":"qrt","inputs":)" +
-        inputs + R"(,"outputs":["y"]}]})";
+        inputs + R"(,"outputs":["y"],"attrs":)" + attrs + "}]}";
     StatusOr<Graph> g = LoadJsonText(json, "op.json", ".");
     if (!g.ok()) return StatusOr<std::vector<Tensor>>(g.status());  // too few inputs: a load error
     return testing::RunGraph(std::move(g).value(), {Tensor::Allocate(DataType::kFloat32, {1, 2, 3, 3}).value()},
@@ -436,6 +502,15 @@ TEST(FuseConvFakeQuant, TheFusedOpRejectsBadSteps) {
     auto r = plan(inputs, slope);
     EXPECT_FALSE(r.ok()) << inputs << " slope " << slope;
   }
+  // The clamp: both bounds or none; not with output_codes (the codes path writes no clamp).
+  ok = plan(R"(["x","w","","s","z"])", "[4]", R"({"clamp_min":0.0,"clamp_max":6.0})");
+  EXPECT_TRUE(ok.ok()) << ok.status().message();
+  auto r = plan(R"(["x","w","","s","z"])", "[4]", R"({"clamp_min":0.0})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(testing::Contains(r.status().message(), "go together")) << r.status().message();
+  r = plan(R"(["x","w","","s","z"])", "[4]", R"({"clamp_min":0.0,"clamp_max":6.0,"output_codes":1})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(testing::Contains(r.status().message(), "only step")) << r.status().message();
 }
 
 }  // namespace

@@ -12,6 +12,13 @@ void Run(const FakeQuantStep& step, float* y, int64_t n) {
 }  // namespace
 
 void OutputEpilogue::Apply(float* y, int64_t n, int64_t row) const {
+  if (clamp) {
+    const float lo = clamp_lo, hi = clamp_hi;
+    for (int64_t i = 0; i < n; ++i) {
+      const float t = y[i] < lo ? lo : y[i];
+      y[i] = t > hi ? hi : t;
+    }
+  }
   Run(before, y, n);
   if (slope != nullptr) {
     // As PRelu computes it (binary.cc): y < 0 ? y * s : y. Selected with bit masks, which the

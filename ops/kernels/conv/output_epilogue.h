@@ -1,9 +1,9 @@
 // Element-wise steps applied in place to a GEMM's or convolution's output once it is final
-// (after the bias), a block at a time while the block is still in cache: a fake quantization,
-// a PRelu with one slope per row of C (a convolution's output channel), and another fake
-// quantization, each optional (pass fuse-conv-fake-quant; a QDQ graph quantizes before and
-// after a PRelu). Each element sees the same operations on the same float as in separate
-// passes over the output, so fusing them changes no bit.
+// (after the bias), a block at a time while the block is still in cache: a clamp (a Relu or
+// Clip), a fake quantization, a PRelu with one slope per row of C (a convolution's output
+// channel), and another fake quantization, each optional (pass fuse-conv-fake-quant; a QDQ
+// graph quantizes before and after a PRelu, and ReLU6 sits between a Conv and its quantizer). Each element sees the
+// same operations on the same float as in separate passes over the output, so fusing them changes no bit.
 //
 // Defined out of line in a file built for the baseline ISA: the SIMD drivers call it, and an
 // inline copy built with their flags could be the one the linker keeps for the reference path.
@@ -23,6 +23,9 @@ struct FakeQuantStep {
 };
 
 struct OutputEpilogue {
+  // Optional, first: y < lo ? lo : y, then y > hi ? hi : y (Clip in ops/unary.cc; NaN passes).
+  bool clamp = false;
+  float clamp_lo = 0.f, clamp_hi = 0.f;
   FakeQuantStep before;
   // Optional PRelu, y = y < 0 ? y * slope : y, with slope[row * slope_step] for row `row`
   // (slope_step 0: one slope for every row).

@@ -1,0 +1,2 @@
+
+BoutputJ(&º0AGàŒ@´¸Á/sAfÚ›ARx¿±F#AY™£À$ÏN@¤IÁ
