@@ -183,12 +183,17 @@ inline __mmask16 Steps(const ChannelConstants& k, __m512i acc, __m512 norms, con
 }
 
 // Four vectors of codes as 64 bytes in column order, each dword saturated to 0..255 and the top
-// bit flipped by `flip` (int8 codes are kept + 128, so the unsigned packs saturate both types at
-// their ends as QuantizeLinear does). The packs
-// interleave 128-bit lanes: lane l holds columns 4l..4l+3 of each vector, so dword 4l + v holds
-// vector v's; the permutation puts vector v's 16 bytes at 16v.
+// bit flipped by `flip` (int8 codes are kept + 128, so saturating to 0..255 saturates both types
+// at their ends as QuantizeLinear does). The dwords are clamped first: a proven estimate may lie
+// 2^15 steps or more past the end, and the word pack's 32768..65535 are negative to the byte
+// pack, which would make them 0. The packs interleave 128-bit lanes: lane l holds columns
+// 4l..4l+3 of each vector, so dword 4l + v holds vector v's; the permutation puts vector v's 16
+// bytes at 16v.
 inline __m512i PackCodeVectors(const __m512i (&code)[kTileVectors], __m512i flip) {
-  const __m512i words01 = _mm512_packus_epi32(code[0], code[1]), words23 = _mm512_packus_epi32(code[2], code[3]);
+  const __m512i zero = _mm512_setzero_si512(), top = _mm512_set1_epi32(255);
+  __m512i c[kTileVectors];
+  for (int v = 0; v < kTileVectors; ++v) c[v] = _mm512_min_epi32(_mm512_max_epi32(code[v], zero), top);
+  const __m512i words01 = _mm512_packus_epi32(c[0], c[1]), words23 = _mm512_packus_epi32(c[2], c[3]);
   const __m512i bytes = _mm512_packus_epi16(words01, words23);
   const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
   return _mm512_xor_si512(_mm512_permutexvar_epi32(order, bytes), flip);

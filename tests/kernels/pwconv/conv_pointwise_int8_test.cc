@@ -555,6 +555,35 @@ TEST(ConvPointwiseInt8, CodesSaturateAsQuantizeLinearDoes) {
   }
 }
 
+// X's values and the weights of one sign, so that the bound is tight and estimates tens of
+// thousands of steps past the type's end are proven: their codes still saturate (packing
+// unclamped sums of 2^15 or more to bytes would turn them into 0).
+TEST(ConvPointwiseInt8, ProvenCodesFarPastTheEndsSaturate) {
+  QRT_REQUIRE_VNNI();
+  for (bool signed_y : {false, true}) {
+    for (float steps : {4e4f, 7e4f, 3e5f}) {
+      Case c;
+      c.channels = 7, c.columns = 70, c.k = 4, c.y_signed = signed_y, c.bias = false;
+      Inputs in = Make(c, TestSeed());
+      for (size_t i = 0; i < in.x.size(); ++i) in.x[i] = float(100 + int(i % 27)) * in.x_grid.scales[0];
+      for (int64_t ch = 0; ch < c.channels; ++ch) {
+        for (int64_t i = 0; i < c.k; ++i) {
+          const float e = float(ch % 2 == 0 ? 120 - int(i) : -120 + int(i));  // rows of either sign
+          in.w[size_t(ch * c.k + i)] = e * in.w_grid.scales[size_t(ch)];
+        }
+      }
+      // The largest output at `steps` steps.
+      in.epilogue.before.scale = 127 * 4 * 120 * in.x_grid.scales[0] * in.w_grid.scales[0] / steps;
+      const std::vector<uint8_t> want = ExpectedCodes(c, in);
+      const std::vector<uint8_t> got =
+          RunInt8Codes(c, in, ref::Sgemm, signed_y ? ref::QuantizeF32ToS8 : ref::QuantizeF32ToU8);
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_EQ(int(got[i]), int(want[i])) << "code " << i << "; " << Describe(c) << " steps " << steps;
+      }
+    }
+  }
+}
+
 TEST(ConvPointwiseInt8, LeavesRunsWhoseOutputScaleTheRuleCannotUse) {
   QRT_REQUIRE_VNNI();
   Case c;
