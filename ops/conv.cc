@@ -215,15 +215,15 @@ Status ChooseInt8(const PrepareContext& ctx, ConvAlgorithm forced, const QuantGr
   const TensorInfo &w = ctx.input(1), &b = ctx.input(2);
   const bool b_known = !ctx.has_input(2) || b.value != nullptr;
   if (PointwiseInt8Available(ctx.isa()) && x_grid != nullptr && w.value != nullptr && w.grid != nullptr && b_known &&
-      (PointwiseInt8Pays(s.g) || wanted)) {
+      (PointwiseInt8Pays(s.g, PointwiseInt8Tier(ctx.isa())) || wanted)) {
     s.int8 = PlanPointwiseInt8(s.g, w.value->data<float>(), *w.grid, *x_grid,
                                ctx.has_input(2) ? b.value->data<float>() : nullptr,
-                               y_grid != nullptr ? y_grid->scales[0] : 0.f);
+                               y_grid != nullptr ? y_grid->scales[0] : 0.f, ctx.isa());
   }
   if (wanted && s.int8 == nullptr) return NotApplicable(forced, "no exact int8 plan for this node on this CPU");
   if (s.int8 != nullptr) {
     s.algorithm = ConvAlgorithm::kPointwiseInt8;
-    NoteKernelIsa(Isa::kAvx512Vnni);
+    NoteKernelIsa(PointwiseInt8Tier(ctx.isa()));
   }
   return Status::Ok();
 }

@@ -27,6 +27,8 @@ constexpr struct {
   // The int8 pointwise path: input channels where it beat the float GEMM (more: more outputs
   // near a boundary are recomputed; fewer: not measured).
   int64_t pointwise_int8_min_channels = 16, pointwise_int8_max_channels = 2048;
+  // AVX2's kernel (two products per lane, not four) gains less, and lost from 960 channels on.
+  int64_t pointwise_int8_avx2_max_channels = 576;
   // The int8 depthwise path: planes above these beat the float kernels.
   int64_t depthwise_int8_plane_stride1 = 1024, depthwise_int8_plane_stride2 = 256;
   // oneDNN 2.6's int8 depthwise convolution is slower than its f32 one (docs/onednn-2.6.md 3).
@@ -212,9 +214,10 @@ std::optional<ConvFloatPlan> PlanConvFloat(const ConvGeometry& g, ConvKernelsAva
   return plan;
 }
 
-bool PointwiseInt8Pays(const ConvGeometry& g) {
-  return g.in_channels >= kThresholds.pointwise_int8_min_channels &&
-         g.in_channels <= kThresholds.pointwise_int8_max_channels;
+bool PointwiseInt8Pays(const ConvGeometry& g, Isa tier) {
+  const int64_t most =
+      tier == Isa::kAvx512Vnni ? kThresholds.pointwise_int8_max_channels : kThresholds.pointwise_int8_avx2_max_channels;
+  return g.in_channels >= kThresholds.pointwise_int8_min_channels && g.in_channels <= most;
 }
 
 bool DepthwiseInt8Pays(const ConvGeometry& g) {

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "ops/kernels/conv/conv_ref.h"
+#include "runtime/cpu_features.h"
 
 namespace qrt {
 
@@ -64,8 +65,9 @@ std::optional<ConvFloatPlan> PlanConvFloat(const ConvGeometry& g, ConvKernelsAva
                                            ConvAlgorithm forced = ConvAlgorithm::kAuto);
 
 // The thresholds the op's planner applies beside PlanConvFloat (the table in conv_plan.cc).
-// Whether the int8 pointwise path is worth planning for this many input channels.
-bool PointwiseInt8Pays(const ConvGeometry& g);
+// Whether the int8 pointwise path is worth planning for this many input channels, with the
+// kernel of `tier` (PointwiseInt8Tier: AVX-512 VNNI's quads or AVX2's pairs).
+bool PointwiseInt8Pays(const ConvGeometry& g, Isa tier);
 // Whether the int8 depthwise path beats the float kernels on this plane.
 bool DepthwiseInt8Pays(const ConvGeometry& g);
 // Whether oneDNN's int8 convolution beats its exact f32 one for an integer convolution.

@@ -49,11 +49,38 @@ struct RowSums {
 
 }  // namespace
 
-bool PointwiseInt8Available(Isa isa) { return CanUseAvx512Vnni(isa); }
+bool PointwiseInt8Available(Isa isa) { return CanUseAvx2(isa); }
+
+Isa PointwiseInt8Tier(Isa isa) {
+  if (CanUseAvx512Vnni(isa)) return Isa::kAvx512Vnni;
+  return CanUseAvx2(isa) ? Isa::kAvx2 : Isa::kScalar;
+}
+
+void PointwiseInt8FloatColumns(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y,
+                               uint8_t* codes, float* outputs, int64_t j0, int64_t cols) {
+  SgemmArgs g;
+  g.m = p.channels, g.n = cols, g.k = p.k;
+  g.a = a.w, g.lda = p.k;
+  g.b = x + j0, g.ldb = p.columns;
+  g.rule_n = p.columns;
+  g.bias = a.bias;
+  if (codes != nullptr) {
+    g.c = outputs, g.ldc = kPointwiseInt8Columns;
+    a.gemm(g);
+    const FakeQuantStep& fq = a.epilogue.before;
+    for (int64_t c = 0; c < p.channels; ++c) {
+      a.quantize(cols, outputs + c * kPointwiseInt8Columns, fq.scale, fq.zero_point, codes + c * p.columns + j0);
+    }
+    return;
+  }
+  g.c = y + j0, g.ldc = p.columns;
+  g.epilogue = &a.epilogue;
+  a.gemm(g);
+}
 
 std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g, const float* w,
                                                            const QuantGrid& w_grid, const QuantGrid& x_grid,
-                                                           const float* bias, float output_scale) {
+                                                           const float* bias, float output_scale, Isa isa) {
   // The direct 1x1 case of the ordered convolution, with more than one output channel (one
   // channel takes the GEMM's one-row order) and k small enough for the error bound's constants
   // and for int32 sums (4096 * 255 * 128 < 2^31).
@@ -72,6 +99,10 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
   p.channels = channels;
   p.k = k;
   p.quads = (k + 3) / 4;
+  p.pairs = PointwiseInt8Tier(isa) != Isa::kAvx512Vnni;
+  // No kernel below AVX2: the plan is still made (the reference takes it), and runs decline.
+  if (PointwiseInt8Available(isa)) p.pass = p.pairs ? avx2::PointwiseInt8Pass : avx512::PointwiseInt8Pass;
+  p.rows = p.pairs ? (k + 1) / 2 : p.quads;
   p.columns = columns;
   p.k_block = SgemmStrideK(columns, k);
   // Blocks per pass (the kernel's header: why). With up to 32 channels the rows a block writes
@@ -82,9 +113,9 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
   // (4 x channels int32 a block).
   constexpr int64_t kFewChannels = 32, kPassBytes = 32 << 10, kMostBlocks = 256;
   if (channels > kFewChannels) {
-    p.blocks_per_pass =
-        std::max<int64_t>(1, std::min({kMostBlocks, kPassBytes / ((p.quads + k) * kPointwiseInt8Columns * 4),
-                                       kPassBytes / (16 * channels)}));
+    p.blocks_per_pass = std::max<int64_t>(
+        1,
+        std::min({kMostBlocks, kPassBytes / ((p.rows + k) * kPointwiseInt8Columns * 4), kPassBytes / (16 * channels)}));
   }
   p.x_scale = x_grid.scales[0];
   p.x_inverse = 1.f / p.x_scale;
@@ -101,7 +132,8 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
   // Each term's weight in the bound (header): r_k + 10, r_k its roundings on the way to the result.
   const std::vector<int64_t> term_weights = TermWeights(k, p.k_block);
   p.error_factor = RoundUp(1.01 * std::ldexp(1.0, -24));
-  p.weights.assign(size_t(channels * p.quads), 0);
+  p.weights.assign(size_t(channels * p.rows), 0);
+  std::vector<uint8_t> row_bytes(static_cast<size_t>(p.quads * 4), 0);
   for (int64_t c = 0; c < channels; ++c) {
     const float s = w_grid.scales[per_channel ? size_t(c) : 0];
     // W's grid values finite: with s above FLT_MAX / 128, DequantizeLinear made +-inf, which
@@ -114,13 +146,19 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
     if (!(m >= std::ldexp(1.f, -100)) || !(largest <= std::ldexp(1.0, 100))) return nullptr;
     const float inverse = 1.f / s;
     const float* row = w + c * k;
-    // The row's bytes in k order (the int32 quads are little-endian).
-    uint8_t* bytes = reinterpret_cast<uint8_t*>(p.weights.data() + c * p.quads);
+    // The row's bytes in k order (the int32 quads are little-endian), or as int16 pairs.
+    uint8_t* bytes = p.pairs ? row_bytes.data() : reinterpret_cast<uint8_t*>(p.weights.data() + c * p.quads);
     if (!CodesOnGrid(row, k, s, inverse, 0, DataType::kInt8, bytes)) return nullptr;
+    if (p.pairs) {
+      for (int64_t i = 0; i < k; ++i) {
+        const uint32_t e = uint16_t(int16_t(int8_t(bytes[i])));
+        p.weights[size_t(c * p.rows + i / 2)] |= int32_t(i % 2 == 0 ? e : e << 16);
+      }
+    }
     const RowSums sums = SumsOf(bytes, term_weights);
     const float b = bias != nullptr ? bias[c] : 0.f;
     if (!std::isfinite(b)) return nullptr;
-    p.offset_sums.push_back(int32_t(sums.codes * p.x_offset));
+    p.offset_sums.push_back(p.pairs ? 0 : int32_t(sums.codes * p.x_offset));
     p.multipliers.push_back(m);
     // Computed in double (relative error ~2^-50), then pushed up by 2^-20 and rounded up.
     p.norm_bounds.push_back(
@@ -164,7 +202,7 @@ bool PointwiseInt8Steps(const PointwiseInt8Plan& p, float output_scale, Pointwis
 bool ConvPointwiseInt8(const PointwiseInt8Plan& p, const PointwiseInt8Args& a) {
   const FakeQuantStep& fq = a.epilogue.before;
   // The step rule needs s_y and 1/s_y normal; the argument, a positive scale.
-  if (!PointwiseInt8Available() || fq.map == nullptr || !UsableStepScale(fq.scale)) {
+  if (p.pass == nullptr || fq.map == nullptr || !UsableStepScale(fq.scale)) {
     return false;
   }
   OutputEpilogue rest = a.epilogue;
@@ -191,7 +229,7 @@ bool ConvPointwiseInt8(const PointwiseInt8Plan& p, const PointwiseInt8Args& a) {
       const int64_t most = std::min(p.blocks_per_pass, last - first);
       const PointwiseInt8Scratch scratch{
           steps,
-          static_cast<int32_t*>(ThreadScratch(ScratchSlot::kPointwisePacked, size_t(most * p.quads * kColumns) * 4)),
+          static_cast<int32_t*>(ThreadScratch(ScratchSlot::kPointwisePacked, size_t(most * p.rows * kColumns) * 4)),
           ThreadScratchFloats(ScratchSlot::kPointwiseNorms, size_t(most * kColumns)),
           static_cast<int32_t*>(ThreadScratch(ScratchSlot::kPointwiseOpen, size_t(most * 4 * p.channels) * 4)),
           static_cast<int32_t*>(ThreadScratch(ScratchSlot::kPointwiseCounts, size_t(most * 4) * 4)),
@@ -199,8 +237,7 @@ bool ConvPointwiseInt8(const PointwiseInt8Plan& p, const PointwiseInt8Args& a) {
           codes != nullptr ? ThreadScratchFloats(ScratchSlot::kPointwiseOutputs, size_t(p.channels * kColumns))
                            : nullptr};
       for (int64_t b = first; b < last; b += most) {
-        avx512::PointwiseInt8Pass(p, a, x, x_codes, y, codes, b, std::min(last, b + most), has_rest ? &rest : nullptr,
-                                  scratch);
+        p.pass(p, a, x, x_codes, y, codes, b, std::min(last, b + most), has_rest ? &rest : nullptr, scratch);
       }
     });
   }

@@ -1,5 +1,5 @@
 // The 1x1 convolution of qrt:ConvQuantizeDequantize computed with 8-bit integers (AVX-512
-// VNNI), giving the same bits as the ordered float convolution (conv_float.h) followed by its
+// VNNI, or AVX2), giving the same bits as the ordered float convolution (conv_float.h) followed by its
 // epilogue, which stays the specification.
 //
 // Where it applies: X and W are float32 values on 8-bit grids (runtime QuantGrid; X per tensor,
@@ -15,7 +15,8 @@
 // 14x14, 1 + 5 for the last of a block). Weighting each term by its own count, instead of all by
 // the largest, about halves the bound.
 //   - S = sum_k d_k e_k is exact in int32 (VPDPBUSD on the bytes d_k + offset, minus
-//     offset * sum_k e_k);
+//     offset * sum_k e_k; on AVX2, VPMADDWD on int16 pairs of d_k and of e_k, |d_k e_k| <=
+//     255 * 128, two products per lane without saturation);
 //   - the real value Z = sum_k x_k w_k + b differs from s_x s_w S + b by at most 2.01u P,
 //     P = s_x s_w sum_k |d_k e_k| (each of x_k, w_k is within u of s_x d_k, s_w e_k);
 //   - the reference's float result y_ref is within sum_k gamma_{r_k} |x_k w_k| + gamma_1 |b| of
@@ -63,17 +64,30 @@ struct PointwiseInt8Step {
 };
 
 // What plan time knows: the integer weights and the per-channel constants of the argument.
+struct PointwiseInt8Plan;
+struct PointwiseInt8Args;
+struct PointwiseInt8Scratch;
+// A kernel's pass (avx512:: and avx2::PointwiseInt8Pass below).
+using PointwiseInt8PassFn = void (*)(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args, const float* x,
+                                     const uint8_t* x_codes, float* y, uint8_t* codes, int64_t first, int64_t last,
+                                     const OutputEpilogue* rest, const PointwiseInt8Scratch& scratch);
+
 struct PointwiseInt8Plan {
   int64_t channels = 0, k = 0, quads = 0;  // output channels, input channels, ceil(k / 4)
-  int64_t columns = 0;                     // output positions per image
-  int64_t k_block = 0;                     // SgemmStrideK(columns, k): the reference's order
-  int64_t blocks_per_pass = 1;             // of kPointwiseInt8Columns columns (the .cc: why)
+  // The kernel, chosen at plan time: AVX-512 VNNI on quads of bytes, or AVX2 on pairs of int16.
+  PointwiseInt8PassFn pass = nullptr;
+  bool pairs = false;           // weights and packed X in pairs (AVX2) rather than quads
+  int64_t rows = 0;             // quads, or pairs = ceil(k / 2): the packed rows of X and W
+  int64_t columns = 0;          // output positions per image
+  int64_t k_block = 0;          // SgemmStrideK(columns, k): the reference's order
+  int64_t blocks_per_pass = 1;  // of kPointwiseInt8Columns columns (the .cc: why)
   // X's grid: x = fl(d * x_scale), d in [d_low, d_high]; d + x_offset is the byte VPDPBUSD reads.
   float x_scale = 0, x_inverse = 0;
   int32_t d_low = 0, d_high = 0, x_offset = 0;
-  bool x_signed = false;             // X's codes are int8
-  std::vector<int32_t> weights;      // channels x quads, four signed bytes e_k each, k ascending
-  std::vector<int32_t> offset_sums;  // x_offset * sum_k e_k per channel
+  bool x_signed = false;  // X's codes are int8
+  // channels x rows, k ascending: four signed bytes e_k each (quads), or two int16 (pairs).
+  std::vector<int32_t> weights;
+  std::vector<int32_t> offset_sums;  // x_offset * sum_k e_k per channel (quads only)
   std::vector<float> multipliers;    // fl(x_scale * w_scale[c])
   std::vector<float> norm_bounds;    // >= x_scale * w_scale[c] * ||(r + 10) e||_2 (r: the header)
   std::vector<float> biases;         // b[c], 0 without a bias
@@ -86,11 +100,13 @@ struct PointwiseInt8Plan {
 };
 
 // The plan for a convolution of geometry g with constant float weights w (on w_grid), float
-// bias (nullable) and input grid x_grid; null where the int8 path does not apply. output_scale:
-// the fake quantization's scale where it is a constant (0 if not known until run time).
+// bias (nullable) and input grid x_grid, with the best kernel under the ceiling `isa` (none below
+// AVX2: ConvPointwiseInt8 then declines every run); null where the int8 path does not apply. output_scale: the fake
+// quantization's scale where it is a constant (0 if not known until run time).
 std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g, const float* w,
                                                            const QuantGrid& w_grid, const QuantGrid& x_grid,
-                                                           const float* bias, float output_scale = 0);
+                                                           const float* bias, float output_scale = 0,
+                                                           Isa isa = kIsaAuto);
 
 // Fills steps[0, channels) for one output scale; false if a constant is not finite (the caller
 // runs the float path).
@@ -115,8 +131,10 @@ struct PointwiseInt8Args {
   int threads = 1;
 };
 
-// The int8 kernel is there (AVX-512 VNNI).
+// An int8 kernel is there (AVX2; AVX-512 VNNI has its own).
 bool PointwiseInt8Available(Isa isa = kIsaAuto);
+// The tier of the kernel PlanPointwiseInt8 picks under `isa` (kScalar: none).
+Isa PointwiseInt8Tier(Isa isa);
 
 namespace ref {
 // The specification of ConvPointwiseInt8 on every CPU: the definition of the convolution
@@ -136,7 +154,7 @@ bool ConvPointwiseInt8(const PointwiseInt8Plan& plan, const PointwiseInt8Args& a
 constexpr int64_t kPointwiseInt8Columns = 64;
 struct PointwiseInt8Scratch {
   const PointwiseInt8Step* steps;  // channels, at this run's output scale
-  int32_t* packed;                 // blocks x quads x 64
+  int32_t* packed;                 // blocks x rows x 64
   float* norms;                    // blocks x 64
   int32_t* open;                   // blocks x 4 x channels
   int32_t* counts;                 // blocks x 4
@@ -148,5 +166,16 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& plan, const PointwiseInt8Args& a
                        const uint8_t* x_codes, float* y, uint8_t* codes, int64_t first, int64_t last,
                        const OutputEpilogue* rest, const PointwiseInt8Scratch& scratch);
 }  // namespace avx512
+namespace avx2 {
+void PointwiseInt8Pass(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args, const float* x,
+                       const uint8_t* x_codes, float* y, uint8_t* codes, int64_t first, int64_t last,
+                       const OutputEpilogue* rest, const PointwiseInt8Scratch& scratch);
+}  // namespace avx2
+
+// Columns [j0, j0 + cols) of one image (x, y) through the float GEMM and the whole epilogue; with
+// codes, through the GEMM into `outputs` (channels x 64) and QuantizeLinear: the passes' path
+// for a block off X's grid. Plain C++ (conv_pointwise_int8.cc).
+void PointwiseInt8FloatColumns(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y,
+                               uint8_t* codes, float* outputs, int64_t j0, int64_t cols);
 
 }  // namespace qrt

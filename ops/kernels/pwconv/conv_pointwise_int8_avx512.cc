@@ -199,41 +199,6 @@ inline __m512i PackCodeVectors(const __m512i (&code)[kTileVectors], __m512i flip
   return _mm512_xor_si512(_mm512_permutexvar_epi32(order, bytes), flip);
 }
 
-// Columns [j0, j0 + cols) of one image (x, y) through the float GEMM and the whole epilogue;
-// with codes, through the GEMM into `outputs` (channels x 64) and QuantizeLinear.
-void FloatColumns(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y, uint8_t* codes,
-                  float* outputs, int64_t j0, int64_t cols) {
-  if (codes != nullptr) {
-    SgemmArgs g;
-    g.m = p.channels, g.n = cols, g.k = p.k;
-    g.a = a.w, g.lda = p.k;
-    g.b = x + j0, g.ldb = p.columns;
-    g.c = outputs, g.ldc = kBlock;
-    g.rule_n = p.columns;
-    g.bias = a.bias;
-    a.gemm(g);
-    const FakeQuantStep& fq = a.epilogue.before;
-    for (int64_t c = 0; c < p.channels; ++c) {
-      a.quantize(cols, outputs + c * kBlock, fq.scale, fq.zero_point, codes + c * p.columns + j0);
-    }
-    return;
-  }
-  SgemmArgs g;
-  g.m = p.channels;
-  g.n = cols;
-  g.k = p.k;
-  g.a = a.w;
-  g.lda = p.k;
-  g.b = x + j0;
-  g.ldb = p.columns;
-  g.c = y + j0;
-  g.ldc = p.columns;
-  g.rule_n = p.columns;
-  g.bias = a.bias;
-  g.epilogue = &a.epilogue;
-  a.gemm(g);
-}
-
 // Computes N (<= 8) channels' outputs at one vector of 16 columns (x: its k rows, 64 floats
 // apart, y at its first column) as the ordered GEMM does (sgemm.h, m > 1: a fused multiply-add chain
 // per k block, block sums in order, then the bias), each lane one output, the chains
@@ -382,7 +347,7 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
           kPack[(cols + 15) / 16](p, x + j0, p.columns, cols, packed_of(b), scratch.norms + b * kBlock, floats_of(b));
     }
     for (int v = 0; v < kTileVectors; ++v) count[4 * b + v] = on_grid ? 0 : -1;
-    if (!on_grid) FloatColumns(p, a, x, y, codes, scratch.outputs, j0, cols);
+    if (!on_grid) PointwiseInt8FloatColumns(p, a, x, y, codes, scratch.outputs, j0, cols);
   }
   const FakeQuantStep& fq = a.epilogue.before;
   const Quantizer rule(fq.scale, fq.zero_point, a.before_signed);

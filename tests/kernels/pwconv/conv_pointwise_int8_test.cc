@@ -24,10 +24,42 @@ namespace {
 using testing::Bits;
 using testing::TestSeed;
 
-#define QRT_REQUIRE_VNNI()                                                                                            \
-  if (!PointwiseInt8Available())                                                                                      \
-  GTEST_SKIP() << "CPU (or QRT_MAX_ISA) lacks AVX512_VNNI: the int8 pointwise path is refused and the ordered float " \
-                  "convolution runs (tested in conv_test)"
+// The ceilings under which PlanPointwiseInt8 picks each kernel this CPU runs (AVX2's, and
+// AVX-512 VNNI's where the CPU has it, under QRT_MAX_ISA), lowest first.
+std::vector<Isa> KernelTiers() {
+  std::vector<Isa> tiers;
+  for (Isa isa : TiersThisCpuHas()) {
+    if (!PointwiseInt8Available(isa)) continue;
+    if (tiers.empty() || PointwiseInt8Tier(tiers.back()) != PointwiseInt8Tier(isa)) tiers.push_back(isa);
+  }
+  return tiers;
+}
+
+// The ceiling the tests plan under (PlanAt): set by INT8_TEST for each kernel in turn.
+Isa g_tier = kIsaAuto;
+
+std::shared_ptr<const PointwiseInt8Plan> PlanAt(const ConvGeometry& g, const float* w, const QuantGrid& w_grid,
+                                                const QuantGrid& x_grid, const float* bias, float output_scale = 0) {
+  return PlanPointwiseInt8(g, w, w_grid, x_grid, bias, output_scale, g_tier);
+}
+
+// A test of the int8 kernels: its body runs once per kernel this CPU runs (KernelTiers), planned
+// under that kernel's ceiling; skipped where there is none (the ordered float convolution runs
+// there, tested in conv_test).
+#define INT8_TEST(name)                                                                   \
+  void name##Body();                                                                      \
+  TEST(ConvPointwiseInt8, name) {                                                         \
+    const std::vector<Isa> tiers = KernelTiers();                                         \
+    if (tiers.empty()) GTEST_SKIP() << "CPU (or QRT_MAX_ISA) lacks AVX2: no int8 kernel"; \
+    for (Isa tier : tiers) {                                                              \
+      SCOPED_TRACE("kernel at " + std::string(IsaName(PointwiseInt8Tier(tier))));         \
+      g_tier = tier;                                                                      \
+      name##Body();                                                                       \
+      g_tier = kIsaAuto;                                                                  \
+      if (HasFatalFailure()) return;                                                      \
+    }                                                                                     \
+  }                                                                                       \
+  void name##Body()
 
 enum class Data {
   kSpread,      // calibrated: outputs span the 8-bit range
@@ -150,8 +182,8 @@ std::vector<uint8_t> CodesOf(const Inputs& in) {
 // output scale known at plan time (the step constants kept in the plan) or only at run time.
 void RunInt8Into(const Case& c, const Inputs& in, SgemmFn gemm, const std::vector<uint8_t>* x_codes,
                  PointwiseInt8Args a, bool scale_at_plan) {
-  const auto plan = PlanPointwiseInt8(Pointwise(c), in.w.data(), in.w_grid, in.x_grid, c.bias ? in.b.data() : nullptr,
-                                      scale_at_plan ? in.epilogue.before.scale : 0.f);
+  const auto plan = PlanAt(Pointwise(c), in.w.data(), in.w_grid, in.x_grid, c.bias ? in.b.data() : nullptr,
+                           scale_at_plan ? in.epilogue.before.scale : 0.f);
   ASSERT_NE(plan, nullptr) << Describe(c);
   ASSERT_EQ(plan->steps.size(), scale_at_plan ? size_t(c.channels) : 0) << Describe(c);
   a.x = in.x.data(), a.w = in.w.data(), a.bias = c.bias ? in.b.data() : nullptr;
@@ -229,7 +261,7 @@ TEST(ConvPointwiseInt8Ref, IsTheSpecification) {
       Case c;
       c.columns = columns, c.k = 33, c.prelu_chain = prelu, c.batch = 2;
       const Inputs in = Make(c, TestSeed() + uint32_t(columns));
-      const auto plan = PlanPointwiseInt8(Pointwise(c), in.w.data(), in.w_grid, in.x_grid, in.b.data(), 0.f);
+      const auto plan = PlanAt(Pointwise(c), in.w.data(), in.w_grid, in.x_grid, in.b.data(), 0.f);
       ASSERT_NE(plan, nullptr) << Describe(c);
       PointwiseInt8Args a;
       a.x = in.x.data(), a.w = in.w.data(), a.bias = in.b.data(), a.batch = c.batch, a.epilogue = in.epilogue;
@@ -255,8 +287,7 @@ TEST(ConvPointwiseInt8Ref, IsTheSpecification) {
   }
 }
 
-TEST(ConvPointwiseInt8, MatchesTheFloatConvolutionOnEveryTileShape) {
-  QRT_REQUIRE_VNNI();
+INT8_TEST(MatchesTheFloatConvolutionOnEveryTileShape) {
   // Channel tails 1-5 of a 6-row tile, column tails of a 64-column block and of its
   // 16-column vectors (a last block of 1, 2, 3 or 4 vectors), k not a multiple of 4.
   for (int64_t channels : {2, 5, 6, 7, 13}) {
@@ -270,8 +301,7 @@ TEST(ConvPointwiseInt8, MatchesTheFloatConvolutionOnEveryTileShape) {
   }
 }
 
-TEST(ConvPointwiseInt8, SeveralKBlocksAndLongSums) {
-  QRT_REQUIRE_VNNI();
+INT8_TEST(SeveralKBlocksAndLongSums) {
   // 50 columns, k 300: the reference cuts k into blocks of 256; k 1000 into 128s at 300 columns.
   for (auto [k, columns] : {std::pair<int64_t, int64_t>{300, 50}, {1000, 300}, {129, 200}, {4096, 20}}) {
     Case c;
@@ -280,8 +310,7 @@ TEST(ConvPointwiseInt8, SeveralKBlocksAndLongSums) {
   }
 }
 
-TEST(ConvPointwiseInt8, OutputsOnRoundingBoundariesAreRecomputedAsTheReferenceDoes) {
-  QRT_REQUIRE_VNNI();
+INT8_TEST(OutputsOnRoundingBoundariesAreRecomputedAsTheReferenceDoes) {
   // Integer data, output scale 2: every odd sum is a tie, so the proof leaves it to the float
   // recomputation, which must round it as the reference does (to even).
   for (bool bias : {false, true}) {
@@ -299,8 +328,7 @@ TEST(ConvPointwiseInt8, OutputsOnRoundingBoundariesAreRecomputedAsTheReferenceDo
 // kernel forms from the integer sum, fl(fl(S) * fl(s_x s_w) + b). Without the error bound
 // (or with the float recomputation in another k-block order) the kernel gets that output
 // wrong; with it, the output is recomputed as the reference computes it.
-TEST(ConvPointwiseInt8, OutputsWhoseFloatAndIntegerSumsStraddleABoundary) {
-  QRT_REQUIRE_VNNI();
+INT8_TEST(OutputsWhoseFloatAndIntegerSumsStraddleABoundary) {
   int planted = 0;
   for (uint32_t seed = 0; seed < 12; ++seed) {
     Case c;
@@ -349,8 +377,7 @@ TEST(ConvPointwiseInt8, OutputsWhoseFloatAndIntegerSumsStraddleABoundary) {
   EXPECT_GE(planted, 4);  // the search must have found such outputs, or the test tests nothing
 }
 
-TEST(ConvPointwiseInt8, ZeroPointsAtTheEndsAndSaturation) {
-  QRT_REQUIRE_VNNI();
+INT8_TEST(ZeroPointsAtTheEndsAndSaturation) {
   struct Z {
     bool x_signed;
     int32_t x_zp;
@@ -368,8 +395,7 @@ TEST(ConvPointwiseInt8, ZeroPointsAtTheEndsAndSaturation) {
   }
 }
 
-TEST(ConvPointwiseInt8, PReluChainPerTensorWeightsBatchesAndThreads) {
-  QRT_REQUIRE_VNNI();
+INT8_TEST(PReluChainPerTensorWeightsBatchesAndThreads) {
   Case c;
   c.prelu_chain = true, c.k = 64, c.columns = 200, c.channels = 10;
   ExpectExact(c);
@@ -381,39 +407,41 @@ TEST(ConvPointwiseInt8, PReluChainPerTensorWeightsBatchesAndThreads) {
   ExpectExact(c);
 }
 
-// What production runs: the AVX-512 float GEMM for blocks off the grid and the AVX-512 fake
-// quantization for the recomputed outputs (bit-identical to the reference ones, so the same bits).
-TEST(ConvPointwiseInt8, WithTheSimdFloatKernelsToo) {
-  QRT_REQUIRE_VNNI();
+// What production runs: the SIMD float GEMM for blocks off the grid and the SIMD fake
+// quantization for the recomputed outputs, of the kernel's tier (bit-identical to the reference ones, so the same
+// bits).
+INT8_TEST(WithTheSimdFloatKernelsToo) {
   Case c;
   c.k = 600, c.columns = 130, c.channels = 9, c.prelu_chain = true;
   Inputs in = Make(c, TestSeed() + 3);
   in.x[11 * c.columns + 100] = std::numeric_limits<float>::quiet_NaN();  // one block runs the GEMM
   const std::vector<float> want = Expected(c, in);
-  in.epilogue.before.map = avx512::QuantizeDequantizeS8;
-  in.epilogue.after.map = avx512::QuantizeDequantizeU8;
-  const std::vector<float> got = RunInt8(c, in, avx512::Sgemm);
+  const bool vnni = PointwiseInt8Tier(g_tier) == Isa::kAvx512Vnni;  // else the AVX2 ones
+  in.epilogue.before.map = vnni ? avx512::QuantizeDequantizeS8 : avx2::QuantizeDequantizeS8;
+  in.epilogue.after.map = vnni ? avx512::QuantizeDequantizeU8 : avx2::QuantizeDequantizeU8;
+  const std::vector<float> got = RunInt8(c, in, vnni ? avx512::Sgemm : avx2::Sgemm);
   for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(Bits(got[i]), Bits(want[i])) << "output " << i;
   // Codes, with the AVX-512 GEMM and quantizer.
   c.prelu_chain = false;
   in = Make(c, TestSeed() + 4);
   in.x[11 * c.columns + 100] = std::numeric_limits<float>::quiet_NaN();
   const std::vector<uint8_t> want_codes = ExpectedCodes(c, in);
-  const std::vector<uint8_t> got_codes = RunInt8Codes(c, in, avx512::Sgemm, avx512::QuantizeF32ToS8);
+  const std::vector<uint8_t> got_codes =
+      RunInt8Codes(c, in, vnni ? avx512::Sgemm : avx2::Sgemm, vnni ? avx512::QuantizeF32ToS8 : avx2::QuantizeF32ToS8);
   for (size_t i = 0; i < want_codes.size(); ++i) ASSERT_EQ(int(got_codes[i]), int(want_codes[i])) << "code " << i;
 }
 
 // Over 32 channels the kernel packs several blocks, then runs each tile of channels over all
-// of them: passes of 6 blocks here ((quads + k) x 256 bytes a block within 32 KB), the last one
+// of them: passes of 6 or 5 blocks here ((rows + k) x 256 bytes a block within 32 KB), the last one
 // short, threads splitting them, blocks off the grid in the middle of a pass, the epilogue's
 // later steps.
-TEST(ConvPointwiseInt8, PassesOfSeveralBlocks) {
-  QRT_REQUIRE_VNNI();
+INT8_TEST(PassesOfSeveralBlocks) {
   Case c;
   c.channels = 40, c.k = 16, c.columns = 700;
   const ConvGeometry g = Pointwise(c);
   Inputs in = Make(c, TestSeed() + 5);
-  ASSERT_EQ(PlanPointwiseInt8(g, in.w.data(), in.w_grid, in.x_grid, in.b.data())->blocks_per_pass, 6);
+  const auto plan = PlanAt(g, in.w.data(), in.w_grid, in.x_grid, in.b.data());
+  ASSERT_EQ(plan->blocks_per_pass, plan->pairs ? 5 : 6);  // (8 pairs or 4 quads + 16) x 256 bytes
   ExpectExact(c, in);
   in.x[3 * c.columns + 130] = std::numeric_limits<float>::quiet_NaN();  // block 2 of the first pass
   in.x[9 * c.columns + 450] = std::numeric_limits<float>::infinity();   // block 7, in the second
@@ -422,8 +450,7 @@ TEST(ConvPointwiseInt8, PassesOfSeveralBlocks) {
   ExpectExact(c);
 }
 
-TEST(ConvPointwiseInt8, ColumnsOffTheirGridRunTheFloatPath) {
-  QRT_REQUIRE_VNNI();
+INT8_TEST(ColumnsOffTheirGridRunTheFloatPath) {
   Case c;
   c.k = 24, c.columns = 200, c.channels = 6;
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
@@ -444,24 +471,24 @@ TEST(ConvPointwiseInt8, RefusesWhatTheArgumentDoesNotCover) {
   const Inputs in = Make(c, TestSeed());
   const ConvGeometry g = Pointwise(c);
   const float* b = in.b.data();
-  EXPECT_NE(PlanPointwiseInt8(g, in.w.data(), in.w_grid, in.x_grid, b), nullptr);
+  EXPECT_NE(PlanAt(g, in.w.data(), in.w_grid, in.x_grid, b), nullptr);
   // Weights off their grid, a weight zero point, unsigned weights, a per-channel grid on the
   // wrong axis, a per-channel input grid, a non-finite bias.
   std::vector<float> w = in.w;
   w[3] = std::nextafter(w[3], 1.f);
-  EXPECT_EQ(PlanPointwiseInt8(g, w.data(), in.w_grid, in.x_grid, b), nullptr);
+  EXPECT_EQ(PlanAt(g, w.data(), in.w_grid, in.x_grid, b), nullptr);
   QuantGrid wg = in.w_grid;
   wg.zero_points[1] = 1;
-  EXPECT_EQ(PlanPointwiseInt8(g, in.w.data(), wg, in.x_grid, b), nullptr);
+  EXPECT_EQ(PlanAt(g, in.w.data(), wg, in.x_grid, b), nullptr);
   wg = in.w_grid, wg.type = DataType::kUInt8;
-  EXPECT_EQ(PlanPointwiseInt8(g, in.w.data(), wg, in.x_grid, b), nullptr);
+  EXPECT_EQ(PlanAt(g, in.w.data(), wg, in.x_grid, b), nullptr);
   wg = in.w_grid, wg.axis = 1;
-  EXPECT_EQ(PlanPointwiseInt8(g, in.w.data(), wg, in.x_grid, b), nullptr);
+  EXPECT_EQ(PlanAt(g, in.w.data(), wg, in.x_grid, b), nullptr);
   QuantGrid xg = in.x_grid;
   xg.axis = 1, xg.scales.assign(size_t(c.k), 0.02f), xg.zero_points.assign(size_t(c.k), 0);
-  EXPECT_EQ(PlanPointwiseInt8(g, in.w.data(), in.w_grid, xg, b), nullptr);
+  EXPECT_EQ(PlanAt(g, in.w.data(), in.w_grid, xg, b), nullptr);
   xg = in.x_grid, xg.scales = {0.f};
-  EXPECT_EQ(PlanPointwiseInt8(g, in.w.data(), in.w_grid, xg, b), nullptr);
+  EXPECT_EQ(PlanAt(g, in.w.data(), in.w_grid, xg, b), nullptr);
   // Scales near overflow: X's grid values would reach infinity (2^121 * 255), which Pack
   // would take for d = 255. Near underflow: products below 2^-100.
   xg = in.x_grid, xg.scales = {std::ldexp(1.f, 121)};
@@ -472,8 +499,8 @@ TEST(ConvPointwiseInt8, RefusesWhatTheArgumentDoesNotCover) {
     for (size_t i = 0; i < wt.size(); ++i) {
       wt[i] = std::nearbyint(in.w[i] / in.w_grid.scales[i / size_t(c.k)]) * std::ldexp(1.f, -126);
     }
-    EXPECT_EQ(PlanPointwiseInt8(g, wt.data(), tiny, xg, b), nullptr);         // X's values overflow
-    EXPECT_EQ(PlanPointwiseInt8(g, wt.data(), tiny, in.x_grid, b), nullptr);  // products underflow
+    EXPECT_EQ(PlanAt(g, wt.data(), tiny, xg, b), nullptr);         // X's values overflow
+    EXPECT_EQ(PlanAt(g, wt.data(), tiny, in.x_grid, b), nullptr);  // products underflow
   }
   {
     // W's scale 2^127 (and X's 2^-60, so that their product is ordinary): DequantizeLinear gave
@@ -487,40 +514,38 @@ TEST(ConvPointwiseInt8, RefusesWhatTheArgumentDoesNotCover) {
       const float e = std::nearbyint(in.w[i] / in.w_grid.scales[i / size_t(c.k)]);
       wh[i] = (e - 0.f) * std::ldexp(1.f, 127);  // infinite for |e| >= 2
     }
-    EXPECT_EQ(PlanPointwiseInt8(g, wh.data(), huge, small_x, b), nullptr);
+    EXPECT_EQ(PlanAt(g, wh.data(), huge, small_x, b), nullptr);
     // NaN weights are off every grid.
     std::vector<float> wn = in.w;
     wn[7] = std::numeric_limits<float>::quiet_NaN();
-    EXPECT_EQ(PlanPointwiseInt8(g, wn.data(), in.w_grid, in.x_grid, b), nullptr);
+    EXPECT_EQ(PlanAt(g, wn.data(), in.w_grid, in.x_grid, b), nullptr);
   }
   xg = in.x_grid, xg.scales = {std::ldexp(1.f, 90)};
-  EXPECT_EQ(PlanPointwiseInt8(g, in.w.data(), in.w_grid, xg, b), nullptr);  // sums near overflow
+  EXPECT_EQ(PlanAt(g, in.w.data(), in.w_grid, xg, b), nullptr);  // sums near overflow
   std::vector<float> bias = in.b;
   bias[0] = std::numeric_limits<float>::infinity();
-  EXPECT_EQ(PlanPointwiseInt8(g, in.w.data(), in.w_grid, in.x_grid, bias.data()), nullptr);
+  EXPECT_EQ(PlanAt(g, in.w.data(), in.w_grid, in.x_grid, bias.data()), nullptr);
   // Geometry: one output channel (the one-row order), a stride, padding, groups, k over 4096.
   ConvGeometry h = g;
   h.out_channels = 1;
-  EXPECT_EQ(PlanPointwiseInt8(h, in.w.data(), in.w_grid, in.x_grid, b), nullptr);
+  EXPECT_EQ(PlanAt(h, in.w.data(), in.w_grid, in.x_grid, b), nullptr);
   h = g, h.stride[2] = 2;
-  EXPECT_EQ(PlanPointwiseInt8(h, in.w.data(), in.w_grid, in.x_grid, b), nullptr);
+  EXPECT_EQ(PlanAt(h, in.w.data(), in.w_grid, in.x_grid, b), nullptr);
   h = g, h.pad_begin[2] = 1;
-  EXPECT_EQ(PlanPointwiseInt8(h, in.w.data(), in.w_grid, in.x_grid, b), nullptr);
+  EXPECT_EQ(PlanAt(h, in.w.data(), in.w_grid, in.x_grid, b), nullptr);
   h = g, h.group = 2;
-  EXPECT_EQ(PlanPointwiseInt8(h, in.w.data(), in.w_grid, in.x_grid, b), nullptr);
+  EXPECT_EQ(PlanAt(h, in.w.data(), in.w_grid, in.x_grid, b), nullptr);
   Case big = c;
   big.k = 4097, big.columns = 3;
   const Inputs bin = Make(big, TestSeed());
-  EXPECT_EQ(PlanPointwiseInt8(Pointwise(big), bin.w.data(), bin.w_grid, bin.x_grid, bin.b.data()), nullptr);
+  EXPECT_EQ(PlanAt(Pointwise(big), bin.w.data(), bin.w_grid, bin.x_grid, bin.b.data()), nullptr);
 }
 
-TEST(ConvPointwiseInt8, ARunAtAnotherScaleThanThePlansComputesItsOwnSteps) {
-  QRT_REQUIRE_VNNI();
+INT8_TEST(ARunAtAnotherScaleThanThePlansComputesItsOwnSteps) {
   Case c;
   c.channels = 13, c.columns = 100, c.k = 33;
   const Inputs in = Make(c, TestSeed());
-  const auto plan =
-      PlanPointwiseInt8(Pointwise(c), in.w.data(), in.w_grid, in.x_grid, in.b.data(), in.epilogue.before.scale * 3);
+  const auto plan = PlanAt(Pointwise(c), in.w.data(), in.w_grid, in.x_grid, in.b.data(), in.epilogue.before.scale * 3);
   ASSERT_NE(plan, nullptr);
   ASSERT_EQ(plan->steps.size(), size_t(c.channels));
   std::vector<float> y(size_t(c.channels * c.columns));
@@ -534,8 +559,7 @@ TEST(ConvPointwiseInt8, ARunAtAnotherScaleThanThePlansComputesItsOwnSteps) {
 
 // Codes are saturated by the kernel's packs (its estimates are not clamped), for both types, with
 // most outputs past the ends; and with an output scale so small that no estimate is proven.
-TEST(ConvPointwiseInt8, CodesSaturateAsQuantizeLinearDoes) {
-  QRT_REQUIRE_VNNI();
+INT8_TEST(CodesSaturateAsQuantizeLinearDoes) {
   for (bool signed_y : {false, true}) {
     for (float shrink : {1.f, 1e-9f}) {
       Case c;
@@ -558,8 +582,7 @@ TEST(ConvPointwiseInt8, CodesSaturateAsQuantizeLinearDoes) {
 // X's values and the weights of one sign, so that the bound is tight and estimates tens of
 // thousands of steps past the type's end are proven: their codes still saturate (packing
 // unclamped sums of 2^15 or more to bytes would turn them into 0).
-TEST(ConvPointwiseInt8, ProvenCodesFarPastTheEndsSaturate) {
-  QRT_REQUIRE_VNNI();
+INT8_TEST(ProvenCodesFarPastTheEndsSaturate) {
   for (bool signed_y : {false, true}) {
     for (float steps : {4e4f, 7e4f, 3e5f}) {
       Case c;
@@ -584,11 +607,10 @@ TEST(ConvPointwiseInt8, ProvenCodesFarPastTheEndsSaturate) {
   }
 }
 
-TEST(ConvPointwiseInt8, LeavesRunsWhoseOutputScaleTheRuleCannotUse) {
-  QRT_REQUIRE_VNNI();
+INT8_TEST(LeavesRunsWhoseOutputScaleTheRuleCannotUse) {
   Case c;
   Inputs in = Make(c, TestSeed());
-  const auto plan = PlanPointwiseInt8(Pointwise(c), in.w.data(), in.w_grid, in.x_grid, in.b.data());
+  const auto plan = PlanAt(Pointwise(c), in.w.data(), in.w_grid, in.x_grid, in.b.data());
   ASSERT_NE(plan, nullptr);
   std::vector<float> y(size_t(c.channels * c.columns), 7.f);
   PointwiseInt8Args a;

@@ -1,0 +1,352 @@
+// AVX2 kernel of the exact int8 pointwise convolution (conv_pointwise_int8.h has the argument),
+// for CPUs without AVX-512 VNNI. The pass is the AVX-512 kernel's (conv_pointwise_int8_avx512.cc
+// explains its shape): blocks of 64 columns, packed X checked against its grid, tiles of 6
+// channels summed in int32, each output proven or computed as the reference computes it. What
+// differs: the sums come from VPMADDWD on int16 pairs, X's d and W's e of two rows of k per
+// dword (|d e| <= 255 * 128, so the pair sums cannot saturate and the int32 sum is exact, with no
+// offset to take back), and a 16-column vector of the driver's lists is two 8-lane registers. A
+// tile is 6 channels by one such vector (12 accumulators). Built with -mavx2 -mfma: no library
+// template is instantiated here (see the AVX-512 file).
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "ops/kernels/common/lanes_avx2.h"
+#include "ops/kernels/pwconv/conv_pointwise_int8.h"
+
+namespace qrt::avx2 {
+namespace {
+
+constexpr int kTileRows = 6;     // output channels per tile
+constexpr int kTileVectors = 4;  // vectors of 16 columns per block, two registers each
+constexpr int64_t kBlock = 16 * kTileVectors;
+static_assert(kBlock == kPointwiseInt8Columns, "the driver's block width");
+constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+
+// Bits [0, n) of an 8-lane movemask, n clamped to [0, 8].
+inline int LaneBits(int64_t n) { return n <= 0 ? 0 : n >= 8 ? 0xFF : (1 << n) - 1; }
+
+// Packs columns [0, cols) of X (k rows) for VPMADDWD: entry (p, j) holds d of rows 2p and 2p+1
+// at column j as two int16 (0 past k, where the weights are 0 too); norms[j] >= ||d||_2 (as in
+// the AVX-512 kernel: squares summed in float, raised by 2^-11 before the square root); floats
+// (k x 64) the columns' floats. Only the first V vectors of 16 columns are written.
+// element(k, half, valid, &x, &d) gives row k's 8 columns at 8 * half (lanes past cols as
+// d = 0) and returns the movemask of its lanes off the grid. False if an element is off the grid.
+template <int V, class Element>
+bool PackColumns(const PointwiseInt8Plan& p, int64_t cols, int32_t* out, float* norms, float* floats,
+                 const Element& element) {
+  constexpr int H = 2 * V;  // 8-lane halves
+  __m256i valid[H];
+  __m256 squares[H];
+  for (int h = 0; h < H; ++h) valid[h] = FirstLanes(cols - 8 * h), squares[h] = _mm256_setzero_ps();
+  int off_grid = 0;
+  for (int64_t q = 0; q < p.rows; ++q) {
+    for (int h = 0; h < H; ++h) {
+      __m256 x, d;
+      off_grid |= element(2 * q, h, valid[h], &x, &d);
+      _mm256_store_ps(floats + (2 * q) * kBlock + 8 * h, x);
+      squares[h] = _mm256_fmadd_ps(d, d, squares[h]);
+      __m256i pair = _mm256_and_si256(_mm256_cvtps_epi32(d), _mm256_set1_epi32(0xFFFF));
+      if (2 * q + 1 < p.k) {
+        off_grid |= element(2 * q + 1, h, valid[h], &x, &d);
+        _mm256_store_ps(floats + (2 * q + 1) * kBlock + 8 * h, x);
+        squares[h] = _mm256_fmadd_ps(d, d, squares[h]);
+        pair = _mm256_or_si256(pair, _mm256_slli_epi32(_mm256_cvtps_epi32(d), 16));
+      }
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + q * kBlock + 8 * h), pair);
+    }
+  }
+  for (int h = 0; h < H; ++h) {
+    const __m256 raised = _mm256_mul_ps(squares[h], _mm256_set1_ps(1.f + 1.f / 2048.f));
+    _mm256_storeu_ps(norms + 8 * h, _mm256_sqrt_ps(raised));
+  }
+  return off_grid == 0;
+}
+
+// PackColumns from X's floats (rows ld apart), each checked against the grid as the AVX-512
+// kernel checks it. Lanes past cols load 0, which is on every grid (d = 0).
+template <int V>
+bool Pack(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, int32_t* out, float* norms,
+          float* floats) {
+  const __m256 inverse = _mm256_set1_ps(p.x_inverse), scale = _mm256_set1_ps(p.x_scale);
+  const __m256 low = _mm256_set1_ps(float(p.d_low)), high = _mm256_set1_ps(float(p.d_high));
+  const __m256 magic = _mm256_set1_ps(12582912.0f);  // 1.5 * 2^23: (t + magic) - magic = rint(t)
+  return PackColumns<V>(p, cols, out, norms, floats, [&](int64_t k, int h, __m256i valid, __m256* xv, __m256* d) {
+    *xv = _mm256_maskload_ps(x + k * ld + 8 * h, valid);
+    const __m256 t = _mm256_min_ps(high, _mm256_max_ps(low, _mm256_mul_ps(*xv, inverse)));
+    *d = _mm256_sub_ps(_mm256_add_ps(t, magic), magic);
+    // As DequantizeLinear computes it: (float(q) - float(zp)) * s = fl(d * s). NaN differs.
+    return _mm256_movemask_ps(_mm256_cmp_ps(_mm256_mul_ps(*d, scale), *xv, _CMP_NEQ_UQ));
+  });
+}
+
+// PackColumns from X's codes (one byte per element, rows ld apart): d = (q ^ flip) - offset, the
+// floats fl(d * s_x) as DequantizeLinear makes them. Lanes past cols read the byte that gives
+// d = 0 (from a copy: there is no masked byte load).
+template <int V>
+void PackCodes(const PointwiseInt8Plan& p, const uint8_t* q, int64_t ld, int64_t cols, int32_t* out, float* norms,
+               float* floats) {
+  const __m256 scale = _mm256_set1_ps(p.x_scale);
+  const __m256i offset = _mm256_set1_epi32(p.x_offset);
+  const uint8_t flip = p.x_signed ? 0x80 : 0;  // int8: q + 128
+  const __m128i flips = _mm_set1_epi8(char(flip));
+  PackColumns<V>(p, cols, out, norms, floats, [&](int64_t k, int h, __m256i, __m256* xv, __m256* d) {
+    const uint8_t* from = q + k * ld + 8 * h;
+    const int64_t n = cols - 8 * h;
+    __m128i codes;
+    if (n >= 8) {
+      codes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(from));
+    } else {
+      uint8_t tail[8];
+      std::memset(tail, uint8_t(p.x_offset) ^ flip, sizeof(tail));
+      std::memcpy(tail, from, size_t(std::max<int64_t>(n, 0)));
+      codes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(tail));
+    }
+    const __m256i byte = _mm256_cvtepu8_epi32(_mm_xor_si128(codes, flips));
+    *d = _mm256_cvtepi32_ps(_mm256_sub_epi32(byte, offset));
+    *xv = _mm256_mul_ps(*d, scale);
+    return 0;
+  });
+}
+
+// out[r][h] = the int32 sums over every pair of one vector of 16 columns (x at its first column
+// in the packed block) times row r's weight pairs. The sums live in registers.
+template <int R>
+void Tile(const int32_t* x, int64_t pairs, const int32_t* w, int64_t w_stride, __m256i (&out)[kTileRows][2]) {
+  __m256i acc[R][2];
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+  for (int64_t q = 0; q < pairs; ++q, x += kBlock) {
+    const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
+    const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 8));
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) {
+      const __m256i wr = _mm256_set1_epi32(w[r * w_stride + q]);
+      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x0, wr));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x1, wr));
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) out[r][0] = acc[r][0], out[r][1] = acc[r][1];
+}
+
+using TileFn = void (*)(const int32_t*, int64_t, const int32_t*, int64_t, __m256i (&)[kTileRows][2]);
+constexpr TileFn kTiles[kTileRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>, Tile<4>, Tile<5>, Tile<6>};
+
+// The fake quantization's constants the steps need (the AVX-512 kernel's Quantizer's).
+struct StepRule {
+  __m256 scale, magic, low, high;
+  StepRule(float s, int32_t z, bool is_signed)
+      : scale(_mm256_set1_ps(s)),
+        magic(_mm256_set1_ps(12582912.0f)),
+        low(_mm256_set1_ps((is_signed ? -128.f : 0.f) - float(z))),
+        high(_mm256_set1_ps((is_signed ? 127.f : 255.f) - float(z))) {}
+};
+
+struct ChannelConstants {
+  __m256 multiplier, bias, reach_per_norm, limit;
+  ChannelConstants(const PointwiseInt8Step& s)
+      : multiplier(_mm256_set1_ps(s.multiplier)),
+        bias(_mm256_set1_ps(s.bias)),
+        reach_per_norm(_mm256_set1_ps(s.reach_per_norm)),
+        limit(_mm256_set1_ps(s.limit)) {}
+};
+
+// 8 lanes' steps by the one-step rule of the AVX-512 kernel's Steps (its comment has the
+// argument): t = fl(S * M + B), clamped with kClamp; returns t and the movemask of the `valid`
+// lanes not proven (NaN never is).
+template <bool kClamp>
+inline int Steps(const ChannelConstants& k, __m256i acc, __m256 norms, const StepRule& rule, int valid,
+                 __m256* estimate) {
+  __m256 t = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc), k.multiplier, k.bias);
+  if (kClamp) t = _mm256_min_ps(rule.high, _mm256_max_ps(rule.low, t));
+  *estimate = t;
+  const __m256 diff = _mm256_sub_ps(t, _mm256_round_ps(t, kNearest));  // |t - A|, exact below 2^23
+  const __m256 off = _mm256_andnot_ps(_mm256_set1_ps(-0.f), diff);
+  const __m256 limit = _mm256_fnmadd_ps(norms, k.reach_per_norm, k.limit);
+  return _mm256_movemask_ps(_mm256_cmp_ps(off, limit, _CMP_NLT_UQ)) & valid;
+}
+
+// Two halves of codes (int32, int8 kept + 128) as 16 bytes in column order: clamped to 0..255
+// (see the AVX-512 kernel's PackCodeVectors), packed, the top bit flipped by `flip`.
+inline __m128i PackCodes16(__m256i c0, __m256i c1, __m128i flip) {
+  const __m256i zero = _mm256_setzero_si256(), top = _mm256_set1_epi32(255);
+  c0 = _mm256_min_epi32(_mm256_max_epi32(c0, zero), top);
+  c1 = _mm256_min_epi32(_mm256_max_epi32(c1, zero), top);
+  // Words by 128-bit lane: c0[0..3] c1[0..3] | c0[4..7] c1[4..7]; the permute orders them.
+  const __m256i words = _mm256_permute4x64_epi64(_mm256_packus_epi32(c0, c1), 0xD8);
+  const __m128i bytes = _mm_packus_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
+  return _mm_xor_si128(bytes, flip);
+}
+
+// Computes N (<= 6) channels' outputs at 8 columns (x: their k rows, 64 floats apart; y or codes
+// at their first column) as the ordered GEMM does (sgemm.h, m > 1: a fused multiply-add chain per
+// k block, block sums in order, then the bias), each lane one output; then the first epilogue
+// step. Lanes past `valid` (a count) are not written.
+template <int N>
+void ReferenceHalf(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y, uint8_t* codes,
+                   const int32_t* channels, int64_t valid) {
+  const float* w[N];
+  for (int i = 0; i < N; ++i) w[i] = a.w + channels[i] * p.k;
+  __m256 c[N], acc[N];
+  for (int i = 0; i < N; ++i) c[i] = _mm256_setzero_ps();  // k >= 1: always replaced
+  for (int64_t p0 = 0; p0 < p.k; p0 += p.k_block) {
+    for (int i = 0; i < N; ++i) acc[i] = _mm256_setzero_ps();
+    for (int64_t k = p0; k < std::min(p.k, p0 + p.k_block); ++k) {
+      const __m256 xv = _mm256_load_ps(x + k * kBlock);
+#pragma GCC unroll 6
+      for (int i = 0; i < N; ++i) acc[i] = _mm256_fmadd_ps(_mm256_set1_ps(w[i][k]), xv, acc[i]);
+    }
+    for (int i = 0; i < N; ++i) c[i] = p0 == 0 ? acc[i] : _mm256_add_ps(acc[i], c[i]);
+  }
+  const FakeQuantStep& fq = a.epilogue.before;
+  const int64_t lanes = std::min<int64_t>(valid, 8);
+  for (int i = 0; i < N; ++i) {
+    if (a.bias != nullptr) c[i] = _mm256_add_ps(c[i], _mm256_set1_ps(a.bias[channels[i]]));
+    alignas(32) float out[8];
+    _mm256_store_ps(out, c[i]);
+    if (codes != nullptr) {  // QuantizeLinear of the reference's floats
+      uint8_t q[8];
+      a.quantize(8, out, fq.scale, fq.zero_point, q);
+      std::memcpy(codes + channels[i] * p.columns, q, size_t(lanes));
+      continue;
+    }
+    fq.map(8, out, fq.scale, fq.zero_point, out);
+    std::memcpy(y + channels[i] * p.columns, out, size_t(lanes) * sizeof(float));
+  }
+}
+
+using ReferenceFn = void (*)(const PointwiseInt8Plan&, const PointwiseInt8Args&, const float*, float*, uint8_t*,
+                             const int32_t*, int64_t);
+constexpr int kReferenceChannels = 6;
+constexpr ReferenceFn kReference[kReferenceChannels + 1] = {nullptr,          ReferenceHalf<1>, ReferenceHalf<2>,
+                                                            ReferenceHalf<3>, ReferenceHalf<4>, ReferenceHalf<5>,
+                                                            ReferenceHalf<6>};
+
+// A tile's outputs (channels c0.., `rows` of them) at one vector of 16 columns (`cols` of them
+// valid, y or codes at its first column): each written, fl(A * s_y) to y or the code to
+// `codes`, and where a lane is not proven its channel added to the vector's open list.
+template <bool kCodes>
+void FinishTile(const PointwiseInt8Plan& p, const PointwiseInt8Step* steps, const __m256i (&acc)[kTileRows][2],
+                int rows, int64_t c0, const StepRule& rule, const float* norm_values, int64_t cols, float* y,
+                uint8_t* codes, __m256i add, __m128i flip, int32_t* open, int32_t* count) {
+  const __m256 norms[2] = {_mm256_loadu_ps(norm_values), _mm256_loadu_ps(norm_values + 8)};
+  const int valid[2] = {LaneBits(cols), LaneBits(cols - 8)};
+  const __m256i masks[2] = {FirstLanes(cols), FirstLanes(cols - 8)};
+  int32_t n = *count;
+  for (int r = 0; r < rows; ++r) {
+    const int64_t c = c0 + r;
+    const ChannelConstants k(steps[c]);
+    __m256i code[2];
+    int unproven = 0;
+    for (int h = 0; h < 2; ++h) {
+      __m256 t;
+      unproven |= Steps<!kCodes>(k, acc[r][h], norms[h], rule, valid[h], &t);
+      if (kCodes) {
+        code[h] = _mm256_add_epi32(_mm256_cvtps_epi32(t), add);  // A: rounds to nearest even
+      } else {
+        // As the reference's quantizer: (t + 1.5 * 2^23) - 1.5 * 2^23.
+        const __m256 step = _mm256_sub_ps(_mm256_add_ps(t, rule.magic), rule.magic);
+        _mm256_maskstore_ps(y + c * p.columns + 8 * h, masks[h], _mm256_mul_ps(step, rule.scale));
+      }
+    }
+    if (kCodes) {
+      const __m128i bytes = PackCodes16(code[0], code[1], flip);
+      uint8_t* to = codes + c * p.columns;
+      if (cols >= 16) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(to), bytes);
+      } else {
+        alignas(16) uint8_t row[16];
+        _mm_store_si128(reinterpret_cast<__m128i*>(row), bytes);
+        std::memcpy(to, row, size_t(cols));
+      }
+    }
+    open[n] = int32_t(c);  // kept only if a lane is open
+    n += unproven != 0;
+  }
+  *count = n;
+}
+
+}  // namespace
+
+void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, const uint8_t* x_codes,
+                       float* y, uint8_t* codes, int64_t first, int64_t last, const OutputEpilogue* rest,
+                       const PointwiseInt8Scratch& scratch) {
+  using PackFn = bool (*)(const PointwiseInt8Plan&, const float*, int64_t, int64_t, int32_t*, float*, float*);
+  constexpr PackFn kPack[kTileVectors + 1] = {nullptr, Pack<1>, Pack<2>, Pack<3>, Pack<4>};
+  using PackCodesFn = void (*)(const PointwiseInt8Plan&, const uint8_t*, int64_t, int64_t, int32_t*, float*, float*);
+  constexpr PackCodesFn kPackCodes[kTileVectors + 1] = {nullptr, PackCodes<1>, PackCodes<2>, PackCodes<3>,
+                                                        PackCodes<4>};
+  const int64_t blocks = last - first;
+  auto columns_of = [&](int64_t b) { return std::min(kBlock, p.columns - (first + b) * kBlock); };
+  auto packed_of = [&](int64_t b) { return scratch.packed + b * p.rows * kBlock; };
+  auto floats_of = [&](int64_t b) { return scratch.floats + b * p.k * kBlock; };
+  // open[(4b + v) * channels + i], i < count[4b + v]: the channels with an output near a
+  // rounding boundary in vector v of block b. A block off its grid has count -1.
+  int32_t* open = scratch.open;
+  int32_t* count = scratch.counts;
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
+    bool on_grid = true;
+    if (x_codes != nullptr) {
+      kPackCodes[(cols + 15) / 16](p, x_codes + j0, p.columns, cols, packed_of(b), scratch.norms + b * kBlock,
+                                   floats_of(b));
+    } else {
+      on_grid =
+          kPack[(cols + 15) / 16](p, x + j0, p.columns, cols, packed_of(b), scratch.norms + b * kBlock, floats_of(b));
+    }
+    for (int v = 0; v < kTileVectors; ++v) count[4 * b + v] = on_grid ? 0 : -1;
+    if (!on_grid) PointwiseInt8FloatColumns(p, a, x, y, codes, scratch.outputs, j0, cols);
+  }
+  const FakeQuantStep& fq = a.epilogue.before;
+  const StepRule rule(fq.scale, fq.zero_point, a.before_signed);
+  const int32_t kept_offset = a.before_signed ? 128 : 0;  // int8 codes kept + 128 until packed
+  const __m256i add = _mm256_set1_epi32(fq.zero_point + kept_offset);
+  const __m128i flip = _mm_set1_epi8(char(kept_offset));
+  const bool with_codes = codes != nullptr;
+  __m256i acc[kTileRows][2];
+  for (int64_t c0 = 0; c0 < p.channels; c0 += kTileRows) {
+    const int rows = int(std::min<int64_t>(kTileRows, p.channels - c0));
+    for (int64_t b = 0; b < blocks; ++b) {
+      if (count[4 * b] < 0) continue;
+      const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
+      for (int v = 0; 16 * v < cols; ++v) {
+        kTiles[rows](packed_of(b) + 16 * v, p.rows, p.weights.data() + c0 * p.rows, p.rows, acc);
+        const int64_t at = j0 + 16 * v;
+        int32_t* list = open + (4 * b + v) * p.channels;
+        if (with_codes) {
+          FinishTile<true>(p, scratch.steps, acc, rows, c0, rule, scratch.norms + b * kBlock + 16 * v, cols - 16 * v,
+                           nullptr, codes + at, add, flip, list, count + 4 * b + v);
+        } else {
+          FinishTile<false>(p, scratch.steps, acc, rows, c0, rule, scratch.norms + b * kBlock + 16 * v, cols - 16 * v,
+                            y + at, nullptr, add, flip, list, count + 4 * b + v);
+        }
+      }
+    }
+  }
+  // Those vectors are recomputed whole, 8 columns at a time, as the reference does (their
+  // proven lanes get the same values again).
+  for (int64_t b = 0; b < blocks; ++b) {
+    if (count[4 * b] < 0) continue;
+    const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
+    for (int v = 0; 16 * v < cols; ++v) {
+      const int32_t* list = open + (4 * b + v) * p.channels;
+      const int64_t n = count[4 * b + v];
+      for (int h = 0; h < 2 && 16 * v + 8 * h < cols; ++h) {
+        const int64_t at = 16 * v + 8 * h;
+        for (int64_t i = 0; i < n; i += kReferenceChannels) {
+          kReference[std::min<int64_t>(n - i, kReferenceChannels)](
+              p, a, floats_of(b) + at, with_codes ? nullptr : y + j0 + at, with_codes ? codes + j0 + at : nullptr,
+              list + i, cols - at);
+        }
+      }
+    }
+    if (rest != nullptr) {
+      for (int64_t c = 0; c < p.channels; ++c) rest->Apply(y + j0 + c * p.columns, cols, c);
+    }
+  }
+}
+
+}  // namespace qrt::avx2
