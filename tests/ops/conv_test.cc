@@ -388,8 +388,8 @@ TEST(ConvPathChoice, EveryFloatAlgorithmForcedGivesTheDefinitionsBits) {
   }
   for (const char* algorithm : kFloatAlgorithms) {
     const std::string a = algorithm;
-    const bool simd_only = a == "depthwise-lanes" || a == "depthwise-rows";
-    if (simd_only && !AvailableIn(SelectConvFloatKernels(kIsaAuto)).depthwise_lanes) continue;
+    const ConvKernelsAvailable here = AvailableIn(SelectConvFloatKernels(kIsaAuto));
+    if ((a == "depthwise-lanes" && !here.depthwise_lanes) || (a == "depthwise-rows" && !here.depthwise_rows)) continue;
     EXPECT_GT(taken[a], 0) << a << " was never taken";
   }
   EXPECT_FALSE(testing::linalg::RunNode("Conv",

@@ -456,7 +456,8 @@ ConvFloatKernels SelectConvFloatKernels(Isa isa) {
 }
 
 ConvKernelsAvailable AvailableIn(const ConvFloatKernels& kernels) {
-  return ConvKernelsAvailable{kernels.depthwise_lanes != nullptr, kernels.depthwise_rows != nullptr};
+  return ConvKernelsAvailable{kernels.depthwise_lanes != nullptr, kernels.depthwise_rows != nullptr,
+                              kernels.depthwise_rows == avx2::DepthwiseRows};
 }
 
 int64_t ConvFloatScratchFloats(const ConvGeometry& g) { return PlanConvFloat(g, {})->scratch_floats; }

@@ -92,7 +92,7 @@ ConvAlgorithm Choose(const ConvGeometry& g, const Shape& s, ConvKernelsAvailable
         g.in[1] * g.in[2] <= (strided ? kThresholds.lanes_plane_stride2 : kThresholds.lanes_plane_stride1)) {
       return ConvAlgorithm::kDepthwiseLanes;
     }
-    if (RowsApply(g, k)) return ConvAlgorithm::kDepthwiseRows;
+    if (RowsApply(g, k) && !(k.rows_after_flat && FlatPays(g))) return ConvAlgorithm::kDepthwiseRows;
     if (FlatPays(g)) return ConvAlgorithm::kPaddedRowsFlat;
     if (WindowPays(g)) return ConvAlgorithm::kPaddedRowsWindow;
     return ConvAlgorithm::kPaddedRows;

@@ -57,6 +57,8 @@ struct ConvFloatPlan {
 // Which kernels this tier gives the float paths (conv_float.h's ConvFloatKernels decide).
 struct ConvKernelsAvailable {
   bool depthwise_lanes = false, depthwise_rows = false;
+  // The rows kernel is AVX2's, which the flat padded rows beat where they pay.
+  bool rows_after_flat = false;
 };
 
 // The float32 plan for g: the planner's choice, or `forced` where it can compute g (nullopt

@@ -39,9 +39,12 @@ void DepthwiseLanes(const DepthwiseLanesArgs& a);
 namespace avx512 {  // bit-identical to ref::
 void DepthwiseLanes(const DepthwiseLanesArgs& a);
 }
+namespace avx2 {  // the same, each 16-channel position as two 8-lane halves
+void DepthwiseLanes(const DepthwiseLanesArgs& a);
+}
 
-// The AVX-512 kernel for Isa::kAvx2 where the CPU has AVX-512F; null otherwise (the driver's
-// padded rows are faster than the reference there).
+// The best kernel under the ceiling `isa`; null below AVX2 (the driver's padded rows are faster
+// than the reference there).
 DepthwiseLanesFn SelectDepthwiseLanes(Isa isa);
 
 }  // namespace qrt

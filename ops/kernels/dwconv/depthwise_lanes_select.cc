@@ -4,7 +4,8 @@
 namespace qrt {
 
 DepthwiseLanesFn SelectDepthwiseLanes(Isa isa) {
-  return CanUseAvx512(isa) ? PickedAt(Isa::kAvx512, avx512::DepthwiseLanes) : nullptr;
+  if (CanUseAvx512(isa)) return PickedAt(Isa::kAvx512, avx512::DepthwiseLanes);
+  return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::DepthwiseLanes) : nullptr;
 }
 
 }  // namespace qrt

@@ -59,9 +59,13 @@ void DepthwiseRows(const DepthwiseRowsArgs& a);
 namespace avx512 {  // AVX512BW too (byte masks); bit-identical to ref::
 void DepthwiseRows(const DepthwiseRowsArgs& a);
 }
+namespace avx2 {  // the same with 8-lane vectors
+void DepthwiseRows(const DepthwiseRowsArgs& a);
+}
 
-// The AVX-512 kernel for Isa::kAvx2 where the CPU has AVX512BW (and VBMI, the set qrt's byte
-// kernels check); null otherwise: the driver's padded rows are faster than the reference there.
+// The AVX-512 kernel where the CPU has AVX512BW (and VBMI, the set qrt's byte kernels check),
+// else the AVX2 one; null below AVX2: the driver's padded rows are faster than the reference
+// there.
 DepthwiseRowsFn SelectDepthwiseRows(Isa isa);
 
 }  // namespace qrt

@@ -4,7 +4,8 @@
 namespace qrt {
 
 DepthwiseRowsFn SelectDepthwiseRows(Isa isa) {
-  return CanUseAvx512Vbmi(isa) ? PickedAt(Isa::kAvx512, avx512::DepthwiseRows) : nullptr;
+  if (CanUseAvx512Vbmi(isa)) return PickedAt(Isa::kAvx512, avx512::DepthwiseRows);
+  return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::DepthwiseRows) : nullptr;
 }
 
 }  // namespace qrt

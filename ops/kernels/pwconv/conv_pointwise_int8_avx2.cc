@@ -15,6 +15,7 @@
 
 #include "ops/kernels/common/lanes_avx2.h"
 #include "ops/kernels/pwconv/conv_pointwise_int8.h"
+#include "ops/kernels/quantize/quantizer_avx2.h"
 
 namespace qrt::avx2 {
 namespace {
@@ -135,16 +136,6 @@ void Tile(const int32_t* x, int64_t pairs, const int32_t* w, int64_t w_stride, _
 using TileFn = void (*)(const int32_t*, int64_t, const int32_t*, int64_t, __m256i (&)[kTileRows][2]);
 constexpr TileFn kTiles[kTileRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>, Tile<4>, Tile<5>, Tile<6>};
 
-// The fake quantization's constants the steps need (the AVX-512 kernel's Quantizer's).
-struct StepRule {
-  __m256 scale, magic, low, high;
-  StepRule(float s, int32_t z, bool is_signed)
-      : scale(_mm256_set1_ps(s)),
-        magic(_mm256_set1_ps(12582912.0f)),
-        low(_mm256_set1_ps((is_signed ? -128.f : 0.f) - float(z))),
-        high(_mm256_set1_ps((is_signed ? 127.f : 255.f) - float(z))) {}
-};
-
 struct ChannelConstants {
   __m256 multiplier, bias, reach_per_norm, limit;
   ChannelConstants(const PointwiseInt8Step& s)
@@ -158,7 +149,7 @@ struct ChannelConstants {
 // argument): t = fl(S * M + B), clamped with kClamp; returns t and the movemask of the `valid`
 // lanes not proven (NaN never is).
 template <bool kClamp>
-inline int Steps(const ChannelConstants& k, __m256i acc, __m256 norms, const StepRule& rule, int valid,
+inline int Steps(const ChannelConstants& k, __m256i acc, __m256 norms, const Quantizer& rule, int valid,
                  __m256* estimate) {
   __m256 t = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc), k.multiplier, k.bias);
   if (kClamp) t = _mm256_min_ps(rule.high, _mm256_max_ps(rule.low, t));
@@ -230,7 +221,7 @@ constexpr ReferenceFn kReference[kReferenceChannels + 1] = {nullptr,          Re
 // `codes`, and where a lane is not proven its channel added to the vector's open list.
 template <bool kCodes>
 void FinishTile(const PointwiseInt8Plan& p, const PointwiseInt8Step* steps, const __m256i (&acc)[kTileRows][2],
-                int rows, int64_t c0, const StepRule& rule, const float* norm_values, int64_t cols, float* y,
+                int rows, int64_t c0, const Quantizer& rule, const float* norm_values, int64_t cols, float* y,
                 uint8_t* codes, __m256i add, __m128i flip, int32_t* open, int32_t* count) {
   const __m256 norms[2] = {_mm256_loadu_ps(norm_values), _mm256_loadu_ps(norm_values + 8)};
   const int valid[2] = {LaneBits(cols), LaneBits(cols - 8)};
@@ -301,7 +292,7 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
     if (!on_grid) PointwiseInt8FloatColumns(p, a, x, y, codes, scratch.outputs, j0, cols);
   }
   const FakeQuantStep& fq = a.epilogue.before;
-  const StepRule rule(fq.scale, fq.zero_point, a.before_signed);
+  const Quantizer rule(fq.scale, fq.zero_point, a.before_signed);
   const int32_t kept_offset = a.before_signed ? 128 : 0;  // int8 codes kept + 128 until packed
   const __m256i add = _mm256_set1_epi32(fq.zero_point + kept_offset);
   const __m128i flip = _mm_set1_epi8(char(kept_offset));

@@ -89,17 +89,20 @@ TEST(DepthwiseRowsRef, FloatsAndCodesAsTheDefinition) {
           ref::DepthwiseRows(a);
           ASSERT_EQ(codes, want_codes) << testing::Describe(s);
           // The SIMD kernel, where this CPU has it, gives the reference's bits.
-          if (DepthwiseRowsFn simd = SelectDepthwiseRows(kIsaAuto)) {
+          for (Isa isa : TiersThisCpuHas()) {  // the AVX2 and AVX-512 kernels where the CPU has them
+            DepthwiseRowsFn simd = SelectDepthwiseRows(isa);
+            if (simd == nullptr) continue;
             AlignedFloats ring(DepthwiseRowsRingFloats(a.out_w, a.stride));
             std::vector<uint8_t> simd_codes(want.size());
             DepthwiseRowsArgs b = a;
             b.y_codes = simd_codes.data(), b.ring = ring.data();
             simd(b);
-            ASSERT_EQ(simd_codes, want_codes) << testing::Describe(s);
+            ASSERT_EQ(simd_codes, want_codes) << testing::Describe(s) << " at " << IsaName(isa);
             std::vector<float> simd_y(want.size());
             b.x_codes = nullptr, b.y_codes = nullptr, b.x = p.x.data(), b.y = simd_y.data();
             simd(b);
-            for (size_t i = 0; i < y.size(); ++i) ASSERT_EQ(Bits(simd_y[i]), Bits(want[i])) << testing::Describe(s);
+            for (size_t i = 0; i < y.size(); ++i)
+              ASSERT_EQ(Bits(simd_y[i]), Bits(want[i])) << testing::Describe(s) << " at " << IsaName(isa);
           }
         }
       }
@@ -111,7 +114,7 @@ TEST(DepthwiseLanesRef, BlocksOfChannelsAsTheDefinition) {
   std::mt19937 rng(testing::TestSeed() + 1);
   for (const DepthwiseShape& s : kShapes) {
     if (s.top > 1 || s.left > 1) continue;
-    for (int channels : {1, 5, 16}) {
+    for (int channels : {1, 5, 8, 9, 16}) {
       const ConvGeometry g = DepthwiseOf(s, 1, 1);
       std::vector<Plane> planes;
       std::vector<float> x, w, bias, want;
@@ -132,13 +135,16 @@ TEST(DepthwiseLanesRef, BlocksOfChannelsAsTheDefinition) {
       a.y = y.data();
       ref::DepthwiseLanes(a);
       for (size_t i = 0; i < y.size(); ++i) ASSERT_EQ(Bits(y[i]), Bits(want[i])) << testing::Describe(s) << " " << i;
-      if (DepthwiseLanesFn simd = SelectDepthwiseLanes(kIsaAuto)) {
+      for (Isa isa : TiersThisCpuHas()) {  // the AVX2 and AVX-512 kernels where the CPU has them
+        DepthwiseLanesFn simd = SelectDepthwiseLanes(isa);
+        if (simd == nullptr) continue;
         AlignedFloats tile_in(s.h * s.w * 16), tile_out(g.out_spatial() * 16);
         std::vector<float> simd_y(want.size(), -1.f);
         DepthwiseLanesArgs b = a;
         b.y = simd_y.data(), b.tile_in = tile_in.data(), b.tile_out = tile_out.data();
         simd(b);
-        for (size_t i = 0; i < y.size(); ++i) ASSERT_EQ(Bits(simd_y[i]), Bits(want[i])) << testing::Describe(s);
+        for (size_t i = 0; i < y.size(); ++i)
+          ASSERT_EQ(Bits(simd_y[i]), Bits(want[i])) << testing::Describe(s) << " at " << IsaName(isa);
       }
     }
   }

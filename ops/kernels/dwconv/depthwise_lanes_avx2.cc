@@ -1,0 +1,131 @@
+// AVX2 kernel of depthwise_lanes.h: the AVX-512 kernel's tiles of 16-float positions, each
+// position two 8-lane halves (channels 0-7 and 8-15), transposed 8 x 8 at a time; every output
+// the same nine products summed in SgemmOneRow's order, then the bias.
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include "ops/kernels/common/lanes_avx2.h"
+#include "ops/kernels/dwconv/depthwise_lanes.h"
+
+namespace qrt::avx2 {
+namespace {
+
+// r[i] becomes column i of the 8 x 8 matrix whose rows were r[0..7].
+inline void Transpose8(__m256 (&r)[8]) {
+  __m256 t[8], u[8];
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 2; ++i) {
+    u[4 * i] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+    u[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
+    u[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+    u[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+  }
+  for (int j = 0; j < 4; ++j) {
+    r[j] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x20);
+    r[4 + j] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x31);
+  }
+}
+
+// Planes (`channels` of them, `plane` apart) to a tile of 16-float positions: tile[p * 16 + c] =
+// plane c at p; lanes past `channels` hold 0.
+void ToTile(const float* x, int64_t plane, int channels, int64_t positions, float* tile) {
+  for (int64_t p0 = 0; p0 < positions; p0 += 8) {
+    const __m256i m = FirstLanes(positions - p0);
+    for (int h = 0; h < 2; ++h) {
+      __m256 r[8];
+      for (int c = 0; c < 8; ++c) {
+        const int ch = 8 * h + c;
+        r[c] = ch < channels ? _mm256_maskload_ps(x + ch * plane + p0, m) : _mm256_setzero_ps();
+      }
+      Transpose8(r);
+      for (int i = 0; i < 8 && p0 + i < positions; ++i) _mm256_storeu_ps(tile + (p0 + i) * 16 + 8 * h, r[i]);
+    }
+  }
+}
+
+// The inverse: tile positions back to `channels` planes.
+void FromTile(const float* tile, int64_t positions, int channels, float* y, int64_t plane) {
+  for (int64_t p0 = 0; p0 < positions; p0 += 8) {
+    const __m256i m = FirstLanes(positions - p0);
+    for (int h = 0; h < 2 && 8 * h < channels; ++h) {
+      __m256 r[8];
+      for (int i = 0; i < 8; ++i)
+        r[i] = p0 + i < positions ? _mm256_loadu_ps(tile + (p0 + i) * 16 + 8 * h) : _mm256_setzero_ps();
+      Transpose8(r);
+      for (int c = 0; c < 8 && 8 * h + c < channels; ++c) _mm256_maskstore_ps(y + (8 * h + c) * plane + p0, m, r[c]);
+    }
+  }
+}
+
+}  // namespace
+
+void DepthwiseLanes(const DepthwiseLanesArgs& a) {
+  ToTile(a.x, a.x_plane, a.channels, a.in_h * a.in_w, a.tile_in);
+  __m256 w[2][9];
+  alignas(32) float lanes[16];
+  for (int k = 0; k < 9; ++k) {
+    for (int c = 0; c < 16; ++c) lanes[c] = c < a.channels ? a.w[c * 9 + k] : 0.f;
+    w[0][k] = _mm256_load_ps(lanes), w[1][k] = _mm256_load_ps(lanes + 8);
+  }
+  __m256 bias[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+  if (a.bias != nullptr) {
+    for (int c = 0; c < 16; ++c) lanes[c] = c < a.channels ? a.bias[c] : 0.f;
+    bias[0] = _mm256_load_ps(lanes), bias[1] = _mm256_load_ps(lanes + 8);
+  }
+  const __m256 zero = _mm256_setzero_ps();
+  // Products mul(w, x) summed in SgemmOneRow's order (one_row_sum_avx512.h): 0-3 left to right,
+  // 4-7 the same, then 8 + (second + first); then add(sum, bias). tap(k, h) is input tap k's
+  // half h.
+  auto output = [&](int64_t at, auto tap) {
+    for (int h = 0; h < 2; ++h) {
+      const __m256(&wh)[9] = w[h];
+      __m256 first = _mm256_add_ps(_mm256_mul_ps(wh[0], tap(0, h)), _mm256_mul_ps(wh[1], tap(1, h)));
+      first = _mm256_add_ps(first, _mm256_mul_ps(wh[2], tap(2, h)));
+      first = _mm256_add_ps(first, _mm256_mul_ps(wh[3], tap(3, h)));
+      __m256 second = _mm256_add_ps(_mm256_mul_ps(wh[4], tap(4, h)), _mm256_mul_ps(wh[5], tap(5, h)));
+      second = _mm256_add_ps(second, _mm256_mul_ps(wh[6], tap(6, h)));
+      second = _mm256_add_ps(second, _mm256_mul_ps(wh[7], tap(7, h)));
+      __m256 sum = _mm256_add_ps(_mm256_mul_ps(wh[8], tap(8, h)), _mm256_add_ps(second, first));
+      if (a.bias != nullptr) sum = _mm256_add_ps(sum, bias[h]);
+      _mm256_storeu_ps(a.tile_out + at * 16 + 8 * h, sum);
+    }
+  };
+  // Outputs whose taps are all inside X: [lo, hi) in each direction (empty when none are).
+  auto inside_range = [](int64_t in, int64_t stride, int64_t pad, int64_t out, int64_t* lo, int64_t* hi) {
+    *lo = std::min(out, (pad + stride - 1) / stride);
+    *hi = std::max(*lo, std::min(out, in - 3 + pad >= 0 ? (in - 3 + pad) / stride + 1 : 0));
+  };
+  int64_t oh_lo, oh_hi, ow_lo, ow_hi;
+  inside_range(a.in_h, a.stride_h, a.pad_top, a.out_h, &oh_lo, &oh_hi);
+  inside_range(a.in_w, a.stride_w, a.pad_left, a.out_w, &ow_lo, &ow_hi);
+  for (int64_t oh = 0; oh < a.out_h; ++oh) {
+    const int64_t ih0 = oh * a.stride_h - a.pad_top;
+    auto edge = [&](int64_t ow) {  // taps over padding multiply +0
+      const int64_t iw0 = ow * a.stride_w - a.pad_left;
+      output(oh * a.out_w + ow, [&](int k, int h) {
+        const int64_t ih = ih0 + k / 3, iw = iw0 + k % 3;
+        const bool in = ih >= 0 && ih < a.in_h && iw >= 0 && iw < a.in_w;
+        return in ? _mm256_loadu_ps(a.tile_in + (ih * a.in_w + iw) * 16 + 8 * h) : zero;
+      });
+    };
+    if (oh < oh_lo || oh >= oh_hi) {
+      for (int64_t ow = 0; ow < a.out_w; ++ow) edge(ow);
+      continue;
+    }
+    for (int64_t ow = 0; ow < ow_lo; ++ow) edge(ow);
+    const float* row = a.tile_in + ih0 * a.in_w * 16;
+    for (int64_t ow = ow_lo; ow < ow_hi; ++ow) {
+      const float* at = row + (ow * a.stride_w - a.pad_left) * 16;
+      output(oh * a.out_w + ow,
+             [&](int k, int h) { return _mm256_loadu_ps(at + ((k / 3) * a.in_w + k % 3) * 16 + 8 * h); });
+    }
+    for (int64_t ow = ow_hi; ow < a.out_w; ++ow) edge(ow);
+  }
+  FromTile(a.tile_out, a.out_h * a.out_w, a.channels, a.y, a.y_plane);
+}
+
+}  // namespace qrt::avx2
