@@ -222,6 +222,8 @@ extern const OpDef kUnsqueezeOp;
 extern const OpDef kShapeOp;
 extern const OpDef kSizeOp;
 extern const OpDef kConstantOp;
+// silu.cc
+extern const OpDef kQrtSiluOp;
 // skip_layer_normalization.cc
 extern const OpDef kSkipLayerNormalizationOp;
 // slice.cc

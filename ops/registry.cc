@@ -223,6 +223,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kShapeOp,
       &kSizeOp,
       &kConstantOp,
+      // ops/silu.cc
+      &kQrtSiluOp,
       // ops/skip_layer_normalization.cc
       &kSkipLayerNormalizationOp,
       // ops/slice.cc

@@ -12,6 +12,8 @@ const std::vector<Pass>& AllPasses() {
       {"eliminate-identity", EliminateIdentity, true},
       {"fold-constants", FoldConstants, true},
       {"fuse-qdq-unary", FuseQdqUnary, true},
+      // Before fuse-integer-epilogue, whose fused ops the dtype check cannot see through.
+      {"fuse-silu", FuseSilu, true},
       // Within one step of the float graph, not bit-exact, and slower than the unfused
       // float convolution until an exact fast int8 kernel exists for full-range weights:
       // opt-in ("default,fuse-qdq-conv").

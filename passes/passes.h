@@ -42,6 +42,8 @@ StatusOr<int> FuseConvFakeQuant(Graph& graph, Explanations* explain);
 // qrt:ConvQuantizeDequantize (1x1) -> depthwise qrt:ConvQuantizeDequantize passes 8-bit codes
 // instead of their dequantized floats: bit-identical.
 StatusOr<int> LinkConvCodes(Graph& graph, Explanations* explain);
+// Mul(x, Sigmoid(x)) -> qrt:Silu(x) (float32; the Mul's operand order kept): bit-identical.
+StatusOr<int> FuseSilu(Graph& graph, Explanations* explain);
 // Removes nodes none of whose outputs reach a graph output.
 StatusOr<int> EliminateDeadNodes(Graph& graph, Explanations* explain);
 
