@@ -609,15 +609,7 @@ void RunIgemmTyped(const IntConvState& s, const RunArgs& args, int32_t* acc) {
 // f(Tx{}, Tw{}) for the 8-bit types of X and W.
 template <class F>
 void WithConvTypes(const IntConvState& s, F f) {
-  const bool xu = s.x_dtype == DataType::kUInt8, wu = s.w_dtype == DataType::kUInt8;
-  if (xu && wu)
-    f(uint8_t{}, uint8_t{});
-  else if (xu)
-    f(uint8_t{}, int8_t{});
-  else if (wu)
-    f(int8_t{}, uint8_t{});
-  else
-    f(int8_t{}, int8_t{});
+  Dispatch8BitPair(s.x_dtype, s.w_dtype, f);
 }
 
 Status RunIntConv(const IntConvState& s, const RunArgs& args) {

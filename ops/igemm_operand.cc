@@ -35,6 +35,24 @@ IgemmOperandB IgemmOperandB::ForMatrix(int64_t k, int64_t n, bool transposed) {
 
 int64_t IgemmOperandB::matrix_stride() const { return IgemmPackedBSize(k, n); }
 
+std::optional<IgemmProduct> IgemmProduct::Plan(const PrepareContext& ctx, int64_t k, int64_t n, bool transposed,
+                                               int b_input, int b_zp_input) {
+  if (!CanUseAvx2(ctx.isa())) return std::nullopt;
+  IgemmProduct p;
+  p.kernel = SelectIgemmKernel(ctx.isa());
+  p.threads = ctx.threads();
+  p.b = IgemmOperandB::ForMatrix(k, n, transposed);
+  const bool has_zp = b_zp_input >= 0 && ctx.has_input(b_zp_input);
+  const Tensor* b = ctx.input(b_input).value;
+  const Tensor* zp = has_zp ? ctx.input(b_zp_input).value : nullptr;
+  if (b != nullptr && (!has_zp || zp != nullptr)) p.b.PackConstant(*b, zp);
+  return p;
+}
+
+const int16_t* IgemmProduct::ForRun(const RunArgs& args, int b_input, int b_zp_input) const {
+  return b.ForRun(*args.input(b_input), b_zp_input >= 0 ? args.input(b_zp_input) : nullptr);
+}
+
 void IgemmOperandB::PackConstant(const Tensor& b, const Tensor* b_zp) {
   std::vector<int32_t> zp(static_cast<size_t>(n));
   packed.assign(size_t(Matrices(*this, b) * matrix_stride()), 0);

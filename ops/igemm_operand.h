@@ -5,8 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "ops/kernels/igemm/igemm.h"
+#include "runtime/op_def.h"
 #include "runtime/tensor.h"
 
 namespace qrt {
@@ -24,6 +27,21 @@ struct IgemmOperandB {
   const int16_t* ForRun(const Tensor& b, const Tensor* b_zp) const;
   // Values between one packed matrix and the next.
   int64_t matrix_stride() const;
+};
+
+// What an op's prepare sets up for its integer GEMM: the tile kernel under the ceiling, B (packed
+// now where it and its zero points are constants) and the thread count.
+struct IgemmProduct {
+  IgemmKernel kernel;
+  IgemmOperandB b;
+  int threads = 1;
+
+  // At the AVX2 tier and above, for B (k x n, or its transpose) at input `b_input` and its zero
+  // points at `b_zp_input` (-1 or an omitted input: none); nullopt below AVX2.
+  static std::optional<IgemmProduct> Plan(const PrepareContext& ctx, int64_t k, int64_t n, bool transposed, int b_input,
+                                          int b_zp_input);
+  // B for this run (IgemmOperandB::ForRun).
+  const int16_t* ForRun(const RunArgs& args, int b_input, int b_zp_input) const;
 };
 
 }  // namespace qrt

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -353,11 +354,8 @@ struct IntMatMulState {
   bool qlinear = false;
   int b = 1, a_zp = -1, b_zp = -1, a_scale = -1, b_scale = -1, y_scale = -1, y_zp = -1;  // -1: absent
   std::shared_ptr<const onednn::MatMul> onednn;                                          // set: the exact f32 path
-  std::vector<float> b_float;  // constant (b - b_zp) for the f32 path
-  bool use_igemm = false;      // the exact integer GEMM
-  IgemmKernel igemm;
-  IgemmOperandB igemm_b;
-  int threads = 1;
+  std::vector<float> b_float;            // constant (b - b_zp) for the f32 path
+  std::optional<IgemmProduct> igemm;     // set: the exact integer GEMM
   RequantizeRowFn requantize = nullptr;  // QLinearMatMul with a per-tensor b_scale
   // qrt:MatMulIntegerScaled (matmul_integer_scaled.h): float(acc) * scale [+ bias].
   bool to_float = false;
@@ -424,30 +422,17 @@ void RunIntIgemm(const IntMatMulState& s, const RunArgs& args, int32_t* acc) {
   const MatMulShape& sh = s.shape;
   const Ta* a = args.input(0)->data<Ta>();
   const int32_t a_zp = ParamAt(s.a_zp >= 0 ? args.input(s.a_zp) : nullptr, 0);
-  const int64_t packed = s.igemm_b.matrix_stride();
-  const int16_t* b16 = s.igemm_b.ForRun(*args.input(s.b), s.b_zp >= 0 ? args.input(s.b_zp) : nullptr);
+  const IgemmProduct& g = *s.igemm;
+  const int64_t packed = g.b.matrix_stride();
+  const int16_t* b16 = g.ForRun(args, s.b, s.b_zp);
   if (SingleB(sh)) {  // A's batch folds into M
-    IgemmFrom8Bit(s.igemm, sh.batch_count * sh.m, sh.n, sh.k, a, sh.k, 1, a_zp, b16, acc, sh.n, s.threads);
+    IgemmFrom8Bit(g.kernel, sh.batch_count * sh.m, sh.n, sh.k, a, sh.k, 1, a_zp, b16, acc, sh.n, g.threads);
     return;
   }
   ForEachBatch(sh, [&](int64_t o, int64_t ai, int64_t bi) {
-    IgemmFrom8Bit(s.igemm, sh.m, sh.n, sh.k, a + ai * sh.m * sh.k, sh.k, 1, a_zp, b16 + bi * packed,
-                  acc + o * sh.m * sh.n, sh.n, s.threads);
+    IgemmFrom8Bit(g.kernel, sh.m, sh.n, sh.k, a + ai * sh.m * sh.k, sh.k, 1, a_zp, b16 + bi * packed,
+                  acc + o * sh.m * sh.n, sh.n, g.threads);
   });
-}
-
-// f(Ta{}, Tb{}) for the 8-bit types of A and B.
-template <class F>
-void WithIntTypes(DataType a, DataType b, F f) {
-  const bool au = a == DataType::kUInt8, bu = b == DataType::kUInt8;
-  if (au && bu)
-    f(uint8_t{}, uint8_t{});
-  else if (au)
-    f(uint8_t{}, int8_t{});
-  else if (bu)
-    f(int8_t{}, uint8_t{});
-  else
-    f(int8_t{}, int8_t{});
 }
 
 Status RunIntMatMul(const IntMatMulState& s, const RunArgs& args) {
@@ -472,13 +457,14 @@ Status RunIntMatMul(const IntMatMulState& s, const RunArgs& args) {
     // Exact integers within 2^24: convert in place.
     const float* cf = reinterpret_cast<const float*>(acc);
     for (int64_t i = 0; i < out_count; ++i) acc[i] = int32_t(cf[i]);
-  } else if (s.use_igemm) {
+  } else if (s.igemm) {
     if (s.a_dtype == DataType::kUInt8)
       RunIntIgemm<uint8_t>(s, args, acc);
     else
       RunIntIgemm<int8_t>(s, args, acc);
   } else {
-    WithIntTypes(s.a_dtype, s.b_dtype, [&](auto ta, auto tb) { RunIntRef<decltype(ta), decltype(tb)>(s, args, acc); });
+    Dispatch8BitPair(s.a_dtype, s.b_dtype,
+                     [&](auto ta, auto tb) { RunIntRef<decltype(ta), decltype(tb)>(s, args, acc); });
   }
   if (s.to_float) {
     if (sh.n > 0) ScaledEpilogue(s, args, acc, out_count);
@@ -529,14 +515,8 @@ void ChooseIntMatMulPath(const PrepareContext& ctx, IntMatMulState& s) {
   if (sh.batch_count * sh.m * sh.n * sh.k == 0) return;
   const Tensor* b = ctx.input(s.b).value;
   const Tensor* b_zp = s.b_zp >= 0 ? ctx.input(s.b_zp).value : nullptr;
-  if (CanUseAvx2(ctx.isa())) {
-    s.use_igemm = true;
-    s.igemm = SelectIgemmKernel(ctx.isa());
-    s.threads = ctx.threads();
-    s.igemm_b = IgemmOperandB::ForMatrix(sh.k, sh.n, false);
-    if (b != nullptr && (s.b_zp < 0 || b_zp != nullptr)) s.igemm_b.PackConstant(*b, b_zp);
-    return;
-  }
+  s.igemm = IgemmProduct::Plan(ctx, sh.k, sh.n, false, s.b, s.b_zp);
+  if (s.igemm) return;
   if (!onednn::UsableUnder(ctx.isa())) return;
   const Tensor* a_zp = s.a_zp >= 0 ? ctx.input(s.a_zp).value : nullptr;
   const bool a_u8 = s.a_dtype == DataType::kUInt8;

@@ -10,6 +10,7 @@
 // come from the exact integer GEMM (ops/kernels/igemm) at the AVX2 tier and above.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "ops/igemm_operand.h"
@@ -29,11 +30,8 @@ struct IntToFloatState {
   DataType a_dtype = DataType::kUInt8, b_dtype = DataType::kUInt8;
   // Input slots (-1 when the op has none or it is absent).
   int a_scale = -1, a_zp = -1, b = 1, b_scale = -1, b_zp = -1, bias = -1;
-  RangeWithZeroFn range = nullptr;  // DynamicQuantizeMatMul: A's range
-  bool use_igemm = false;
-  IgemmKernel igemm;
-  IgemmOperandB igemm_b;
-  int threads = 1;
+  RangeWithZeroFn range = nullptr;    // DynamicQuantizeMatMul: A's range
+  std::optional<IgemmProduct> igemm;  // set: the exact integer GEMM
 };
 
 // ORT's dynamic quantization of A: the scale, the zero point and the codes.
@@ -83,23 +81,19 @@ Status RunIntToFloat(const IntToFloatState& s, const RunArgs& args) {
   std::vector<float> multiplier(size_t(s.n));
   for (int64_t j = 0; j < s.n; ++j) multiplier[size_t(j)] = a_scale * bs.data<float>()[bs.numel() == 1 ? 0 : j];
   int32_t* acc = ThreadScratchArray<int32_t>(ScratchSlot::kOp0, size_t(s.m * s.n));
-  const bool au = s.dynamic || s.a_dtype == DataType::kUInt8, bu = s.b_dtype == DataType::kUInt8;
+  const DataType a_dtype = s.dynamic ? DataType::kUInt8 : s.a_dtype;
   const void* b = args.input(s.b)->raw();
-  if (s.use_igemm) {
-    const int16_t* b16 = s.igemm_b.ForRun(*args.input(s.b), s.b_zp >= 0 ? args.input(s.b_zp) : nullptr);
-    if (au)
-      IgemmFrom8Bit(s.igemm, s.m, s.n, s.k, static_cast<const uint8_t*>(a), s.k, 1, a_zp, b16, acc, s.n, s.threads);
-    else
-      IgemmFrom8Bit(s.igemm, s.m, s.n, s.k, static_cast<const int8_t*>(a), s.k, 1, a_zp, b16, acc, s.n, s.threads);
-  } else if (au && bu) {
-    Accumulate(s, static_cast<const uint8_t*>(a), a_zp, static_cast<const uint8_t*>(b), b_zp, acc);
-  } else if (au) {
-    Accumulate(s, static_cast<const uint8_t*>(a), a_zp, static_cast<const int8_t*>(b), b_zp, acc);
-  } else if (bu) {
-    Accumulate(s, static_cast<const int8_t*>(a), a_zp, static_cast<const uint8_t*>(b), b_zp, acc);
-  } else {
-    Accumulate(s, static_cast<const int8_t*>(a), a_zp, static_cast<const int8_t*>(b), b_zp, acc);
-  }
+  Dispatch8BitPair(a_dtype, s.b_dtype, [&](auto ta, auto tb) {
+    using Ta = decltype(ta);
+    using Tb = decltype(tb);
+    const Ta* a8 = static_cast<const Ta*>(a);
+    if (s.igemm) {
+      IgemmFrom8Bit(s.igemm->kernel, s.m, s.n, s.k, a8, s.k, 1, a_zp, s.igemm->ForRun(args, s.b, s.b_zp), acc, s.n,
+                    s.igemm->threads);
+    } else {
+      Accumulate(s, a8, a_zp, static_cast<const Tb*>(b), b_zp, acc);
+    }
+  });
   const float* bias = s.bias >= 0 && args.input(s.bias) ? args.input(s.bias)->data<float>() : nullptr;
   float* y = args.output(0)->data<float>();
   for (int64_t i = 0; i < s.m; ++i) {
@@ -156,16 +150,7 @@ Status PrepareIntToFloat(PrepareContext& ctx, bool dynamic) {
     QRT_RETURN_IF_ERROR(ExpectDType(ctx, s.bias, {DataType::kFloat32}));
     if (ctx.input(s.bias).dims != Dims{s.n}) return InvalidArgument("bias must have shape [", s.n, "]");
   }
-  if (CanUseAvx2(ctx.isa()) && s.m * s.n * s.k > 0) {
-    s.use_igemm = true;
-    s.igemm = SelectIgemmKernel(ctx.isa());
-    s.threads = ctx.threads();
-    s.igemm_b = IgemmOperandB::ForMatrix(s.k, s.n, false);
-    const Tensor* b_value = ctx.input(s.b).value;
-    const Tensor* zp_value = ctx.has_input(s.b_zp) ? ctx.input(s.b_zp).value : nullptr;
-    if (b_value != nullptr && (!ctx.has_input(s.b_zp) || zp_value != nullptr))
-      s.igemm_b.PackConstant(*b_value, zp_value);
-  }
+  if (s.m * s.n * s.k > 0) s.igemm = IgemmProduct::Plan(ctx, s.k, s.n, false, s.b, s.b_zp);
   Dims out(a.begin(), a.end() - 1);
   out.push_back(s.n);
   ctx.SetOutput(0, DataType::kFloat32, out);

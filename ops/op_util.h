@@ -49,6 +49,21 @@ void ForEachBroadcastRun(const Dims& out, const std::vector<int64_t>& as, const 
   }
 }
 
+// Calls f(A{}, B{}) with A and B the C++ types (uint8_t or int8_t) of two 8-bit dtypes: the
+// integer matmuls' and convolutions' operand pairs.
+template <class F>
+void Dispatch8BitPair(DataType a, DataType b, F&& f) {
+  const bool au = a == DataType::kUInt8, bu = b == DataType::kUInt8;
+  if (au && bu)
+    f(uint8_t{}, uint8_t{});
+  else if (au)
+    f(uint8_t{}, int8_t{});
+  else if (bu)
+    f(int8_t{}, uint8_t{});
+  else
+    f(int8_t{}, int8_t{});
+}
+
 // Calls f(T{}) with T the C++ type of `dtype` among the listed numeric types;
 // returns false if dtype is not one of them.
 template <class F>

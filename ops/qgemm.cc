@@ -6,6 +6,7 @@
 // without it, Y = float(acc) * ((alpha * a_scale) * b_scale), float32.
 // The accumulators come from the exact integer GEMM (ops/kernels/igemm) at the AVX2 tier and
 // above, from ref::GemmInteger below: the same int32 values.
+#include <optional>
 #include <vector>
 
 #include "ops/igemm_operand.h"
@@ -25,19 +26,15 @@ struct QGemmState {
   DataType a_dtype, b_dtype, y_dtype;
   bool has_c = false, quantized_output = false;
   Dims c_dims;
-  bool use_igemm = false;
-  IgemmKernel igemm;
-  IgemmOperandB igemm_b;
-  int threads = 1;
+  std::optional<IgemmProduct> igemm;  // set: the exact integer GEMM
 };
 
 template <class Ta, class Tb>
 void Accumulate(const QGemmState& s, const RunArgs& args, int32_t* acc) {
   const int32_t a_zp = args.input(2) ? int32_t(args.input(2)->GetAsInt64(0)) : 0;
-  if (s.use_igemm) {
-    const int16_t* b = s.igemm_b.ForRun(*args.input(3), args.input(5));
-    IgemmFrom8Bit(s.igemm, s.m, s.n, s.k, args.input(0)->data<Ta>(), s.trans_a ? 1 : s.k, s.trans_a ? s.m : 1, a_zp, b,
-                  acc, s.n, s.threads);
+  if (s.igemm) {
+    IgemmFrom8Bit(s.igemm->kernel, s.m, s.n, s.k, args.input(0)->data<Ta>(), s.trans_a ? 1 : s.k, s.trans_a ? s.m : 1,
+                  a_zp, s.igemm->ForRun(args, 3, 5), acc, s.n, s.igemm->threads);
     return;
   }
   std::vector<int32_t> b_zp(size_t(s.n), 0);
@@ -51,16 +48,8 @@ void Accumulate(const QGemmState& s, const RunArgs& args, int32_t* acc) {
 
 Status RunQGemm(const QGemmState& s, const RunArgs& args) {
   int32_t* acc = ThreadScratchArray<int32_t>(ScratchSlot::kOp0, size_t(s.m * s.n));
-  const bool au = s.a_dtype == DataType::kUInt8, bu = s.b_dtype == DataType::kUInt8;
-  if (au && bu) {
-    Accumulate<uint8_t, uint8_t>(s, args, acc);
-  } else if (au) {
-    Accumulate<uint8_t, int8_t>(s, args, acc);
-  } else if (bu) {
-    Accumulate<int8_t, uint8_t>(s, args, acc);
-  } else {
-    Accumulate<int8_t, int8_t>(s, args, acc);
-  }
+  Dispatch8BitPair(s.a_dtype, s.b_dtype,
+                   [&](auto ta, auto tb) { Accumulate<decltype(ta), decltype(tb)>(s, args, acc); });
   if (s.has_c) {
     const Tensor& c = *args.input(6);
     const int64_t cm = s.c_dims.size() == 2 ? s.c_dims[0] : 1, cn = s.c_dims.empty() ? 1 : s.c_dims.back();
@@ -154,15 +143,7 @@ Status PrepareQGemm(PrepareContext& ctx) {
       return InvalidArgument("y_zero_point must be 8-bit");
     }
   }
-  if (CanUseAvx2(ctx.isa()) && s.m * s.n * s.k > 0) {
-    s.use_igemm = true;
-    s.igemm = SelectIgemmKernel(ctx.isa());
-    s.threads = ctx.threads();
-    s.igemm_b = IgemmOperandB::ForMatrix(s.k, s.n, s.trans_b);
-    const Tensor* b_value = ctx.input(3).value;
-    const Tensor* zp_value = ctx.has_input(5) ? ctx.input(5).value : nullptr;
-    if (b_value != nullptr && (!ctx.has_input(5) || zp_value != nullptr)) s.igemm_b.PackConstant(*b_value, zp_value);
-  }
+  if (s.m * s.n * s.k > 0) s.igemm = IgemmProduct::Plan(ctx, s.k, s.n, s.trans_b, 3, 5);
   ctx.SetOutput(0, s.y_dtype, {s.m, s.n});
   ctx.SetKernel<QGemmState, RunQGemm>(std::move(s));
   return Status::Ok();
