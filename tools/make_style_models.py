@@ -24,7 +24,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.join(HERE, "..", "models")
+sys.path.insert(0, HERE)
+import make_models  # noqa: E402  (its save(): the layout of models/<name>/)
 PEER = os.path.join(HERE, "..", "..", "shared", "peers", "ort", "ort_run.js")
 
 
@@ -45,20 +46,12 @@ def ort_outputs(model_path, inputs, output_names):
 
 
 def save(name, model, inputs, readme):
-    d = os.path.join(ROOT, name)
-    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
-    onnx.checker.check_model(model)
-    path = os.path.join(d, "model.onnx")
-    onnx.save(model, path)
-    outputs = ort_outputs(path, inputs, [o.name for o in model.graph.output])
-    for k, (n, a) in enumerate(inputs):
-        with open(os.path.join(d, "test_data_set_0", f"input_{k}.pb"), "wb") as f:
-            f.write(numpy_helper.from_array(a, n).SerializeToString())
-    for k, (n, a) in enumerate(outputs):
-        with open(os.path.join(d, "test_data_set_0", f"output_{k}.pb"), "wb") as f:
-            f.write(numpy_helper.from_array(a, n).SerializeToString())
-    with open(os.path.join(d, "README.md"), "w") as f:
-        f.write(readme)
+    """make_models.save with ORT's outputs of the model as its expected ones."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.onnx")
+        onnx.save(model, path)
+        outputs = ort_outputs(path, inputs, [o.name for o in model.graph.output])
+    make_models.save(name, model, inputs, outputs, readme)
     print(name, [(n, a.dtype.name, a.shape) for n, a in outputs])
 
 
