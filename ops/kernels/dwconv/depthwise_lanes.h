@@ -11,6 +11,7 @@
 // float operations per 16 outputs. Larger planes, in bands of rows, ran slower than the padded rows.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "runtime/cpu_features.h"
@@ -32,6 +33,14 @@ struct DepthwiseLanesArgs {
 };
 
 using DepthwiseLanesFn = void (*)(const DepthwiseLanesArgs& a);
+
+// The outputs along one direction whose three taps all lie inside X: [*lo, *hi), empty when none
+// do. Static: the SIMD files include it, and share no inline copy with files built for other ISAs.
+static inline void DepthwiseInsideRange(int64_t in, int64_t stride, int64_t pad, int64_t out, int64_t* lo,
+                                        int64_t* hi) {
+  *lo = std::min(out, (pad + stride - 1) / stride);
+  *hi = std::max(*lo, std::min(out, in - 3 + pad >= 0 ? (in - 3 + pad) / stride + 1 : 0));
+}
 
 namespace ref {  // the specification, plain loops over depthwise_3x3.h (the tiles unused)
 void DepthwiseLanes(const DepthwiseLanesArgs& a);

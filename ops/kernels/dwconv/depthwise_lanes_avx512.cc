@@ -93,14 +93,9 @@ void DepthwiseLanes(const DepthwiseLanesArgs& a) {
     if (a.bias != nullptr) sum = _mm512_add_ps(sum, bias);
     _mm512_storeu_ps(a.tile_out + at * 16, sum);
   };
-  // Outputs whose taps are all inside X: [lo, hi) in each direction (empty when none are).
-  auto inside_range = [](int64_t in, int64_t stride, int64_t pad, int64_t out, int64_t* lo, int64_t* hi) {
-    *lo = std::min(out, (pad + stride - 1) / stride);
-    *hi = std::max(*lo, std::min(out, in - 3 + pad >= 0 ? (in - 3 + pad) / stride + 1 : 0));
-  };
-  int64_t oh_lo, oh_hi, ow_lo, ow_hi;
-  inside_range(a.in_h, a.stride_h, a.pad_top, a.out_h, &oh_lo, &oh_hi);
-  inside_range(a.in_w, a.stride_w, a.pad_left, a.out_w, &ow_lo, &ow_hi);
+  int64_t oh_lo, oh_hi, ow_lo, ow_hi;  // outputs whose taps are all inside X
+  DepthwiseInsideRange(a.in_h, a.stride_h, a.pad_top, a.out_h, &oh_lo, &oh_hi);
+  DepthwiseInsideRange(a.in_w, a.stride_w, a.pad_left, a.out_w, &ow_lo, &ow_hi);
   for (int64_t oh = 0; oh < a.out_h; ++oh) {
     const int64_t ih0 = oh * a.stride_h - a.pad_top;
     auto edge = [&](int64_t ow) {  // taps over padding multiply +0
