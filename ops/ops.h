@@ -149,6 +149,10 @@ extern const OpDef kQGemmOp;
 extern const OpDef kQLinearSigmoidOp;
 extern const OpDef kQLinearLeakyReluOp;
 extern const OpDef kQLinearConcatOp;
+extern const OpDef kQLinearWhereOp;
+extern const OpDef kQLinearReduceMeanOp;
+// qlinear_conv_channels_last.cc
+extern const OpDef kMsQLinearConvOp;
 // qlinear_pool.cc
 extern const OpDef kQLinearAveragePoolOp;
 extern const OpDef kQLinearGlobalAveragePoolOp;

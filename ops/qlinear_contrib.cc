@@ -5,6 +5,12 @@
 //   y_scale) + y_zp)), applied byte by byte.
 // - QLinearConcat(Y_scale, Y_zp, X_1, X_1_scale, X_1_zp, ...): each input copied when its scale
 //   and zero point are the output's, otherwise through its requantization table.
+// - QLinearWhere(condition, X, X_scale, X_zp, Y, Y_scale, Y_zp, Z_scale, Z_zp): X and Y each
+//   requantized to Z's grid through a table (ORT builds the same identity tables), then selected,
+//   all three numpy-broadcast.
+// - QLinearReduceMean(data, data_scale, data_zp, reduced_scale, reduced_zp; axes, keepdims): ONNX
+//   Runtime's CPU provider has no kernel, so its definition is the reference: the input
+//   dequantized, ReduceMean's own kernel (ops/reduce.cc), the mean quantized.
 // The pools are in qlinear_pool.cc.
 // Scales and zero points are per tensor and known when the graph is planned.
 #include <cmath>
@@ -12,6 +18,8 @@
 #include <limits>
 #include <vector>
 
+#include "ops/elementwise.h"
+#include "ops/kernels/common/thread_scratch.h"
 #include "ops/kernels/eltwise/lookup_table.h"
 #include "ops/kernels/eltwise/sigmoid_tanh.h"
 #include "ops/kernels/quantize/quantize_linear.h"
@@ -139,10 +147,99 @@ Status PrepareConcat(PrepareContext& ctx) {
   return Status::Ok();
 }
 
+// ---- QLinearWhere ----
+
+struct WhereState {
+  std::vector<uint8_t> x_table, y_table;
+  StridedLoop loop;
+};
+
+Status RunWhere(const WhereState& s, const RunArgs& args) {
+  const uint8_t* tx = s.x_table.data();
+  const uint8_t* ty = s.y_table.data();
+  BroadcastMap3(s.loop, args.input(0)->data<uint8_t>(), static_cast<const uint8_t*>(args.input(1)->raw()),
+                static_cast<const uint8_t*>(args.input(4)->raw()), static_cast<uint8_t*>(args.output(0)->raw()),
+                [tx, ty](uint8_t c, uint8_t x, uint8_t y) { return c ? tx[x] : ty[y]; });
+  return Status::Ok();
+}
+
+Status PrepareWhere(PrepareContext& ctx) {
+  const TensorInfo& c = ctx.input(0);
+  const TensorInfo& x = ctx.input(1);
+  const TensorInfo& y = ctx.input(4);
+  if (c.dtype != DataType::kBool) return InvalidArgument("condition must be bool, not ", DataTypeName(c.dtype));
+  const DataType t = x.dtype;
+  if (t != DataType::kUInt8 && t != DataType::kInt8) return InvalidArgument("X must be uint8 or int8");
+  if (y.dtype != t) return InvalidArgument("X and Y dtypes differ: ", DataTypeName(t), " and ", DataTypeName(y.dtype));
+  QRT_ASSIGN_OR_RETURN(QParams xq, ReadQParams(ctx, 2, t));
+  QRT_ASSIGN_OR_RETURN(QParams yq, ReadQParams(ctx, 5, t));
+  QRT_ASSIGN_OR_RETURN(QParams zq, ReadQParams(ctx, 7, t));
+  QRT_ASSIGN_OR_RETURN(Dims xy, BroadcastDims(x.dims, y.dims));
+  QRT_ASSIGN_OR_RETURN(Dims out, BroadcastDims(c.dims, xy));
+  const auto identity = [](const float* in, float* res) { std::memcpy(res, in, 256 * sizeof(float)); };
+  WhereState s;
+  s.x_table = BuildTable(t, xq, zq, identity);
+  s.y_table = BuildTable(t, yq, zq, identity);
+  s.loop = MakeStridedLoop({c.dims, x.dims, y.dims, out}, out);
+  ctx.SetOutput(0, t, out);
+  ctx.SetKernel<WhereState, RunWhere>(std::move(s));
+  return Status::Ok();
+}
+
+// ---- QLinearReduceMean ----
+
+struct ReduceMeanState {
+  Kernel mean;  // ReduceMean's float kernel
+  Dims x_dims, y_dims;
+  QParams in, out;
+  DequantizeToF32Fn dequantize = nullptr;
+  QuantizeF32Fn quantize = nullptr;
+};
+
+Status RunReduceMean(const ReduceMeanState& s, const RunArgs& args) {
+  const Tensor& x = *args.input(0);
+  Tensor& y = *args.output(0);
+  float* xf = ThreadScratchFloats(ScratchSlot::kWrappedIn, size_t(x.numel()));
+  float* yf = ThreadScratchFloats(ScratchSlot::kWrappedOut, size_t(y.numel()));
+  s.dequantize(x.numel(), x.raw(), s.in.scale, s.in.zp, xf);
+  Tensor x_float = Tensor::Borrow(DataType::kFloat32, s.x_dims, xf);
+  Tensor y_float = Tensor::Borrow(DataType::kFloat32, s.y_dims, yf);
+  const Tensor* inputs[1] = {&x_float};
+  Tensor* outputs[1] = {&y_float};
+  QRT_RETURN_IF_ERROR(s.mean.run(s.mean.state.get(), RunArgs{inputs, outputs, 1, 1}));
+  s.quantize(y.numel(), yf, s.out.scale, s.out.zp, y.raw());
+  return Status::Ok();
+}
+
+Status PrepareReduceMean(PrepareContext& ctx) {
+  const TensorInfo& x = ctx.input(0);
+  const DataType t = x.dtype;
+  if (t != DataType::kUInt8 && t != DataType::kInt8) return InvalidArgument("data must be uint8 or int8");
+  if (!ctx.attrs().Has("axes")) return InvalidArgument("QLinearReduceMean needs the axes attribute");
+  ReduceMeanState s;
+  QRT_ASSIGN_OR_RETURN(s.in, ReadQParams(ctx, 1, t));
+  QRT_ASSIGN_OR_RETURN(s.out, ReadQParams(ctx, 3, t));
+  TensorInfo xf;
+  xf.dtype = DataType::kFloat32;
+  xf.dims = x.dims;
+  PrepareContext mean(ctx.node(), {xf}, ctx.options());
+  QRT_RETURN_IF_ERROR(kReduceMeanOp.prepare(mean));
+  s.x_dims = x.dims;
+  s.y_dims = mean.output(0).dims;
+  s.mean = mean.TakeKernel();
+  s.dequantize = SelectDequantizeToF32(t, ctx.isa());
+  s.quantize = SelectQuantizeF32(t, ctx.isa());
+  ctx.SetOutput(0, t, s.y_dims);
+  ctx.SetKernel<ReduceMeanState, RunReduceMean>(std::move(s));
+  return Status::Ok();
+}
+
 }  // namespace
 
 const OpDef kQLinearSigmoidOp{"com.microsoft", "QLinearSigmoid", 4, 5, 1, 1, PrepareTableOp<TableOp::kSigmoid>};
 const OpDef kQLinearLeakyReluOp{"com.microsoft", "QLinearLeakyRelu", 4, 5, 1, 1, PrepareTableOp<TableOp::kLeakyRelu>};
 const OpDef kQLinearConcatOp{"com.microsoft", "QLinearConcat", 5, 1 << 12, 1, 1, PrepareConcat};
+const OpDef kQLinearWhereOp{"com.microsoft", "QLinearWhere", 9, 9, 1, 1, PrepareWhere};
+const OpDef kQLinearReduceMeanOp{"com.microsoft", "QLinearReduceMean", 4, 5, 1, 1, PrepareReduceMean};
 
 }  // namespace qrt

@@ -150,6 +150,10 @@ const std::vector<const OpDef*>& AllOps() {
       &kQLinearSigmoidOp,
       &kQLinearLeakyReluOp,
       &kQLinearConcatOp,
+      &kQLinearWhereOp,
+      &kQLinearReduceMeanOp,
+      // ops/qlinear_conv_channels_last.cc
+      &kMsQLinearConvOp,
       // ops/qlinear_pool.cc
       &kQLinearAveragePoolOp,
       &kQLinearGlobalAveragePoolOp,

@@ -463,6 +463,46 @@ def contrib_pool_softmax_matmul_cases():
     return out
 
 
+def contrib_conv_where_cases():
+    """com.microsoft QLinearConv (channels_last 1 and 0) and QLinearWhere."""
+    out = []
+    ms = dict(dequantize=False, quantize=False, domain="com.microsoft")
+    rng = np.random.default_rng(31)
+    w8 = rng.integers(-128, 128, (4, 3, 3, 3)).astype(np.int8)
+    wd = rng.integers(-128, 128, (3, 1, 3, 3)).astype(np.int8)
+    w1 = rng.integers(-128, 128, (5, 3, 3)).astype(np.int8)
+    bias = rng.integers(-2000, 2000, 4).astype(np.int32)
+    qp = [f32(0.1), np.uint8(128)]
+    yq = [f32(0.37), np.uint8(120)]
+    out.append(case("msqlinearconv_nhwc_k3p1", "QLinearConv", [1, 11, 13, 3],
+                    dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1], channels_last=1),
+                    consts=qp + [w8, f32(0.02), np.int8(0)] + yq + [bias], out_type=TensorProto.UINT8, **ms))
+    out.append(case("msqlinearconv_nhwc_s2_per_channel", "QLinearConv", [2, 9, 8, 3],
+                    dict(kernel_shape=[3, 3], strides=[2, 2], channels_last=1),
+                    consts=qp + [w8, f32(0.02, 0.03, 0.01, 0.05), np.zeros(4, np.int8)] + yq,
+                    out_type=TensorProto.UINT8, **ms))
+    out.append(case("msqlinearconv_nhwc_depthwise", "QLinearConv", [1, 7, 9, 3],
+                    dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1], group=3, channels_last=1),
+                    consts=qp + [wd, f32(0.04), np.int8(0)] + yq, out_type=TensorProto.UINT8, **ms))
+    out.append(case("msqlinearconv_nhwc_1d", "QLinearConv", [1, 17, 3], dict(kernel_shape=[3], channels_last=1),
+                    consts=qp + [w1, f32(0.03), np.int8(0)] + yq, out_type=TensorProto.UINT8, **ms))
+    out.append(case("msqlinearconv_nchw", "QLinearConv", [1, 3, 11, 13], dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+                    consts=qp + [w8, f32(0.02), np.int8(0)] + yq + [bias], out_type=TensorProto.UINT8, **ms))
+    for qt, name in ((np.uint8, "u8"), (np.int8, "s8")):
+        info = np.iinfo(qt)
+        out_t = TensorProto.UINT8 if qt == np.uint8 else TensorProto.INT8
+        zx, zy, zz = (qt(100), qt(140), qt(128)) if qt == np.uint8 else (qt(-20), qt(15), qt(0))
+        other = rng.integers(int(info.min), int(info.max) + 1, (11, 13)).astype(qt)
+        cond = rng.integers(0, 2, (1, 1, 11, 1)).astype(bool)
+        out.append(case(f"qlinearwhere_{name}_x_input", "QLinearWhere", [1, 3, 11, 13],
+                        consts=[cond, "x", sf(0.1), zx, other, sf(0.07), zy, sf(0.13), zz], qtype=qt,
+                        out_type=out_t, x_in_consts=True, seed=len(out), **ms))
+        out.append(case(f"qlinearwhere_{name}_y_input_same_grid", "QLinearWhere", [3, 11, 13],
+                        consts=[cond[0], other, sf(0.13), zz, "x", sf(0.13), zz, sf(0.13), zz], qtype=qt,
+                        out_type=out_t, x_in_consts=True, seed=len(out), **ms))
+    return out
+
+
 def quantizer_and_cast_cases():
     """QuantizeLinear / DequantizeLinear themselves (per axis, opset 13), Cast out of the
     quantized domain, and power-of-two scales for the ops where ties are most common."""
@@ -497,7 +537,7 @@ def quantizer_and_cast_cases():
 
 def all_cases():
     cases = (resize_cases() + average_pool_cases() + lp_pool_cases() + other_cases() + more_float_op_cases() + new_op_cases()
-             + integer_op_cases() + quantizer_and_cast_cases())
+             + integer_op_cases() + contrib_conv_where_cases() + quantizer_and_cast_cases())
     names = [c["name"] for c in cases]
     assert len(names) == len(set(names)), "duplicate case names"
     return cases

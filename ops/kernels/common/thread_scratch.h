@@ -39,6 +39,8 @@ enum class ScratchSlot {
   kConvOutputFloats,
   kConvRing,
   kIgemmPatchRows,  // IgemmPackIm2Col's two rows of patches
+  kWrappedIn,
+  kWrappedOut,  // an op's data in another layout or type around another op's kernel
   kCount
 };
 
