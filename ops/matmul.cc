@@ -1,4 +1,4 @@
-// ONNX MatMul, Gemm, MatMulInteger and QLinearMatMul. The numerics are those of the
+// ONNX MatMul, Gemm, MatMulInteger and QLinearMatMul, and com.microsoft FusedMatMul. The numerics are those of the
 // reference kernels (ops/kernels/gemm/matmul_ref.h); the fast paths reproduce them:
 //
 //   MatMul / Gemm (f32): the ordered GEMM (ops/kernels/gemm/sgemm.h), every sum in ONNX Runtime's
@@ -12,6 +12,11 @@
 //     order): max|a - a_zp| * max_j sum_k |b'(k,j)| <= 2^24, from the constant B and zero
 //     points, or K * 255 * 255 <= 2^24 without them. Otherwise the reference.
 //     (oneDNN's int8 gemm saturates u8*s8 pairs in s16 on AVX2, docs/onednn-2.6.md 2b.)
+//   FusedMatMul (f32): MatMul of A' and B', alpha * op(A) x op(B), as ORT hands it to MLAS:
+//     transBatch moves an operand's first axis next to its matrix rows (perm [1..r-2, 0, r-1]),
+//     trans swaps the last two; the operands are moved into those layouts (B kept as N x K when
+//     transB, since MLAS's one-row order depends on it) and the ordered GEMM scales each k
+//     block by alpha (its one-row kernels only for an untransposed A and alpha 1, as in MLAS).
 //   QLinearMatMul requantizes as ONNX Runtime does (RequantizeLikeOrt: f32 multiplier, f32
 //   product, clamp, rint).
 //
@@ -27,6 +32,7 @@
 
 #include "ops/coded_weights.h"
 #include "ops/igemm_operand.h"
+#include "ops/kernels/common/index_map.h"
 #include "ops/kernels/common/thread_scratch.h"
 #include "ops/kernels/gemm/matmul_ref.h"
 #include "ops/kernels/gemm/sgemm.h"
@@ -127,11 +133,27 @@ StatusOr<std::shared_ptr<const onednn::MatMul>> CreateOnednn(const MatMulShape& 
   return onednn::MatMul::Create(a, {}, b, {}, c, 1.f);
 }
 
+// FusedMatMul's operand moves: `map` copies the input into the layout the GEMM reads.
+struct OperandMove {
+  bool moved = false;
+  IndexMap map;
+  int64_t count = 0;
+};
+
+// ORT's MatMul, Gemm and FusedMatMul pack a 2-D initializer B when the model loads, and its
+// packed GEMM sums in another order (sgemm.h's packed_b).
+bool PackedByOrt(const TensorInfo& b) { return b.initializer && b.dims.size() == 2 && ElementCount(b.dims) > 0; }
+
 struct MatMulState {
   MatMulShape shape;
   DataType dtype;
   SgemmFn gemm = nullptr;  // f32: the ordered GEMM
   int threads = 1;
+  // FusedMatMul only: alpha, B read as N x K, A's batch folded into its rows (B without batch).
+  float alpha = 1.f;
+  bool trans_b = false, one_row_kernels = true, fold = true;
+  bool packed_b = false;  // B a 2-D initializer: ORT packs it (sgemm.h)
+  OperandMove move_a, move_b;
 };
 
 template <class T>
@@ -147,9 +169,13 @@ void RunMatMulRef(const MatMulShape& s, const T* a, const T* b, T* y) {
 void RunMatMulOrdered(const MatMulState& st, const float* a, const float* b, float* y) {
   const MatMulShape& s = st.shape;
   SgemmArgs g;
-  g.n = s.n, g.k = s.k, g.lda = s.k, g.ldb = s.n, g.ldc = s.n;
+  g.n = s.n, g.k = s.k, g.lda = s.k, g.ldb = st.trans_b ? s.k : s.n, g.ldc = s.n;
+  g.trans_b = st.trans_b;
+  g.alpha = st.alpha;
+  g.one_row_kernels = st.one_row_kernels;
+  g.packed_b = st.packed_b;
   g.threads = st.threads;
-  if (SingleB(s)) {
+  if (SingleB(s) && st.fold) {
     g.m = s.batch_count * s.m, g.a = a, g.b = b, g.c = y;
     st.gemm(g);
     return;
@@ -160,11 +186,21 @@ void RunMatMulOrdered(const MatMulState& st, const float* a, const float* b, flo
   });
 }
 
+const float* Moved(const OperandMove& m, const Tensor& t, ScratchSlot slot) {
+  if (!m.moved) return t.data<float>();
+  float* out = ThreadScratchFloats(slot, size_t(std::max<int64_t>(1, m.count)));
+  RunIndexMap(m.map, sizeof(float), t.raw(), out, nullptr);
+  return out;
+}
+
 Status RunMatMul(const MatMulState& s, const RunArgs& args) {
   const Tensor& a = *args.input(0);
   const Tensor& b = *args.input(1);
   Tensor& y = *args.output(0);
-  if (s.dtype == DataType::kFloat32)
+  if (s.move_a.moved || s.move_b.moved) {
+    RunMatMulOrdered(s, Moved(s.move_a, a, ScratchSlot::kWrappedIn), Moved(s.move_b, b, ScratchSlot::kWrappedOut),
+                     y.data<float>());
+  } else if (s.dtype == DataType::kFloat32)
     RunMatMulOrdered(s, a.data<float>(), b.data<float>(), y.data<float>());
   else
     RunMatMulRef(s.shape, a.data<double>(), b.data<double>(), y.data<double>());
@@ -180,6 +216,88 @@ Status PrepareMatMul(PrepareContext& ctx) {
   QRT_ASSIGN_OR_RETURN(s.shape, MakeMatMulShape(ctx.input(0).dims, ctx.input(1).dims));
   s.gemm = SelectSgemmKernel(ctx.isa());
   s.threads = ctx.threads();
+  s.packed_b = PackedByOrt(ctx.input(1));
+  ctx.SetOutput(0, dt, s.shape.out);
+  ctx.SetKernel<MatMulState, RunMatMul>(std::move(s));
+  return Status::Ok();
+}
+
+// ---- FusedMatMul -------------------------------------------------------------------
+
+// The dims after `perm`, and the map that moves a tensor of `dims` into them.
+OperandMove MakeMove(const Dims& dims, const std::vector<int64_t>& perm, Dims* moved_dims) {
+  OperandMove m;
+  const std::vector<int64_t> strides = ContiguousStrides(dims);
+  m.map.out_dims.clear();
+  for (size_t d = 0; d < perm.size(); ++d) {
+    const int64_t from = perm[d];
+    m.map.out_dims.push_back(dims[size_t(from)]);
+    std::vector<int64_t> table(static_cast<size_t>(dims[size_t(from)]));
+    for (int64_t o = 0; o < dims[size_t(from)]; ++o) table[size_t(o)] = o * strides[size_t(from)];
+    m.map.tables.push_back(std::move(table));
+  }
+  FinishIndexMap(m.map);
+  for (size_t d = 0; d < perm.size(); ++d) m.moved = m.moved || perm[d] != int64_t(d);
+  m.count = ElementCount(dims);
+  *moved_dims = m.map.out_dims;
+  return m;
+}
+
+// [1, ..., r-2, 0, r-1] for transBatch, then the last two swapped for trans.
+std::vector<int64_t> OperandPerm(size_t rank, bool trans_batch, bool trans) {
+  std::vector<int64_t> p;
+  if (trans_batch) {
+    for (size_t d = 1; d + 1 < rank; ++d) p.push_back(int64_t(d));
+    p.push_back(0);
+    p.push_back(int64_t(rank) - 1);
+  } else {
+    for (size_t d = 0; d < rank; ++d) p.push_back(int64_t(d));
+  }
+  if (trans) std::swap(p[rank - 1], p[rank - 2]);
+  return p;
+}
+
+Status PrepareFusedMatMul(PrepareContext& ctx) {
+  const DataType dt = ctx.input(0).dtype;
+  if (dt != DataType::kFloat32) return Unsupported("FusedMatMul on ", DataTypeName(dt));
+  if (ctx.input(1).dtype != dt) return InvalidArgument("FusedMatMul input dtypes differ");
+  QRT_ASSIGN_OR_RETURN(float alpha, ctx.attrs().GetFloat("alpha", 1.f));
+  bool flags[4];
+  const char* names[4] = {"transA", "transB", "transBatchA", "transBatchB"};
+  for (int i = 0; i < 4; ++i) {
+    QRT_ASSIGN_OR_RETURN(int64_t v, ctx.attrs().GetInt(names[i], 0));
+    if (v != 0 && v != 1) return InvalidArgument(names[i], " must be 0 or 1, not ", v);
+    flags[i] = v != 0;
+  }
+  const bool trans_a = flags[0], trans_b = flags[1], batch_a = flags[2], batch_b = flags[3];
+  const Dims& a = ctx.input(0).dims;
+  const Dims& b = ctx.input(1).dims;
+  if ((batch_a || batch_b) && (a.size() < 3 || a.size() != b.size())) {
+    return InvalidArgument("transBatchA and transBatchB need A and B of one rank, 3 or more: ", DimsToString(a),
+                           " and ", DimsToString(b));
+  }
+  if ((trans_a && a.size() < 2) || (trans_b && b.size() < 2)) {
+    return InvalidArgument("transA and transB need operands of rank 2 or more: ", DimsToString(a), " and ",
+                           DimsToString(b));
+  }
+  MatMulState s;
+  s.dtype = dt;
+  Dims a_moved = a, b_moved = b, b_product = b;
+  if (a.size() >= 2) s.move_a = MakeMove(a, OperandPerm(a.size(), batch_a, trans_a), &a_moved);
+  if (b.size() >= 2) {
+    // B goes to [batch..., N, K] when transposed: the GEMM reads it that way, as MLAS does.
+    s.move_b = MakeMove(b, OperandPerm(b.size(), batch_b, false), &b_moved);
+    b_product = b_moved;
+    if (trans_b) std::swap(b_product[b.size() - 1], b_product[b.size() - 2]);
+  }
+  QRT_ASSIGN_OR_RETURN(s.shape, MakeMatMulShape(a_moved, b_product));
+  s.gemm = SelectSgemmKernel(ctx.isa());
+  s.threads = ctx.threads();
+  s.alpha = alpha;
+  s.trans_b = trans_b;
+  s.one_row_kernels = !trans_a && alpha == 1.f;
+  s.fold = !trans_a && !batch_a;
+  s.packed_b = PackedByOrt(ctx.input(1));
   ctx.SetOutput(0, dt, s.shape.out);
   ctx.SetKernel<MatMulState, RunMatMul>(std::move(s));
   return Status::Ok();
@@ -231,6 +349,7 @@ struct GemmState {
   SgemmFn gemm = nullptr;          // f32: the ordered GEMM
   int threads = 1;
   std::shared_ptr<const CodedWeights> coded;  // f32, B' as 8-bit codes (CodeWeights)
+  bool packed_b = false;                      // B a 2-D initializer: ORT packs it (sgemm.h)
 };
 
 // f64: the reference, Y = (A' x B') * alpha, then + C * beta.
@@ -277,6 +396,7 @@ void RunGemmFloat(const GemmState& s, const RunArgs& args) {
   g.accumulate = with_c;
   g.alpha = s.alpha;
   g.one_row_kernels = !s.trans_a && s.alpha == 1.f;
+  g.packed_b = s.packed_b;
   g.threads = s.threads;
   if (s.coded != nullptr)
     avx2::SgemmRowLanesCoded(g, s.coded->view);
@@ -330,13 +450,14 @@ Status PrepareGemm(PrepareContext& ctx) {
   }
   s.gemm = SelectSgemmKernel(ctx.isa());
   s.threads = ctx.threads();
+  s.packed_b = PackedByOrt(ctx.input(1));
   // The m == 1, transposed-B order, which the AVX2 kernel can read from codes (at every SIMD
   // tier: it has no AVX-512 twin). Test hook: attribute qrt_path "coded" requires
   // this path (Unsupported where it does not apply), "f32" refuses it.
   QRT_ASSIGN_OR_RETURN(std::string path, ctx.attrs().GetString("qrt_path", ""));
   if (!path.empty() && path != "coded" && path != "f32") return Unsupported("qrt_path ", path, " for Gemm");
   if (path != "f32" && dt == DataType::kFloat32 && CanUseAvx2(ctx.isa()) && s.m == 1 && s.trans_b && !s.trans_a &&
-      s.alpha == 1.f) {
+      s.alpha == 1.f && !s.packed_b) {
     s.coded = CodeWeights(ctx.input(1), s.n, s.k);
     if (s.coded != nullptr) NoteKernelIsa(Isa::kAvx2);
   }
@@ -607,6 +728,7 @@ Status PrepareMatMulIntegerScaled(PrepareContext& ctx) { return PrepareIntMatMul
 
 const OpDef kMatMulOp{"", "MatMul", 2, 2, 1, 1, PrepareMatMul};
 const OpDef kGemmOp{"", "Gemm", 2, 3, 1, 1, PrepareGemm};
+const OpDef kFusedMatMulOp{"com.microsoft", "FusedMatMul", 2, 2, 1, 1, PrepareFusedMatMul};
 const OpDef kMatMulIntegerOp{"", "MatMulInteger", 2, 4, 1, 1, PrepareMatMulInteger};
 const OpDef kQLinearMatMulOp{"", "QLinearMatMul", 8, 8, 1, 1, PrepareQLinearMatMul};
 const OpDef kQrtMatMulIntegerScaledOp{"qrt", "MatMulIntegerScaled",     mis::kScale + 1, mis::kInputCount, 1,

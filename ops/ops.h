@@ -102,6 +102,7 @@ extern const OpDef kLrnOp;
 // matmul.cc
 extern const OpDef kMatMulOp;
 extern const OpDef kGemmOp;
+extern const OpDef kFusedMatMulOp;
 extern const OpDef kMatMulIntegerOp;
 extern const OpDef kQLinearMatMulOp;
 extern const OpDef kQrtMatMulIntegerScaledOp;

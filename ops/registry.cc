@@ -103,6 +103,7 @@ const std::vector<const OpDef*>& AllOps() {
       // ops/matmul.cc
       &kMatMulOp,
       &kGemmOp,
+      &kFusedMatMulOp,
       &kMatMulIntegerOp,
       &kQLinearMatMulOp,
       &kQrtMatMulIntegerScaledOp,

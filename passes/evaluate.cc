@@ -36,6 +36,7 @@ StatusOr<std::vector<Tensor>> EvaluateNodes(const Graph& graph, const std::vecto
     c.dtype = v.dtype;
     c.shape = v.shape;
     c.constant = v.constant;  // shares the bytes
+    c.folded = v.folded;
     QRT_ASSIGN_OR_RETURN(ValueId nid, sub.AddValue(std::move(c)));
     mapped[id.index] = nid;
     return nid;

@@ -47,6 +47,7 @@ StatusOr<int> FoldConstants(Graph& graph, Explanations* /*explain: a whole-graph
       v.dtype = (*values)[k].dtype();
       v.shape = ShapeFromDims((*values)[k].dims());
       v.constant = std::move((*values)[k]);
+      v.folded = true;
     }
     ++folded;
   }

@@ -63,7 +63,10 @@ struct Value {
   DataType dtype = DataType::kUndefined;      // undefined until declared or inferred
   std::optional<Shape> shape;                 // declared shape, if any
   std::optional<Tensor> constant;             // initializer data
-  NodeId producer;                            // invalid for graph inputs and constants
+  // The constant was computed by qrt (fold-constants) from a node of the model: ONNX Runtime's
+  // literal graph computes it at run time, so it is no initializer there (MatMul packs only those).
+  bool folded = false;
+  NodeId producer;  // invalid for graph inputs and constants
 };
 
 struct Node {

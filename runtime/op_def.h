@@ -44,6 +44,9 @@ struct TensorInfo {
   DataType dtype = DataType::kUndefined;
   Dims dims;
   const Tensor* value = nullptr;
+  // `value` is an initializer of the model as loaded (not folded by qrt, not known only at
+  // plan time): what ONNX Runtime sees as a constant when it loads the model.
+  bool initializer = false;
   std::shared_ptr<const QuantGrid> grid;
   ValueKind kind = ValueKind::kTensor;
   std::shared_ptr<const Sequence> sequence;

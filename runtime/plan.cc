@@ -168,6 +168,8 @@ StatusOr<std::shared_ptr<const Plan>> BuildPlan(const Graph& graph, const std::v
         info.dtype = pv.dtype;
         info.dims = pv.dims;
         info.value = pv.storage == Storage::kConstant ? pv.constant : nullptr;
+        const Value& v = graph.value(in);
+        info.initializer = info.value != nullptr && v.constant.has_value() && !v.folded;
         info.grid = pv.grid;
         if (pv.storage != Storage::kConstant) all_known = false;
       }

@@ -503,6 +503,46 @@ def contrib_conv_where_cases():
     return out
 
 
+def fused_matmul_cases():
+    """com.microsoft FusedMatMul over its flags: x dequantized as one operand, the other a constant."""
+    out = []
+    rng = np.random.default_rng(41)
+    ms = dict(dequantize=True, quantize=False, domain="com.microsoft", out_type=TensorProto.FLOAT, scale=0.037)
+
+    def w(*shape):
+        return rng.normal(0, 1, shape).astype(F32)
+
+    for tag, shape, b, attrs in (
+            ("plain_alpha", [1, 3, 11, 13], w(13, 5), dict(alpha=0.5)),
+            ("alpha1_one_row_batch", [3, 1, 40], w(40, 6), {}),
+            ("one_row_transb", [1, 37], w(6, 37), dict(transB=1)),
+            ("one_row_transb_alpha", [1, 37], w(6, 37), dict(transB=1, alpha=1.7)),
+            ("transa", [2, 3, 13, 11], w(13, 7), dict(transA=1, alpha=0.3)),
+            ("transa_transb", [2, 13, 11], w(2, 7, 13), dict(transA=1, transB=1)),
+            ("long_k_alpha", [2, 4, 300], w(300, 9), dict(alpha=0.125)),
+            ("long_k_alpha_odd", [3, 520], w(520, 17), dict(alpha=0.3)),
+            ("transbatch_a", [4, 2, 3, 5], w(2, 3, 5, 6), dict(transBatchA=1, alpha=2.0)),
+            ("transbatch_a_one_row", [4, 2, 1, 5], w(2, 1, 5, 6), dict(transBatchA=1)),
+            ("transbatch_b", [2, 3, 4, 5], w(5, 2, 3, 6), dict(transBatchB=1, alpha=0.7)),
+            ("transbatch_both_trans", [5, 2, 3, 4], w(6, 2, 3, 5), dict(transBatchA=1, transA=1, transBatchB=1,
+                                                                        transB=1))):
+        out.append(case(f"fusedmatmul_{tag}", "FusedMatMul", shape, attrs, consts=[b], seed=len(out), **ms))
+    plain = dict(dequantize=True, quantize=False, out_type=TensorProto.FLOAT, scale=0.037)
+    out.append(case("matmul_one_row_const_b", "MatMul", [1, 37], consts=[w(37, 6)], seed=len(out), **plain))
+    out.append(case("matmul_long_k_const_b", "MatMul", [3, 700], consts=[w(700, 5)], seed=len(out), **plain))
+    out.append(case("gemm_one_row_transb_const_b", "Gemm", [1, 37], dict(transB=1), consts=[w(6, 37)], seed=len(out),
+                    **plain))
+    out.append(case("gemm_long_k_alpha_const_b", "Gemm", [3, 700], dict(alpha=0.3), consts=[w(700, 5)], seed=len(out),
+                    **plain))
+    out.append(case("gemm_long_k_alpha_runtime_b", "Gemm", [700, 5], dict(alpha=0.3), consts=[w(3, 700), "dq"],
+                    x_in_consts=True, seed=len(out), **plain))
+    out.append(case("matmul_one_row_runtime_b", "MatMul", [37, 6], consts=[w(1, 37), "dq"], x_in_consts=True,
+                    seed=len(out), **plain))
+    out.append(case("fusedmatmul_x_as_b", "FusedMatMul", [13, 6], dict(alpha=0.25), consts=[w(3, 4, 13), "dq"],
+                    x_in_consts=True, seed=len(out), **ms))
+    return out
+
+
 def quantizer_and_cast_cases():
     """QuantizeLinear / DequantizeLinear themselves (per axis, opset 13), Cast out of the
     quantized domain, and power-of-two scales for the ops where ties are most common."""
@@ -537,7 +577,8 @@ def quantizer_and_cast_cases():
 
 def all_cases():
     cases = (resize_cases() + average_pool_cases() + lp_pool_cases() + other_cases() + more_float_op_cases() + new_op_cases()
-             + integer_op_cases() + contrib_conv_where_cases() + quantizer_and_cast_cases())
+             + integer_op_cases() + contrib_conv_where_cases() + fused_matmul_cases()
+             + quantizer_and_cast_cases())
     names = [c["name"] for c in cases]
     assert len(names) == len(set(names)), "duplicate case names"
     return cases

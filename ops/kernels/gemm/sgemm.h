@@ -14,10 +14,11 @@
 //   m == 1, B transposed: eight lane sums, lane l taking products k = l, l + 8, ... left to
 //     right (s_l = s_l + p_k from 0); then dot = ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7));
 //     c = dot (+ c when accumulating).
-//   m > 1 (or one_row_kernels off): k is cut into blocks of SgemmStrideK(n, k); within a
+//   m > 1 (or one_row_kernels off, or packed_b): k is cut into blocks of SgemmBlockK; within a
 //     block an accumulator runs acc = fma(a[i][p], b[p][j], acc) from 0 in order of p; each
-//     block's acc, times alpha when alpha != 1, is added to C: c = acc + c (the first block
-//     of a non-accumulating call stores it).
+//     block's acc is added to C: c = acc + c (the first block of a non-accumulating call
+//     stores it). With alpha != 1 the stored block is acc * alpha and the added ones
+//     c = fma(acc, alpha, c), as MLAS's kernels scale their accumulators.
 // The reference kernel is the specification; the AVX2 kernel is bit-identical to it.
 #pragma once
 
@@ -52,6 +53,10 @@ struct SgemmArgs {
   // single row follows the m > 1 order. alpha scales each k block's sum before it is added.
   bool one_row_kernels = true;
   float alpha = 1.f;
+  // B is a constant ONNX Runtime packs when it loads the model (MlasGemmPackB: a 2-D
+  // initializer of MatMul, Gemm or FusedMatMul). Its packed GEMM cuts k into blocks of 256
+  // whatever n, and takes no one-row kernel.
+  bool packed_b = false;
   // Optional, one per row of C: added once the whole sum is in C, c = c + bias[i] (a
   // convolution's bias, which ONNX Runtime adds after its GEMM).
   const float* bias = nullptr;
@@ -76,6 +81,11 @@ using SgemmOneRowFn = void (*)(int64_t k, const float* a, const float* const* ro
 // while half of it is still >= k; when n < k, doubled while the n stride is above 16 and
 // half of it is still >= n (the n stride halving each time).
 int64_t SgemmStrideK(int64_t n, int64_t k);
+
+// The k block of `g`'s m > 1 order: 256 for a packed B, else SgemmStrideK of the product's n.
+int64_t SgemmBlockK(const SgemmArgs& g);
+// Whether `g` takes an m == 1 order.
+bool SgemmOneRowOrder(const SgemmArgs& g);
 
 // B given as 8-bit codes. A Gemm's constant weights that lie on an 8-bit grid
 // (runtime/quant_grid.h) are kept as their codes, a quarter of the bytes, and each float is

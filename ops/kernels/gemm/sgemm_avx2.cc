@@ -60,8 +60,12 @@ inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64
       float* cp = c + r * ldc + 8 * v;
       const bool masked = kMaskStore && v == V - 1;
       __m256 out = acc[r][v];
-      if (alpha != nullptr) out = _mm256_mul_ps(out, _mm256_broadcast_ss(alpha));
-      if (!store) out = _mm256_add_ps(out, Load(cp, mask, masked));
+      if (alpha == nullptr)
+        out = store ? out : _mm256_add_ps(out, Load(cp, mask, masked));
+      else if (store)
+        out = _mm256_mul_ps(out, _mm256_broadcast_ss(alpha));
+      else
+        out = _mm256_fmadd_ps(out, _mm256_broadcast_ss(alpha), Load(cp, mask, masked));
       if (bias != nullptr) out = _mm256_add_ps(out, _mm256_broadcast_ss(bias + r));
       Store(cp, mask, masked, out);
     }
@@ -155,7 +159,7 @@ void Blocked(const SgemmArgs& g, const float* b, int64_t ldb, sgemm_detail::RowT
     }
     return;
   }
-  const int64_t block = SgemmStrideK(g.rule_n > 0 ? g.rule_n : g.n, g.k);
+  const int64_t block = SgemmBlockK(g);
   const float* alpha = g.alpha != 1.f ? &g.alpha : nullptr;
   for (int64_t p0 = 0; p0 < g.k; p0 += block) {
     const int64_t kb = std::min(block, g.k - p0);
@@ -401,7 +405,7 @@ namespace sgemm_detail {
 
 void SgemmWith(const SgemmArgs& g, RowTilesFn tiles, int tile_rows) {
   if (g.m <= 0 || g.n <= 0) return;
-  if (g.m == 1 && g.one_row_kernels && g.b_rows == nullptr) {
+  if (SgemmOneRowOrder(g)) {
     if (g.trans_b)
       avx2::RowLanes(g);
     else

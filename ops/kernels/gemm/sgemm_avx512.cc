@@ -51,8 +51,12 @@ inline void Tile(const float* a, int64_t lda, const float* b, int64_t ldb, int64
       float* cp = c + r * ldc + 16 * v;
       const bool masked = kMaskStore && v == V - 1;
       __m512 out = acc[r][v];
-      if (alpha != nullptr) out = _mm512_mul_ps(out, _mm512_set1_ps(*alpha));
-      if (!store) out = _mm512_add_ps(out, Load(cp, mask, masked));
+      if (alpha == nullptr)
+        out = store ? out : _mm512_add_ps(out, Load(cp, mask, masked));
+      else if (store)
+        out = _mm512_mul_ps(out, _mm512_set1_ps(*alpha));
+      else
+        out = _mm512_fmadd_ps(out, _mm512_set1_ps(*alpha), Load(cp, mask, masked));
       if (bias != nullptr) out = _mm512_add_ps(out, _mm512_set1_ps(bias[r]));
       Store(cp, mask, masked, out);
     }

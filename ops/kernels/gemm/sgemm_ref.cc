@@ -17,6 +17,15 @@ int64_t SgemmStrideK(int64_t n, int64_t k) {
   return stride_k;
 }
 
+int64_t SgemmBlockK(const SgemmArgs& g) {
+  constexpr int64_t kPackedStrideK = 256;
+  return g.packed_b ? kPackedStrideK : SgemmStrideK(g.rule_n > 0 ? g.rule_n : g.n, g.k);
+}
+
+bool SgemmOneRowOrder(const SgemmArgs& g) {
+  return g.m == 1 && g.one_row_kernels && !g.packed_b && g.b_rows == nullptr;
+}
+
 namespace ref {
 namespace {
 
@@ -65,22 +74,25 @@ void RowLanes(const SgemmArgs& g) {
 }
 
 void Products(const SgemmArgs& g) {
-  if (g.m == 1 && g.one_row_kernels && g.b_rows == nullptr) {
+  if (SgemmOneRowOrder(g)) {
     if (g.trans_b)
       RowLanes(g);
     else
       RowGroups(g);
     return;
   }
-  const int64_t block = SgemmStrideK(g.rule_n > 0 ? g.rule_n : g.n, g.k);
+  const int64_t block = SgemmBlockK(g);
   for (int64_t i = 0; i < g.m; ++i) {
     for (int64_t j = 0; j < g.n; ++j) {
       float& c = g.c[i * g.ldc + j];
       if (!g.accumulate) c = 0.f;  // replaced by the first block (k == 0 leaves 0)
       for (int64_t p = 0; p < g.k; p += block) {
-        float acc = RowTimesColumn(g, i, j, p, std::min(block, g.k - p));
-        if (g.alpha != 1.f) acc = acc * g.alpha;
-        c = (p == 0 && !g.accumulate) ? acc : acc + c;
+        const float acc = RowTimesColumn(g, i, j, p, std::min(block, g.k - p));
+        const bool store = p == 0 && !g.accumulate;
+        if (g.alpha == 1.f)
+          c = store ? acc : acc + c;
+        else
+          c = store ? acc * g.alpha : std::fma(acc, g.alpha, c);
       }
       if (g.bias != nullptr) c = c + g.bias[i];
     }

@@ -220,6 +220,62 @@ TEST(Sgemm, GeneralOrderForOneRowAndAlpha) {
   }
 }
 
+// A packed B (an initializer ORT packs when it loads the model): k blocks of 256 whatever n,
+// and no one-row order. n = 9 < k = 300 would give one block of 1024 unpacked; packed, product
+// 256 starts a second block, so 2^24 + 1 + 1 keeps both ones (2^24 + 2), where one running sum
+// loses them (2^24). One row takes the fused general order too.
+TEST(Sgemm, PackedBCutsKAt256) {
+  EXPECT_EQ(SgemmStrideK(9, 300), 1024);
+  const int64_t n = 9, k = 300;
+  for (int64_t m : {1, 3}) {
+    std::vector<float> a(size_t(m * k), 0.f), b(size_t(k * n), 1.f);
+    a[0] = kBig, a[256] = 1, a[257] = 1;
+    for (SgemmFn f : Kernels()) {
+      for (bool packed : {false, true}) {
+        std::vector<float> c(size_t(m * n), 5.f);
+        SgemmArgs g;
+        g.m = m, g.n = n, g.k = k, g.a = a.data(), g.lda = k, g.b = b.data(), g.ldb = n, g.c = c.data(), g.ldc = n;
+        g.packed_b = packed;
+        f(g);
+        // Unpacked, one row sums in groups of four (products 256..259 make 2 first).
+        EXPECT_EQ(c[0], packed || m == 1 ? kBig + 2 : kBig) << "m " << m << " packed " << packed;
+      }
+    }
+  }
+  // One row, packed: the fused order (x * x + -1 not rounded first), as GeneralOrderForOneRowAndAlpha.
+  const float x = 1.f + std::ldexp(1.f, -12);
+  const std::vector<float> a{-1, x}, b{1, x};
+  for (SgemmFn f : Kernels()) {
+    float c = 0.f;
+    SgemmArgs g;
+    g.m = 1, g.n = 1, g.k = 2, g.a = a.data(), g.lda = 2, g.b = b.data(), g.ldb = 1, g.c = &c, g.ldc = 1;
+    g.packed_b = true;
+    f(g);
+    EXPECT_EQ(c, std::ldexp(1.f, -11) + std::ldexp(1.f, -24));
+  }
+}
+
+// With alpha != 1, a block added to C is one fused step c = fma(acc, alpha, c) (MLAS scales its
+// accumulators in the store). acc = 1 + 2^-23 (block 2: two products), alpha = 1 + 2^-23 and
+// C = -1 - 2^-22 after block 1: the exact result 2^-46 survives only when fused.
+TEST(Sgemm, AlphaFusedIntoTheAddedBlocks) {
+  const float e = std::ldexp(1.f, -23);
+  const int64_t n = 200, k = 130;  // blocks of 128
+  const float alpha = 1.f + e;
+  for (SgemmFn f : Kernels()) {
+    std::vector<float> a(size_t(2 * k), 0.f), b(size_t(k * n), 1.f);
+    a[128] = 1.f, a[129] = e;  // block 2's sum: 1 + 2^-23
+    std::vector<float> c(size_t(2 * n), -(1.f + 2 * e));
+    SgemmArgs g;
+    g.m = 2, g.n = n, g.k = k, g.a = a.data(), g.lda = k, g.b = b.data(), g.ldb = n, g.c = c.data(), g.ldc = n;
+    g.accumulate = true, g.alpha = alpha;
+    f(g);
+    // Block 1 adds fma(0, alpha, C) = C; block 2: (1 + e)(1 + e) - (1 + 2e) = e^2 exactly.
+    EXPECT_EQ(c[0], e * e);
+    EXPECT_EQ(c[n - 1], e * e);
+  }
+}
+
 // SgemmOneRow (rows given by pointer) is the m == 1 group order: equal to Sgemm on the same
 // matrix, for the reference and every SIMD kernel this CPU runs.
 TEST(SgemmOneRow, SameAsOneRowGemm) {
