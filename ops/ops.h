@@ -229,8 +229,12 @@ extern const OpDef kSizeOp;
 extern const OpDef kConstantOp;
 // silu.cc
 extern const OpDef kQrtSiluOp;
+// simplified_layer_normalization.cc
+extern const OpDef kSimplifiedLayerNormalizationOp;
+extern const OpDef kMsSimplifiedLayerNormalizationOp;
 // skip_layer_normalization.cc
 extern const OpDef kSkipLayerNormalizationOp;
+extern const OpDef kSkipSimplifiedLayerNormalizationOp;
 // slice.cc
 extern const OpDef kSliceOp;
 // softmax.cc

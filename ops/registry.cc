@@ -230,8 +230,12 @@ const std::vector<const OpDef*>& AllOps() {
       &kConstantOp,
       // ops/silu.cc
       &kQrtSiluOp,
+      // ops/simplified_layer_normalization.cc
+      &kSimplifiedLayerNormalizationOp,
+      &kMsSimplifiedLayerNormalizationOp,
       // ops/skip_layer_normalization.cc
       &kSkipLayerNormalizationOp,
+      &kSkipSimplifiedLayerNormalizationOp,
       // ops/slice.cc
       &kSliceOp,
       // ops/softmax.cc

@@ -1,12 +1,15 @@
-// com.microsoft SkipLayerNormalization: LayerNormalization over the last axis of
-// s = input + skip (+ bias), times gamma, plus beta (optional); outputs the result and,
-// optionally, the mean, the inverse standard deviation and s itself. The sum is in float;
-// the normalization is qrt's float32 LayerNormalization row (ops/kernels/norm/layer_norm.h),
-// in ONNX Runtime's LayerNormalization order; ORT's own SkipLayerNormalization kernel is not
-// checked to sum the same way.
+// com.microsoft SkipLayerNormalization and SkipSimplifiedLayerNormalization: the last axis of
+// s = input + skip (+ bias), normalized (by mean and standard deviation, or by the root mean
+// square), times gamma, plus beta (optional, not in the simplified form); outputs the result
+// and, optionally, the mean (0 in the simplified form, as ORT writes it), the inverse standard
+// deviation and s itself. float32 in ONNX Runtime 1.30's orders, found number by number
+// against it (docs/float-order.md): the sum in float, (input + skip) + bias; then
+// SkipLayerNormalization is Welford's update for every row length (ref::LayerNormShortRow,
+// not MLAS's kernel), SkipSimplifiedLayerNormalization the plain RMS loop (ref::RmsNormPlainRow).
 #include <vector>
 
 #include "ops/kernels/norm/layer_norm.h"
+#include "ops/kernels/norm/rms_norm.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
@@ -17,7 +20,7 @@ struct SkipLnState {
   int64_t rows = 1, n = 1;
   float epsilon = 1e-12f;
   bool has_beta = false, has_bias = false, skip_broadcast = false;
-  LayerNormRowFn row = ref::LayerNormRow;
+  bool simplified = false;
 };
 
 Status RunSkipLn(const SkipLnState& s, const RunArgs& args) {
@@ -25,7 +28,7 @@ Status RunSkipLn(const SkipLnState& s, const RunArgs& args) {
   const float* skip = args.input(1)->data<float>();
   const float* gamma = args.input(2)->data<float>();
   const float* beta = s.has_beta ? args.input(3)->data<float>() : nullptr;
-  const float* bias = s.has_bias ? args.input(4)->data<float>() : nullptr;
+  const float* bias = s.has_bias ? args.input(s.simplified ? 3 : 4)->data<float>() : nullptr;
   float* y = args.output(0)->data<float>();
   float* mean_out = args.num_outputs > 1 && args.output(1) ? args.output(1)->data<float>() : nullptr;
   float* inv_out = args.num_outputs > 2 && args.output(2) ? args.output(2)->data<float>() : nullptr;
@@ -39,14 +42,20 @@ Status RunSkipLn(const SkipLnState& s, const RunArgs& args) {
       row[size_t(i)] = v;
     }
     if (sum_out) std::copy(row.begin(), row.end(), sum_out + r * s.n);
-    float mean, inv;
-    s.row(s.n, row.data(), gamma, beta, s.epsilon, y + r * s.n, &mean, &inv);
+    float mean = 0.f, inv;
+    if (s.simplified)
+      ref::RmsNormPlainRow(s.n, row.data(), gamma, s.epsilon, y + r * s.n, &inv);
+    else
+      ref::LayerNormShortRow(s.n, row.data(), gamma, beta, s.epsilon, y + r * s.n, &mean, &inv);
     if (mean_out) mean_out[r] = mean;
     if (inv_out) inv_out[r] = inv;
   }
   return Status::Ok();
 }
 
+// Inputs: input, skip, gamma, then beta and bias (SkipLayerNormalization) or bias alone
+// (SkipSimplifiedLayerNormalization).
+template <bool kSimplified>
 Status PrepareSkipLn(PrepareContext& ctx) {
   const TensorInfo& x = ctx.input(0);
   if (x.dtype != DataType::kFloat32) return Unsupported("SkipLayerNormalization on ", DataTypeName(x.dtype));
@@ -61,15 +70,16 @@ Status PrepareSkipLn(PrepareContext& ctx) {
   }
   s.skip_broadcast = skip.dims != x.dims;
   for (int i : {2, 3, 4}) {
+    if (kSimplified && i == 4) continue;
     if (!ctx.has_input(i)) continue;
     if (ctx.input(i).dtype != x.dtype || ElementCount(ctx.input(i).dims) != s.n) {
       return InvalidArgument("input ", i, " must hold ", s.n, " float32 values");
     }
   }
   if (!ctx.has_input(2)) return InvalidArgument("gamma is required");
-  s.has_beta = ctx.has_input(3);
-  s.has_bias = ctx.has_input(4);
-  s.row = SelectLayerNormRow(ctx.isa(), s.n);
+  s.simplified = kSimplified;
+  s.has_beta = !kSimplified && ctx.has_input(3);
+  s.has_bias = ctx.has_input(kSimplified ? 3 : 4);
   QRT_ASSIGN_OR_RETURN(s.epsilon, ctx.attrs().GetFloat("epsilon", 1e-12f));
   Dims stat = x.dims;
   stat.back() = 1;
@@ -83,6 +93,8 @@ Status PrepareSkipLn(PrepareContext& ctx) {
 
 }  // namespace
 
-const OpDef kSkipLayerNormalizationOp{"com.microsoft", "SkipLayerNormalization", 3, 5, 1, 4, PrepareSkipLn};
+const OpDef kSkipLayerNormalizationOp{"com.microsoft", "SkipLayerNormalization", 3, 5, 1, 4, PrepareSkipLn<false>};
+const OpDef kSkipSimplifiedLayerNormalizationOp{"com.microsoft",    "SkipSimplifiedLayerNormalization", 3, 4, 1, 4,
+                                                PrepareSkipLn<true>};
 
 }  // namespace qrt

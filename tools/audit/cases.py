@@ -543,6 +543,33 @@ def fused_matmul_cases():
     return out
 
 
+def layer_norm_family_cases():
+    """com.microsoft SkipLayerNormalization / SkipSimplifiedLayerNormalization and
+    SimplifiedLayerNormalization over row lengths on both sides of each kernel's switch."""
+    out = []
+    rng = np.random.default_rng(53)
+    ms = dict(dequantize=True, quantize=False, domain="com.microsoft", out_type=TensorProto.FLOAT, scale=0.037)
+    for h in (5, 8, 15, 16, 17, 48, 100, 768):
+        rows = 6 if h < 700 else 2
+        skip = rng.normal(0.5, 2, (rows, h)).astype(F32)
+        gamma = rng.normal(1, 0.3, h).astype(F32)
+        beta = rng.normal(0, 0.3, h).astype(F32)
+        bias = rng.normal(0, 0.5, h).astype(F32)
+        out.append(case(f"skiplayernorm_h{h}", "SkipLayerNormalization", [rows, h], dict(epsilon=1e-5),
+                        consts=[skip, gamma, beta, bias], seed=len(out), **ms))
+        out.append(case(f"skiplayernorm_gamma_only_h{h}", "SkipLayerNormalization", [rows, h], dict(epsilon=1e-6),
+                        consts=[skip, gamma], seed=len(out), **ms))
+        out.append(case(f"skipsimplifiedlayernorm_h{h}", "SkipSimplifiedLayerNormalization", [rows, h],
+                        dict(epsilon=1e-5), consts=[skip, gamma, bias], seed=len(out), **ms))
+        out.append(case(f"simplifiedlayernorm_h{h}", "SimplifiedLayerNormalization", [rows, h], dict(epsilon=1e-5),
+                        consts=[gamma], seed=len(out), dequantize=True, quantize=False, out_type=TensorProto.FLOAT,
+                        scale=0.037))
+    out.append(case("simplifiedlayernorm_axis1", "SimplifiedLayerNormalization", [2, 3, 8], dict(axis=1),
+                    consts=[rng.normal(1, 0.3, (3, 8)).astype(F32)], seed=len(out), dequantize=True, quantize=False,
+                    out_type=TensorProto.FLOAT, scale=0.037))
+    return out
+
+
 def quantizer_and_cast_cases():
     """QuantizeLinear / DequantizeLinear themselves (per axis, opset 13), Cast out of the
     quantized domain, and power-of-two scales for the ops where ties are most common."""
@@ -577,7 +604,7 @@ def quantizer_and_cast_cases():
 
 def all_cases():
     cases = (resize_cases() + average_pool_cases() + lp_pool_cases() + other_cases() + more_float_op_cases() + new_op_cases()
-             + integer_op_cases() + contrib_conv_where_cases() + fused_matmul_cases()
+             + integer_op_cases() + contrib_conv_where_cases() + fused_matmul_cases() + layer_norm_family_cases()
              + quantizer_and_cast_cases())
     names = [c["name"] for c in cases]
     assert len(names) == len(set(names)), "duplicate case names"
