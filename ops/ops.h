@@ -201,6 +201,8 @@ extern const OpDef kGruOp;
 extern const OpDef kLstmOp;
 // roi_align.cc
 extern const OpDef kRoiAlignOp;
+// rotary_embedding.cc
+extern const OpDef kRotaryEmbeddingOp;
 // scan.cc
 extern const OpDef kScanOp;
 // scatter.cc

@@ -202,6 +202,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kLstmOp,
       // ops/roi_align.cc
       &kRoiAlignOp,
+      // ops/rotary_embedding.cc
+      &kRotaryEmbeddingOp,
       // ops/scan.cc
       &kScanOp,
       // ops/scatter.cc

@@ -570,6 +570,33 @@ def layer_norm_family_cases():
     return out
 
 
+def rotary_cases():
+    """com.microsoft RotaryEmbedding: both pairings, head sizes on both sides of MLAS's 16-wide loop,
+    partial rotation, one start position, the 4-D layout."""
+    out = []
+    rng = np.random.default_rng(61)
+    ms = dict(dequantize=True, quantize=False, domain="com.microsoft", out_type=TensorProto.FLOAT, scale=0.037)
+
+    def caches(positions, d):
+        angles = rng.uniform(0, 6.3, (positions, d // 2))
+        return np.cos(angles).astype(F32), np.sin(angles).astype(F32)
+
+    for inter in (0, 1):
+        for h in (8, 24, 40, 64):
+            cos, sin = caches(32, h)
+            pos = rng.integers(0, 32, (2, 5)).astype(I64)
+            out.append(case(f"rotary_i{inter}_h{h}", "RotaryEmbedding", [2, 5, 2 * h], dict(interleaved=inter, num_heads=2),
+                            consts=[pos, cos, sin], seed=len(out), **ms))
+        cos, sin = caches(40, 12)
+        out.append(case(f"rotary_i{inter}_partial12_of32_start", "RotaryEmbedding", [2, 5, 64],
+                        dict(interleaved=inter, num_heads=2, rotary_embedding_dim=12),
+                        consts=[i64(3), cos, sin], seed=len(out), **ms))
+        cos, sin = caches(30, 24)
+        out.append(case(f"rotary_i{inter}_4d", "RotaryEmbedding", [2, 3, 5, 24], dict(interleaved=inter),
+                        consts=[rng.integers(0, 30, (2, 5)).astype(I64), cos, sin], seed=len(out), **ms))
+    return out
+
+
 def quantizer_and_cast_cases():
     """QuantizeLinear / DequantizeLinear themselves (per axis, opset 13), Cast out of the
     quantized domain, and power-of-two scales for the ops where ties are most common."""
@@ -605,6 +632,7 @@ def quantizer_and_cast_cases():
 def all_cases():
     cases = (resize_cases() + average_pool_cases() + lp_pool_cases() + other_cases() + more_float_op_cases() + new_op_cases()
              + integer_op_cases() + contrib_conv_where_cases() + fused_matmul_cases() + layer_norm_family_cases()
+             + rotary_cases()
              + quantizer_and_cast_cases())
     names = [c["name"] for c in cases]
     assert len(names) == len(set(names)), "duplicate case names"
