@@ -137,7 +137,6 @@ StatusOr<std::shared_ptr<const onednn::MatMul>> CreateOnednn(const MatMulShape& 
 struct OperandMove {
   bool moved = false;
   IndexMap map;
-  int64_t count = 0;
 };
 
 // ORT's MatMul, Gemm and FusedMatMul pack a 2-D initializer B when the model loads, and its
@@ -188,7 +187,7 @@ void RunMatMulOrdered(const MatMulState& st, const float* a, const float* b, flo
 
 const float* Moved(const OperandMove& m, const Tensor& t, ScratchSlot slot) {
   if (!m.moved) return t.data<float>();
-  float* out = ThreadScratchFloats(slot, size_t(std::max<int64_t>(1, m.count)));
+  float* out = ThreadScratchFloats(slot, size_t(std::max<int64_t>(1, t.numel())));
   RunIndexMap(m.map, sizeof(float), t.raw(), out, nullptr);
   return out;
 }
@@ -197,11 +196,9 @@ Status RunMatMul(const MatMulState& s, const RunArgs& args) {
   const Tensor& a = *args.input(0);
   const Tensor& b = *args.input(1);
   Tensor& y = *args.output(0);
-  if (s.move_a.moved || s.move_b.moved) {
+  if (s.dtype == DataType::kFloat32)
     RunMatMulOrdered(s, Moved(s.move_a, a, ScratchSlot::kWrappedIn), Moved(s.move_b, b, ScratchSlot::kWrappedOut),
                      y.data<float>());
-  } else if (s.dtype == DataType::kFloat32)
-    RunMatMulOrdered(s, a.data<float>(), b.data<float>(), y.data<float>());
   else
     RunMatMulRef(s.shape, a.data<double>(), b.data<double>(), y.data<double>());
   return Status::Ok();
@@ -224,21 +221,11 @@ Status PrepareMatMul(PrepareContext& ctx) {
 
 // ---- FusedMatMul -------------------------------------------------------------------
 
-// The dims after `perm`, and the map that moves a tensor of `dims` into them.
+// The map that moves a tensor of `dims` by `perm`, and the dims it moves it to.
 OperandMove MakeMove(const Dims& dims, const std::vector<int64_t>& perm, Dims* moved_dims) {
   OperandMove m;
-  const std::vector<int64_t> strides = ContiguousStrides(dims);
-  m.map.out_dims.clear();
-  for (size_t d = 0; d < perm.size(); ++d) {
-    const int64_t from = perm[d];
-    m.map.out_dims.push_back(dims[size_t(from)]);
-    std::vector<int64_t> table(static_cast<size_t>(dims[size_t(from)]));
-    for (int64_t o = 0; o < dims[size_t(from)]; ++o) table[size_t(o)] = o * strides[size_t(from)];
-    m.map.tables.push_back(std::move(table));
-  }
-  FinishIndexMap(m.map);
+  m.map = PermutationMap(dims, perm);
   for (size_t d = 0; d < perm.size(); ++d) m.moved = m.moved || perm[d] != int64_t(d);
-  m.count = ElementCount(dims);
   *moved_dims = m.map.out_dims;
   return m;
 }

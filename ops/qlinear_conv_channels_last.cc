@@ -3,8 +3,9 @@
 // Y [N, spatial..., M]. With channels_last 0 it is ONNX QLinearConv. With 1 it runs
 // QLinearConv's own preparation and kernel (ops/conv.cc) on X moved to [N, C, spatial...],
 // and moves Y back, so both layouts give the same bits.
-#include <cstring>
+#include <algorithm>
 
+#include "ops/kernels/common/index_map.h"
 #include "ops/kernels/common/thread_scratch.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
@@ -21,38 +22,21 @@ struct ChannelsLastState {
   int64_t y_plane = 0, y_channels = 0;
 };
 
-// Per batch item, [rows, cols] bytes to [cols, rows], in tiles so both sides stay in cache.
-void TransposeBytes(int64_t batch, int64_t rows, int64_t cols, const uint8_t* src, uint8_t* dst) {
-  constexpr int64_t kTile = 32;
-  for (int64_t n = 0; n < batch; ++n) {
-    const uint8_t* s = src + n * rows * cols;
-    uint8_t* d = dst + n * rows * cols;
-    for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
-      const int64_t r1 = std::min(rows, r0 + kTile);
-      for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
-        const int64_t c1 = std::min(cols, c0 + kTile);
-        for (int64_t r = r0; r < r1; ++r) {
-          for (int64_t c = c0; c < c1; ++c) d[c * rows + r] = s[r * cols + c];
-        }
-      }
-    }
-  }
-}
-
 Status RunChannelsLast(const ChannelsLastState& s, const RunArgs& args) {
   const Tensor& x = *args.input(qlconv::kX);
   Tensor& y = *args.output(0);
   uint8_t* xt = static_cast<uint8_t*>(ThreadScratch(ScratchSlot::kWrappedIn, size_t(x.numel())));
   uint8_t* yt = static_cast<uint8_t*>(ThreadScratch(ScratchSlot::kWrappedOut, size_t(y.numel())));
-  TransposeBytes(s.batch, s.x_plane, s.x_channels, static_cast<const uint8_t*>(x.raw()), xt);
+  TransposeBlocks(s.batch, s.x_plane, s.x_channels, static_cast<const uint8_t*>(x.raw()), xt);
   Tensor x_nchw = Tensor::Borrow(x.dtype(), s.x_dims, xt);
   Tensor y_nchw = Tensor::Borrow(y.dtype(), s.y_dims, yt);
-  std::vector<const Tensor*> inputs(args.inputs, args.inputs + args.num_inputs);
+  const Tensor* inputs[qlconv::kInputCount] = {};
+  std::copy(args.inputs, args.inputs + args.num_inputs, inputs);  // num_inputs <= kInputCount (the OpDef)
   inputs[qlconv::kX] = &x_nchw;
   Tensor* outputs[1] = {&y_nchw};
-  const RunArgs inner{inputs.data(), outputs, args.num_inputs, 1};
+  const RunArgs inner{inputs, outputs, args.num_inputs, 1};
   QRT_RETURN_IF_ERROR(s.inner.run(s.inner.state.get(), inner));
-  TransposeBytes(s.batch, s.y_channels, s.y_plane, yt, static_cast<uint8_t*>(y.raw()));
+  TransposeBlocks(s.batch, s.y_channels, s.y_plane, yt, static_cast<uint8_t*>(y.raw()));
   return Status::Ok();
 }
 

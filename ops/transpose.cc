@@ -20,19 +20,7 @@ struct TransposeState {
 
 template <class T>
 void TransposeTiles(const TransposeState& s, const T* x, T* y) {
-  constexpr int64_t kTile = sizeof(T) >= 4 ? 16 : int64_t(64 / sizeof(T));  // a cache line of the narrow types
-  const int64_t a = s.a, b = s.b;
-  for (int64_t q = 0; q < s.p; ++q, x += a * b, y += a * b) {
-    for (int64_t i0 = 0; i0 < a; i0 += kTile) {
-      const int64_t i1 = std::min(a, i0 + kTile);
-      for (int64_t j0 = 0; j0 < b; j0 += kTile) {
-        const int64_t j1 = std::min(b, j0 + kTile);
-        for (int64_t j = j0; j < j1; ++j) {
-          for (int64_t i = i0; i < i1; ++i) y[j * a + i] = x[i * b + j];
-        }
-      }
-    }
-  }
+  TransposeBlocks(s.p, s.a, s.b, x, y);
 }
 
 Status RunTranspose(const TransposeState& s, const RunArgs& args) {
@@ -104,16 +92,7 @@ Status PrepareTranspose(PrepareContext& ctx) {
   for (size_t d = 0; d < size_t(rank); ++d) out[d] = x.dims[size_t(perm[d])];
   TransposeState s;
   s.elem_size = DataTypeSize(x.dtype);
-  if (!TiledForm(x.dims, perm, s)) {
-    const std::vector<int64_t> strides = ContiguousStrides(x.dims);
-    s.map.tables.resize(size_t(rank));
-    for (size_t d = 0; d < size_t(rank); ++d) {
-      const size_t src = size_t(perm[d]);
-      for (int64_t o = 0; o < out[d]; ++o) s.map.tables[d].push_back(o * strides[src]);
-    }
-    s.map.out_dims = out;
-    FinishIndexMap(s.map);
-  }
+  if (!TiledForm(x.dims, perm, s)) s.map = PermutationMap(x.dims, perm);
   ctx.SetOutput(0, x.dtype, out);
   ctx.SetKernel<TransposeState, RunTranspose>(std::move(s));
   return Status::Ok();

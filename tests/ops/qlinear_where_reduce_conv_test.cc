@@ -68,13 +68,18 @@ Attributes Axes(std::vector<int64_t> axes, int64_t keepdims) {
 
 // ---- QLinearReduceMean ----
 
-StatusOr<Tensor> QLinearReduceMean(const Tensor& x, DataType dt, const Attributes& attrs, Isa isa) {
-  Chain c;
-  c.In("x", x);
+// The input's and the mean's grids, for both forms.
+void AddReduceMeanGrids(Chain& c, DataType dt) {
   c.Init("xs", Scale(0.043f));
   c.Init("xz", Zp(dt, dt == DataType::kUInt8 ? 131 : 0xF0));
   c.Init("ys", Scale(0.017f));
   c.Init("yz", Zp(dt, dt == DataType::kUInt8 ? 120 : 0x05));
+}
+
+StatusOr<Tensor> QLinearReduceMean(const Tensor& x, DataType dt, const Attributes& attrs, Isa isa) {
+  Chain c;
+  c.In("x", x);
+  AddReduceMeanGrids(c, dt);
   c.Op("QLinearReduceMean", {"x", "xs", "xz", "ys", "yz"}, "y", attrs, true);
   return c.Run("y", isa);
 }
@@ -82,10 +87,7 @@ StatusOr<Tensor> QLinearReduceMean(const Tensor& x, DataType dt, const Attribute
 StatusOr<Tensor> ReduceMeanChain(const Tensor& x, DataType dt, const Attributes& attrs, Isa isa) {
   Chain c;
   c.In("x", x);
-  c.Init("xs", Scale(0.043f));
-  c.Init("xz", Zp(dt, dt == DataType::kUInt8 ? 131 : 0xF0));
-  c.Init("ys", Scale(0.017f));
-  c.Init("yz", Zp(dt, dt == DataType::kUInt8 ? 120 : 0x05));
+  AddReduceMeanGrids(c, dt);
   c.Op("DequantizeLinear", {"x", "xs", "xz"}, "xf");
   c.Op("ReduceMean", {"xf"}, "mf", attrs);
   c.Op("QuantizeLinear", {"mf", "ys", "yz"}, "y");

@@ -67,6 +67,19 @@ void StoreSaturated(double v, unsigned char bytes[8]) {
 
 }  // namespace
 
+IndexMap PermutationMap(const Dims& dims, const std::vector<int64_t>& perm) {
+  IndexMap map;
+  const std::vector<int64_t> strides = ContiguousStrides(dims);
+  map.tables.resize(perm.size());
+  for (size_t d = 0; d < perm.size(); ++d) {
+    const size_t src = size_t(perm[d]);
+    map.out_dims.push_back(dims[src]);
+    for (int64_t o = 0; o < dims[src]; ++o) map.tables[d].push_back(o * strides[src]);
+  }
+  FinishIndexMap(map);
+  return map;
+}
+
 void FinishIndexMap(IndexMap& map) {
   map.inner_contiguous = false;
   if (map.tables.empty() || map.tables.back().empty()) return;

@@ -28,6 +28,28 @@ struct IndexMap {
 // Sets inner_contiguous from the innermost table (call after filling the tables).
 void FinishIndexMap(IndexMap& map);
 
+// The map of a transpose: output axis d walks input axis perm[d] of a tensor of `dims`
+// (perm a permutation of 0..rank-1, checked by the caller).
+IndexMap PermutationMap(const Dims& dims, const std::vector<int64_t>& perm);
+
+// Per p, the row-major [a, b] block of x written as [b, a] into y, in square tiles so that
+// both the reads and the writes stay within a few cache lines. Any trivially copyable T.
+template <class T>
+void TransposeBlocks(int64_t p, int64_t a, int64_t b, const T* x, T* y) {
+  constexpr int64_t kTile = sizeof(T) >= 4 ? 16 : int64_t(64 / sizeof(T));  // a cache line of the narrow types
+  for (int64_t q = 0; q < p; ++q, x += a * b, y += a * b) {
+    for (int64_t i0 = 0; i0 < a; i0 += kTile) {
+      const int64_t i1 = i0 + kTile < a ? i0 + kTile : a;
+      for (int64_t j0 = 0; j0 < b; j0 += kTile) {
+        const int64_t j1 = j0 + kTile < b ? j0 + kTile : b;
+        for (int64_t j = j0; j < j1; ++j) {
+          for (int64_t i = i0; i < i1; ++i) y[j * a + i] = x[i * b + j];
+        }
+      }
+    }
+  }
+}
+
 // Copies `in` to `out` through `map`. elem_size is 1, 2, 4 or 8; `fill` points to
 // elem_size bytes and may be null when no table holds kIndexMapFill. Allocates nothing.
 void RunIndexMap(const IndexMap& map, size_t elem_size, const void* in, void* out, const void* fill);
