@@ -190,7 +190,6 @@ Status PrepareWhere(PrepareContext& ctx) {
 
 struct ReduceMeanState {
   Kernel mean;  // ReduceMean's float kernel
-  Dims x_dims, y_dims;
   QParams in, out;
   DequantizeToF32Fn dequantize = nullptr;
   QuantizeF32Fn quantize = nullptr;
@@ -202,8 +201,8 @@ Status RunReduceMean(const ReduceMeanState& s, const RunArgs& args) {
   float* xf = ThreadScratchFloats(ScratchSlot::kWrappedIn, size_t(x.numel()));
   float* yf = ThreadScratchFloats(ScratchSlot::kWrappedOut, size_t(y.numel()));
   s.dequantize(x.numel(), x.raw(), s.in.scale, s.in.zp, xf);
-  Tensor x_float = Tensor::Borrow(DataType::kFloat32, s.x_dims, xf);
-  Tensor y_float = Tensor::Borrow(DataType::kFloat32, s.y_dims, yf);
+  Tensor x_float = Tensor::Borrow(DataType::kFloat32, x.dims(), xf);
+  Tensor y_float = Tensor::Borrow(DataType::kFloat32, y.dims(), yf);
   const Tensor* inputs[1] = {&x_float};
   Tensor* outputs[1] = {&y_float};
   QRT_RETURN_IF_ERROR(s.mean.run(s.mean.state.get(), RunArgs{inputs, outputs, 1, 1}));
@@ -224,12 +223,11 @@ Status PrepareReduceMean(PrepareContext& ctx) {
   xf.dims = x.dims;
   PrepareContext mean(ctx.node(), {xf}, ctx.options());
   QRT_RETURN_IF_ERROR(kReduceMeanOp.prepare(mean));
-  s.x_dims = x.dims;
-  s.y_dims = mean.output(0).dims;
+  const Dims y_dims = mean.output(0).dims;
   s.mean = mean.TakeKernel();
   s.dequantize = SelectDequantizeToF32(t, ctx.isa());
   s.quantize = SelectQuantizeF32(t, ctx.isa());
-  ctx.SetOutput(0, t, s.y_dims);
+  ctx.SetOutput(0, t, y_dims);
   ctx.SetKernel<ReduceMeanState, RunReduceMean>(std::move(s));
   return Status::Ok();
 }
