@@ -130,6 +130,102 @@ TEST(FuseQdqUnary, DoesNotFuseWhenIllegal) {
   }
 }
 
+// x -DQ-> xf -(nodes, ending in "ff")-> -Q-> y, with the named scalar float constants.
+std::string RegionChain(const std::string& x_type, const std::string& y_type, const std::string& nodes,
+                        const std::vector<std::pair<std::string, float>>& consts, const std::string& outputs = "") {
+  std::string inits = std::string(R"({"name":"sx","dtype":"float32","shape":[],"data":[0.047]},)") +
+                      R"({"name":"zx","dtype":")" + x_type + R"(","shape":[],"data":[)" +
+                      (x_type == "int8" ? "-128" : "255") + "]}," +
+                      R"({"name":"sy","dtype":"float32","shape":[],"data":[0.021]},)" + R"({"name":"zy","dtype":")" +
+                      y_type + R"(","shape":[],"data":[)" + (y_type == "int8" ? "-3" : "0") + "]}";
+  for (const auto& [name, v] : consts) {
+    inits += R"(,{"name":")" + name + R"(","dtype":"float32","shape":[],"data":[)" + std::to_string(v) + "]}";
+  }
+  return R"({"format":"qrt.graph","version":1,"opsets":{"":18},"inputs":[{"name":"x","dtype":")" + x_type +
+         R"(","shape":[2,256]}],"outputs":[{"name":"y"})" + outputs + R"(],"initializers":[)" + inits +
+         R"(],"nodes":[{"name":"dq","op":"DequantizeLinear","inputs":["x","sx","zx"],"outputs":["xf"]},)" + nodes +
+         R"(,{"name":"q","op":"QuantizeLinear","inputs":["ff","sy","zy"],"outputs":["y"]}]})";
+}
+
+std::string OpJson(const std::string& op, const std::string& inputs, const std::string& out,
+                   const std::string& attrs = "") {
+  return R"({"op":")" + op + R"(","inputs":[)" + inputs + R"(],"outputs":[")" + out + R"("])" +
+         (attrs.empty() ? "" : R"(,"attrs":)" + attrs) + "}";
+}
+
+// The expanded Gelu (PyTorch's export), HardSwish as HardSigmoid -> Mul, SiLU read from one
+// DQ, Mish as Softplus -> Tanh -> Mul, and a long chain: each becomes one table, exactly.
+TEST(FuseQdqUnary, ElementwiseRegionsBecomeOneTable) {
+  const std::vector<std::pair<std::string, float>> gelu_consts = {{"sqrt2", 1.4142135f}, {"one", 1.f}, {"half", 0.5f}};
+  const std::string gelu = OpJson("Div", R"("xf","sqrt2")", "a") + "," + OpJson("Erf", R"("a")", "b") + "," +
+                           OpJson("Add", R"("b","one")", "c") + "," + OpJson("Mul", R"("xf","c")", "d") + "," +
+                           OpJson("Mul", R"("d","half")", "ff");
+  const std::string hardswish = OpJson("HardSigmoid", R"("xf")", "h", R"({"alpha":0.16666667,"beta":0.5})") + "," +
+                                OpJson("Mul", R"("xf","h")", "ff");
+  const std::string silu = OpJson("Sigmoid", R"("xf")", "s") + "," + OpJson("Mul", R"("s","xf")", "ff");
+  const std::string mish = OpJson("Softplus", R"("xf")", "p") + "," + OpJson("Tanh", R"("p")", "t") + "," +
+                           OpJson("Mul", R"("xf","t")", "ff");
+  std::string chain = OpJson("Mul", R"("xf","half")", "v0");
+  for (int k = 1; k < 20; ++k) {
+    chain +=
+        "," + OpJson(k % 2 ? "Add" : "Sigmoid",
+                     k % 2 ? R"("v)" + std::to_string(k - 1) + R"(","one")" : R"("v)" + std::to_string(k - 1) + R"(")",
+                     "v" + std::to_string(k));
+  }
+  chain += "," + OpJson("Neg", R"("v19")", "ff");
+  const std::pair<std::string, int> cases[] = {{gelu, 5}, {hardswish, 2}, {silu, 2}, {mish, 3}, {chain, 21}};
+  for (const auto& [nodes, count] : cases) {
+    for (const char* xt : {"uint8", "int8"}) {
+      for (const char* yt : {"uint8", "int8"}) {
+        const std::string json = RegionChain(xt, yt, nodes, gelu_consts);
+        auto m = Rewrites(json);
+        EXPECT_EQ(m["fuse-qdq-unary"], 1) << json;
+        EXPECT_EQ(m["op:LookupTable"], 1) << json;
+        int ops = 0;
+        for (const auto& [key, n] : m) ops += key.rfind("op:", 0) == 0 ? n : 0;
+        EXPECT_EQ(ops, 1) << count << " ops and the Q/DQ should be one table: " << json;
+        ExpectExact(json);
+      }
+    }
+  }
+}
+
+TEST(FuseQdqUnary, RefusesRegionsThatAreNotFunctionsOfOneCode) {
+  const std::vector<std::pair<std::string, float>> consts = {{"one", 1.f}};
+  std::vector<std::string> refused;
+  // A second DequantizeLinear (of a graph input): two codes, not one.
+  std::string two_dq = RegionChain("uint8", "uint8", OpJson("Add", R"("xf","wf")", "ff"), consts);
+  ReplaceOnce(two_dq, R"({"name":"dq",)",
+              R"({"op":"DequantizeLinear","inputs":["x2","sx","zx"],"outputs":["wf"]},{"name":"dq",)");
+  ReplaceOnce(two_dq, R"("inputs":[)", R"("inputs":[{"name":"x2","dtype":"uint8","shape":[2,256]},)");
+  refused.push_back(two_dq);
+  // A constant of more than one element: the output would depend on the position.
+  std::string wide = RegionChain("uint8", "uint8", OpJson("Add", R"("xf","c2")", "ff"), consts);
+  ReplaceOnce(
+      wide, R"("initializers":[)", R"("initializers":[{"name":"c2","dtype":"float32","shape":[256],"data":[)" + [] {
+        std::string d;
+        for (int k = 0; k < 256; ++k) d += (k ? "," : "") + std::to_string(k);
+        return d;
+      }() + "]},");
+  refused.push_back(wide);
+  // An inner value is also a graph output, or read by an op outside the region.
+  refused.push_back(RegionChain("uint8", "int8",
+                                OpJson("Sigmoid", R"("xf")", "s") + "," + OpJson("Mul", R"("s","xf")", "ff"), consts,
+                                R"(,{"name":"s"})"));
+  refused.push_back(RegionChain(
+      "uint8", "int8",
+      OpJson("Sigmoid", R"("xf")", "s") + "," + OpJson("Mul", R"("s","xf")", "ff") + "," + OpJson("Neg", R"("s")", "n"),
+      consts, R"(,{"name":"n"})"));
+  // Softmax is not element-wise.
+  refused.push_back(RegionChain("uint8", "uint8", OpJson("Softmax", R"("xf")", "ff"), consts));
+  for (const std::string& json : refused) {
+    auto m = Rewrites(json);
+    EXPECT_EQ(m["fuse-qdq-unary"], 0) << json;
+    EXPECT_EQ(m.count("op:LookupTable"), 0u) << json;
+    if (json.find(R"("x2")") == std::string::npos) ExpectExact(json);
+  }
+}
+
 TEST(FoldConstants, FoldsConstantSubgraphsButKeepsDequantizeLinear) {
   // shape = Add(c1, c2) is constant; w2 = Reshape(w, shape) is constant; DQ(w2) must stay.
   const char* json = R"({"format":"qrt.graph","version":1,
