@@ -61,6 +61,8 @@ extern const OpDef kDropoutOp;
 extern const OpDef kDynamicQuantizeLinearOp;
 // einsum.cc
 extern const OpDef kEinsumOp;
+// embed_layer_normalization.cc
+extern const OpDef kEmbedLayerNormalizationOp;
 // expand.cc
 extern const OpDef kExpandOp;
 // eye_like.cc

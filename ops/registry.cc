@@ -62,6 +62,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kDynamicQuantizeLinearOp,
       // ops/einsum.cc
       &kEinsumOp,
+      // ops/embed_layer_normalization.cc
+      &kEmbedLayerNormalizationOp,
       // ops/expand.cc
       &kExpandOp,
       // ops/eye_like.cc

@@ -570,6 +570,40 @@ def layer_norm_family_cases():
     return out
 
 
+def embed_layer_norm_cases():
+    """com.microsoft EmbedLayerNormalization: word embeddings from x, hidden sizes from 5 to 384,
+    with and without segments, mask and position_ids (both shapes; ORT then wants mask_index)."""
+    out = []
+    rng = np.random.default_rng(67)
+    ms = dict(dequantize=True, quantize=False, domain="com.microsoft", out_type=TensorProto.FLOAT, scale=0.037,
+              x_in_consts=True)
+    i32 = np.int32
+    for h in (5, 16, 17, 64, 128, 384):
+        vocab, positions, b, s = 30, 12, 2, 7
+        ids = rng.integers(0, vocab, (b, s)).astype(i32)
+        seg = rng.integers(0, 2, (b, s)).astype(i32)
+        pos_emb = rng.normal(0, 1, (positions, h)).astype(F32)
+        seg_emb = rng.normal(0, 1, (2, h)).astype(F32)
+        gamma = rng.normal(1, 0.3, h).astype(F32)
+        beta = rng.normal(0, 0.3, h).astype(F32)
+        mask = (rng.uniform(size=(b, s)) < 0.7).astype(i32)
+        out.append(case(f"embedlayernorm_h{h}", "EmbedLayerNormalization", [vocab, h], dict(epsilon=1e-12),
+                        consts=[ids, seg, "dq", pos_emb, seg_emb, gamma, beta, mask], seed=len(out),
+                        extra_outputs=1, **ms))
+        out.append(case(f"embedlayernorm_noseg_h{h}", "EmbedLayerNormalization", [vocab, h],
+                        dict(epsilon=1e-5), consts=[ids, None, "dq", pos_emb, None, gamma, beta], seed=len(out),
+                        extra_outputs=1, **ms))
+        pos_ids = rng.integers(0, positions, (b, s)).astype(i32)
+        out.append(case(f"embedlayernorm_position_ids_h{h}", "EmbedLayerNormalization", [vocab, h],
+                        dict(epsilon=1e-12), consts=[ids, seg, "dq", pos_emb, seg_emb, gamma, beta, None, pos_ids],
+                        seed=len(out), extra_outputs=1, **ms))
+    out.append(case("embedlayernorm_position_ids_1xs", "EmbedLayerNormalization", [30, 16], dict(epsilon=1e-12),
+                    consts=[rng.integers(0, 30, (2, 5)).astype(i32), None, "dq", rng.normal(0, 1, (9, 16)).astype(F32),
+                            None, rng.normal(1, .3, 16).astype(F32), rng.normal(0, .3, 16).astype(F32), None,
+                            rng.integers(0, 9, (1, 5)).astype(i32)], seed=len(out), extra_outputs=1, **ms))
+    return out
+
+
 def rotary_cases():
     """com.microsoft RotaryEmbedding: both pairings, head sizes on both sides of MLAS's 16-wide loop,
     partial rotation, one start position, the 4-D layout."""
@@ -632,7 +666,7 @@ def quantizer_and_cast_cases():
 def all_cases():
     cases = (resize_cases() + average_pool_cases() + lp_pool_cases() + other_cases() + more_float_op_cases() + new_op_cases()
              + integer_op_cases() + contrib_conv_where_cases() + fused_matmul_cases() + layer_norm_family_cases()
-             + rotary_cases()
+             + rotary_cases() + embed_layer_norm_cases()
              + quantizer_and_cast_cases())
     names = [c["name"] for c in cases]
     assert len(names) == len(set(names)), "duplicate case names"

@@ -39,6 +39,11 @@ float LayerNormVarianceTail(int64_t n, const float* x, float mean, float var);
 void LayerNormShortRow(int64_t n, const float* x, const float* scale, const float* bias, float epsilon, float* y,
                        float* mean, float* inv_std_dev);
 
+// com.microsoft EmbedLayerNormalization's row: the plain sum, mean = sum / n, the sum of
+// squared differences, y = (x - mean) / sqrt(that / n + epsilon) * scale (+ bias). x is
+// overwritten with x - mean.
+void EmbedLayerNormRow(int64_t n, float* x, const float* scale, const float* bias, float epsilon, float* y);
+
 }  // namespace ref
 
 namespace avx2 {  // bit-identical to ref::LayerNormRow for every n

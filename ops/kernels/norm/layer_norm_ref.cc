@@ -65,4 +65,20 @@ void LayerNormShortRow(int64_t n, const float* x, const float* scale, const floa
   *inv_out = 1.0f / den;
 }
 
+void EmbedLayerNormRow(int64_t n, float* x, const float* scale, const float* bias, float epsilon, float* y) {
+  float sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += x[i];
+  const float mean = sum / float(n);
+  float squares = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] = x[i] - mean;
+    squares += x[i] * x[i];
+  }
+  const float den = std::sqrt(squares / float(n) + epsilon);
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i] / den * scale[i];
+    y[i] = bias ? v + bias[i] : v;
+  }
+}
+
 }  // namespace qrt::ref
