@@ -63,6 +63,7 @@ extern const OpDef kDynamicQuantizeLinearOp;
 extern const OpDef kEinsumOp;
 // embed_layer_normalization.cc
 extern const OpDef kEmbedLayerNormalizationOp;
+extern const OpDef kQEmbedLayerNormalizationOp;
 // expand.cc
 extern const OpDef kExpandOp;
 // eye_like.cc

@@ -64,6 +64,7 @@ const std::vector<const OpDef*>& AllOps() {
       &kEinsumOp,
       // ops/embed_layer_normalization.cc
       &kEmbedLayerNormalizationOp,
+      &kQEmbedLayerNormalizationOp,
       // ops/expand.cc
       &kExpandOp,
       // ops/eye_like.cc

@@ -107,5 +107,52 @@ TEST(EmbedLayerNormalization, RefusesBadIdsAndShapes) {
   }
 }
 
+// QEmbedLayerNormalization dequantizes every row as DequantizeLinear does, then is
+// EmbedLayerNormalization: the same bits as the float op given the dequantized tables.
+TEST(QEmbedLayerNormalization, IsTheFloatOpOnDequantizedTables) {
+  ModelBuilder b("qembed", {{"", 17}, {"com.microsoft", 1}}, false);
+  const Tensor ids = Tensor::FromVector<int32_t>({2, 0, 1, 2}, {2, 2});
+  ASSERT_TRUE(b.AddInput("ids", DataType::kInt32, ShapeFromDims(ids.dims())).ok());
+  const std::vector<uint8_t> word = {0, 9, 200, 31, 7, 255, 128, 3, 90, 91, 15, 16};  // [3, 4]
+  const std::vector<uint8_t> pos = {1, 2, 3, 4, 250, 6, 7, 8};                        // [2, 4]
+  const std::vector<uint8_t> gamma = {100, 120, 140, 160}, beta = {0, 50, 100, 255};
+  const float scales[] = {0.037f, 0.011f, 0.02f, 0.003f};
+  const uint8_t zps[] = {128, 3, 90, 17};
+  ASSERT_TRUE(b.AddInitializer("w", Tensor::FromVector<uint8_t>(word, {3, 4})).ok());
+  ASSERT_TRUE(b.AddInitializer("p", Tensor::FromVector<uint8_t>(pos, {2, 4})).ok());
+  ASSERT_TRUE(b.AddInitializer("g", Tensor::FromVector<uint8_t>(gamma, {4})).ok());
+  ASSERT_TRUE(b.AddInitializer("b", Tensor::FromVector<uint8_t>(beta, {4})).ok());
+  const char* names[] = {"w", "p", "g", "b"};
+  for (int k = 0; k < 4; ++k) {
+    ASSERT_TRUE(b.AddInitializer(std::string(names[k]) + "_s", Tensor::FromVector<float>({scales[k]}, {})).ok());
+    ASSERT_TRUE(b.AddInitializer(std::string(names[k]) + "_z", Tensor::FromVector<uint8_t>({zps[k]}, {})).ok());
+  }
+  NodeSpec n;
+  n.name = "qembed";
+  n.op_type = "QEmbedLayerNormalization";
+  n.domain = "com.microsoft";
+  n.inputs = {"ids", "", "w", "p", "", "g", "b", "", "w_s", "p_s", "", "g_s", "b_s", "w_z", "p_z", "", "g_z", "b_z"};
+  n.outputs = {"y"};
+  ASSERT_TRUE(b.AddNode(std::move(n)).ok());
+  ASSERT_TRUE(b.AddOutput("y", DataType::kUndefined, std::nullopt).ok());
+  auto got = testing::RunGraph(b.Finish().value(), {ids}, "none", kIsaAuto);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+
+  auto dequantize = [](const std::vector<uint8_t>& q, float s, int zp) {
+    std::vector<float> f;
+    for (uint8_t v : q) f.push_back(float(int(v) - zp) * s);
+    return f;
+  };
+  EmbedInputs in;
+  in.ids = ids;
+  in.word = Tensor::FromVector<float>(dequantize(word, scales[0], zps[0]), {3, 4});
+  in.pos = Tensor::FromVector<float>(dequantize(pos, scales[1], zps[1]), {2, 4});
+  in.gamma = Tensor::FromVector<float>(dequantize(gamma, scales[2], zps[2]), {4});
+  in.beta = Tensor::FromVector<float>(dequantize(beta, scales[3], zps[3]), {4});
+  auto want = RunEmbed(in, 1);
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  EXPECT_EQ(testing::CompareBits((*got)[0], (*want)[0]), "");
+}
+
 }  // namespace
 }  // namespace qrt

@@ -601,6 +601,24 @@ def embed_layer_norm_cases():
                     consts=[rng.integers(0, 30, (2, 5)).astype(i32), None, "dq", rng.normal(0, 1, (9, 16)).astype(F32),
                             None, rng.normal(1, .3, 16).astype(F32), rng.normal(0, .3, 16).astype(F32), None,
                             rng.integers(0, 9, (1, 5)).astype(i32)], seed=len(out), extra_outputs=1, **ms))
+    # QEmbedLayerNormalization: x is the quantized word table; every tensor with its own grid.
+    for qtype, h, with_seg in ((np.uint8, 16, True), (np.uint8, 5, False), (np.int8, 64, True), (np.uint8, 384, True)):
+        info = np.iinfo(qtype)
+        q = lambda shape: rng.integers(info.min, info.max + 1, shape).astype(qtype)
+        zp = lambda: np.array(rng.integers(info.min, info.max + 1), qtype)
+        vocab, b, s = 30, 2, 7
+        scales = [np.array(rng.uniform(0.002, 0.05), F32) for _ in range(5)]
+        zps = [zp() for _ in range(5)]
+        seg = [rng.integers(0, 2, (b, s)).astype(i32)] if with_seg else [None]
+        out.append(case(f"qembedlayernorm_{np.dtype(qtype).name}_h{h}{'' if with_seg else '_noseg'}",
+                        "QEmbedLayerNormalization", [vocab, h], dict(epsilon=1e-12),
+                        consts=[rng.integers(0, vocab, (b, s)).astype(i32)] + seg
+                        + ["x", q((12, h)), q((2, h)) if with_seg else None, q(h), q(h),
+                           (rng.uniform(size=(b, s)) < .7).astype(i32)]
+                        + [scales[0], scales[1], scales[2] if with_seg else None, scales[3], scales[4]]
+                        + [zps[0], zps[1], zps[2] if with_seg else None, zps[3], zps[4]],
+                        seed=len(out), extra_outputs=1, qtype=qtype, dequantize=False, quantize=False,
+                        domain="com.microsoft", out_type=TensorProto.FLOAT, x_in_consts=True))
     return out
 
 
