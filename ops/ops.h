@@ -112,6 +112,8 @@ extern const OpDef kQrtMatMulIntegerScaledOp;
 // matmul_integer_to_float.cc
 extern const OpDef kMatMulIntegerToFloatOp;
 extern const OpDef kDynamicQuantizeMatMulOp;
+// matmul_nbits.cc
+extern const OpDef kMatMulNBitsOp;
 // max_unpool.cc
 extern const OpDef kMaxUnpoolOp;
 // mean_variance_normalization.cc

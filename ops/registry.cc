@@ -113,6 +113,8 @@ const std::vector<const OpDef*>& AllOps() {
       // ops/matmul_integer_to_float.cc
       &kMatMulIntegerToFloatOp,
       &kDynamicQuantizeMatMulOp,
+      // ops/matmul_nbits.cc
+      &kMatMulNBitsOp,
       // ops/max_unpool.cc
       &kMaxUnpoolOp,
       // ops/mean_variance_normalization.cc

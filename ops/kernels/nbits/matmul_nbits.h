@@ -1,0 +1,67 @@
+// com.microsoft MatMulNBits' products (bits 4): Y[m x n] = A[m x k] * W^T (+ bias), W given as
+// 4-bit codes in blocks along k, each block with a float scale and a 4-bit zero point (8 when
+// absent). A weight is w = float(q - zp) * scale, rounded once, as ONNX Runtime 1.30 computes
+// it. The orders are ONNX Runtime 1.30's on x86-64 with AVX-512 (MLAS's QNBit kernels; found
+// black-box, docs/float-order.md):
+//   fp32 (accuracy_level != 4), m == 1: per column, 16 lane sums, lane l taking k = l, l + 16,
+//     ... in order, acc = fma(w, a, acc) from +0 (k padded with zeros to a multiple of 16);
+//     columns in whole groups of 4 reduce as s_L = ((x[4L] + x[4L+1]) + x[4L+2]) + x[4L+3],
+//     r = (s0 + s2) + (s1 + s3); the last n % 4 as x_i + x_{i+8}, then + x_{i+4}, then
+//     (z0 + z2) + (z1 + z3); then r + bias.
+//   fp32, m > 1: per element one chain acc = fma(a, w, acc) over all k from +0, then + bias.
+//   int8 (accuracy_level 4): A quantized per row and block to int8 (ORT's CompInt8), exact
+//     integer partial sums scaled and accumulated in MLAS's lane layout (matmul_nbits_ref.cc).
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/cpu_features.h"
+
+namespace qrt {
+
+struct NbitsWeights {
+  int64_t n = 0, k = 0, block = 0, blocks = 0;  // blocks = ceil(k / block)
+  const uint8_t* codes = nullptr;               // [n, blocks, block / 2], k = 2j low nibble, 2j + 1 high
+  const float* scales = nullptr;                // [n, blocks]
+  const uint8_t* zero_points = nullptr;         // [n, ceil(blocks / 2)], block 2b low nibble; null: 8
+
+  int zero_point(int64_t col, int64_t b) const {
+    if (zero_points == nullptr) return 8;
+    const uint8_t byte = zero_points[col * ((blocks + 1) / 2) + b / 2];
+    return b % 2 ? byte >> 4 : byte & 15;
+  }
+  int code(int64_t col, int64_t kk) const {
+    const uint8_t byte = codes[col * blocks * (block / 2) + kk / 2];
+    return kk % 2 ? byte >> 4 : byte & 15;
+  }
+};
+
+// Columns [n_begin, n_end) of one row: y[j] for j in that range (y is the whole row).
+using NbitsRowFn = void (*)(const NbitsWeights& w, const float* a, const float* bias, int64_t n_begin, int64_t n_end,
+                            float* y);
+// Rows [0, m) of A (lda k) and columns [n_begin, n_end), in the m > 1 order; y has ldy n.
+using NbitsRowsFn = void (*)(const NbitsWeights& w, int64_t m, const float* a, const float* bias, int64_t n_begin,
+                             int64_t n_end, float* y);
+
+namespace ref {
+void MatMulNbitsRow(const NbitsWeights& w, const float* a, const float* bias, int64_t n_begin, int64_t n_end, float* y);
+void MatMulNbitsRows(const NbitsWeights& w, int64_t m, const float* a, const float* bias, int64_t n_begin,
+                     int64_t n_end, float* y);
+// accuracy_level 4, all of Y: m rows, every column.
+void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y);
+}  // namespace ref
+
+namespace avx2 {
+void MatMulNbitsRow(const NbitsWeights& w, const float* a, const float* bias, int64_t n_begin, int64_t n_end, float* y);
+void MatMulNbitsRows(const NbitsWeights& w, int64_t m, const float* a, const float* bias, int64_t n_begin,
+                     int64_t n_end, float* y);
+}  // namespace avx2
+
+namespace avx512 {
+void MatMulNbitsRow(const NbitsWeights& w, const float* a, const float* bias, int64_t n_begin, int64_t n_end, float* y);
+}  // namespace avx512
+
+NbitsRowFn SelectNbitsRow(Isa isa);
+NbitsRowsFn SelectNbitsRows(Isa isa);
+
+}  // namespace qrt

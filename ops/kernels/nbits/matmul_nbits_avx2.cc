@@ -1,0 +1,164 @@
+// MatMulNBits' fp32 kernels with AVX2 + FMA, bit-identical to the reference: the one-row order's
+// 16 lanes are two registers of 8; the m > 1 chains run 8 columns per register over a
+// dequantized panel of the weights.
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include "ops/kernels/common/thread_scratch.h"
+#include "ops/kernels/nbits/matmul_nbits.h"
+#include "ops/kernels/nbits/nbits_reduce.h"
+
+namespace qrt::avx2 {
+namespace {
+
+// The 16 codes of k0..k0+15 (k0 a multiple of 16, inside one block) as 16 bytes in k order.
+inline __m128i Codes16(const uint8_t* bytes) {
+  const __m128i packed = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(bytes));
+  const __m128i low = _mm_and_si128(packed, _mm_set1_epi8(15));
+  const __m128i high = _mm_and_si128(_mm_srli_epi16(packed, 4), _mm_set1_epi8(15));
+  return _mm_unpacklo_epi8(low, high);
+}
+
+// Columns j0..j0+kCols-1 of one row; each column's 16 lanes are two registers.
+template <int kCols>
+void Columns(const NbitsWeights& w, const float* a, int64_t j0, float* lanes) {
+  const int64_t row_bytes = w.blocks * (w.block / 2);
+  __m256 acc[kCols][2];
+  for (int c = 0; c < kCols; ++c) acc[c][0] = acc[c][1] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < w.blocks; ++b) {
+    __m256i zp[kCols];
+    __m256 scale[kCols];
+    for (int c = 0; c < kCols; ++c) {
+      zp[c] = _mm256_set1_epi32(w.zero_point(j0 + c, b));
+      scale[c] = _mm256_set1_ps(w.scales[(j0 + c) * w.blocks + b]);
+    }
+    const int64_t k_end = std::min(w.k, (b + 1) * w.block);
+    for (int64_t k0 = b * w.block; k0 < k_end; k0 += 16) {
+      alignas(32) float ta[16] = {};
+      const float* ap = a + k0;
+      const bool tail = k0 + 16 > k_end;
+      if (tail) {  // the padding: zero weights times zero inputs
+        for (int64_t i = 0; i < k_end - k0; ++i) ta[i] = a[k0 + i];
+        ap = ta;
+      }
+      const __m256 a0 = _mm256_loadu_ps(ap), a1 = _mm256_loadu_ps(ap + 8);
+      for (int c = 0; c < kCols; ++c) {
+        const __m128i q = Codes16(w.codes + (j0 + c) * row_bytes + k0 / 2);
+        __m256 w0 = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(q), zp[c])), scale[c]);
+        __m256 w1 = _mm256_mul_ps(
+            _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(q, 8)), zp[c])), scale[c]);
+        if (tail) {
+          alignas(32) float tw[16];
+          _mm256_store_ps(tw, w0);
+          _mm256_store_ps(tw + 8, w1);
+          for (int64_t i = k_end - k0; i < 16; ++i) tw[i] = 0.f;
+          w0 = _mm256_load_ps(tw);
+          w1 = _mm256_load_ps(tw + 8);
+        }
+        acc[c][0] = _mm256_fmadd_ps(w0, a0, acc[c][0]);
+        acc[c][1] = _mm256_fmadd_ps(w1, a1, acc[c][1]);
+      }
+    }
+  }
+  for (int c = 0; c < kCols; ++c) {
+    _mm256_storeu_ps(lanes + 16 * c, acc[c][0]);
+    _mm256_storeu_ps(lanes + 16 * c + 8, acc[c][1]);
+  }
+}
+
+}  // namespace
+
+void MatMulNbitsRow(const NbitsWeights& w, const float* a, const float* bias, int64_t n_begin, int64_t n_end,
+                    float* y) {
+  const int64_t whole_groups = w.n / 4 * 4;
+  alignas(32) float lanes[64];
+  for (int64_t j0 = n_begin; j0 < n_end;) {
+    const int cols = n_end - j0 >= 4 ? 4 : 1;
+    if (cols == 4)
+      Columns<4>(w, a, j0, lanes);
+    else
+      Columns<1>(w, a, j0, lanes);
+    for (int c = 0; c < cols; ++c) {
+      const int64_t j = j0 + c;
+      const float r = j < whole_groups ? nbits::FoldGroups16(lanes + 16 * c) : nbits::Tree16(lanes + 16 * c);
+      y[j] = bias ? r + bias[j] : r;
+    }
+    j0 += cols;
+  }
+}
+
+namespace {
+
+// Six rows of A (row r at rows[r]; a short tile repeats a row and drops its results) times a
+// 16-column panel: one chain of FMAs per element over all k, in twelve named registers (GCC
+// keeps an array of accumulators in memory); out is 6 x 16.
+void Tile6(const float* panel, const float* const* rows, int64_t k, float* out) {
+  __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+  __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+  const float *a0 = rows[0], *a1 = rows[1], *a2 = rows[2], *a3 = rows[3], *a4 = rows[4], *a5 = rows[5];
+  for (int64_t kk = 0; kk < k; ++kk) {
+    const __m256 w0 = _mm256_loadu_ps(panel + kk * 16), w1 = _mm256_loadu_ps(panel + kk * 16 + 8);
+#define QRT_NBITS_ROW(r)                              \
+  {                                                   \
+    const __m256 av = _mm256_broadcast_ss(a##r + kk); \
+    c##r##0 = _mm256_fmadd_ps(av, w0, c##r##0);       \
+    c##r##1 = _mm256_fmadd_ps(av, w1, c##r##1);       \
+  }
+    QRT_NBITS_ROW(0) QRT_NBITS_ROW(1) QRT_NBITS_ROW(2) QRT_NBITS_ROW(3) QRT_NBITS_ROW(4) QRT_NBITS_ROW(5)
+#undef QRT_NBITS_ROW
+  }
+  const __m256 all[12] = {c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51};
+  for (int i = 0; i < 12; ++i) _mm256_store_ps(out + 8 * i, all[i]);
+}
+
+}  // namespace
+
+void MatMulNbitsRows(const NbitsWeights& w, int64_t m, const float* a, const float* bias, int64_t n_begin,
+                     int64_t n_end, float* y) {
+  // A panel of 16 columns' weights, k-major (panel[k][c]), dequantized once and read by every
+  // row; 6 rows x 16 columns of accumulators (12 registers) so that 12 chains overlap.
+  constexpr int64_t kCols = 16, kRows = 6;
+  const int64_t row_bytes = w.blocks * (w.block / 2), padded_k = (w.k + 15) / 16 * 16;
+  float* panel = ThreadScratchFloats(ScratchSlot::kOp0, size_t(padded_k * kCols));
+  for (int64_t j0 = n_begin; j0 < n_end; j0 += kCols) {
+    const int64_t cols = std::min(kCols, n_end - j0);
+    for (int64_t c = 0; c < kCols; ++c) {
+      if (c >= cols) {  // missing columns: zeros whose results are dropped
+        for (int64_t kk = 0; kk < w.k; ++kk) panel[kk * kCols + c] = 0.f;
+        continue;
+      }
+      const int64_t j = j0 + c;
+      for (int64_t b = 0; b < w.blocks; ++b) {
+        const __m256i zp = _mm256_set1_epi32(w.zero_point(j, b));
+        const __m256 scale = _mm256_set1_ps(w.scales[j * w.blocks + b]);
+        const int64_t k_end = std::min(w.k, (b + 1) * w.block);
+        for (int64_t k0 = b * w.block; k0 < k_end; k0 += 16) {
+          const __m128i q = Codes16(w.codes + j * row_bytes + k0 / 2);
+          alignas(32) float t[16];
+          _mm256_store_ps(t, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(q), zp)), scale));
+          _mm256_store_ps(
+              t + 8, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(q, 8)), zp)),
+                                   scale));
+          const int64_t count = std::min<int64_t>(16, k_end - k0);
+          for (int64_t i = 0; i < count; ++i) panel[(k0 + i) * kCols + c] = t[i];
+        }
+      }
+    }
+    for (int64_t i0 = 0; i0 < m; i0 += kRows) {
+      const int64_t rows = std::min(kRows, m - i0);
+      alignas(32) float out[kRows * kCols];
+      const float* row_ptrs[kRows];
+      for (int64_t r = 0; r < kRows; ++r) row_ptrs[r] = a + (i0 + std::min(r, rows - 1)) * w.k;
+      Tile6(panel, row_ptrs, w.k, out);
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t c = 0; c < cols; ++c) {
+          const float v = out[r * kCols + c];
+          y[(i0 + r) * w.n + j0 + c] = bias ? v + bias[j0 + c] : v;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace qrt::avx2

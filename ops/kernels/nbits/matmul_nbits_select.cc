@@ -1,0 +1,16 @@
+// The kernel choice for matmul_nbits.h: once, when a graph is compiled.
+#include "ops/kernels/nbits/matmul_nbits.h"
+#include "runtime/kernel_isa.h"
+
+namespace qrt {
+
+NbitsRowFn SelectNbitsRow(Isa isa) {
+  if (CanUseAvx512(isa)) return PickedAt(Isa::kAvx512, avx512::MatMulNbitsRow);
+  return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::MatMulNbitsRow) : ref::MatMulNbitsRow;
+}
+
+NbitsRowsFn SelectNbitsRows(Isa isa) {
+  return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::MatMulNbitsRows) : ref::MatMulNbitsRows;
+}
+
+}  // namespace qrt

@@ -1,0 +1,112 @@
+// com.microsoft MatMulNBits: Y = A * dequantize(B)^T (+ bias) with B's 4-bit codes in blocks
+// along K (block_size 16 to 256, a power of two), a float scale per block and optional packed
+// 4-bit zero points (8 when absent). A is float32 [..., K]; its leading dimensions are rows of
+// one product, as in ONNX Runtime. The orders are ORT 1.30's (ops/kernels/nbits/matmul_nbits.h):
+// one row of A takes the 16-lane one-row kernel, more rows the per-element chain, and
+// accuracy_level 4 quantizes A to int8 per block as ORT's CompInt8 path does. The weights stay
+// 4-bit in memory: every kernel dequantizes them as it reads them.
+// Not taken (clear errors): bits other than 4, g_idx, float zero points.
+#include "ops/kernels/nbits/matmul_nbits.h"
+
+#include "ops/op_util.h"
+#include "ops/ops.h"
+
+namespace qrt {
+namespace {
+
+enum Input : int { kA = 0, kB = 1, kScales = 2, kZeroPoints = 3, kGroupIndex = 4, kBias = 5 };
+
+struct NbitsState {
+  int64_t m = 0, n = 0, k = 0, block = 0, blocks = 0;
+  bool int8_path = false, has_zero_points = false, has_bias = false;
+  NbitsRowFn row = nullptr;
+  NbitsRowsFn rows = nullptr;
+};
+
+Status RunNbits(const NbitsState& s, const RunArgs& args) {
+  NbitsWeights w;
+  w.n = s.n;
+  w.k = s.k;
+  w.block = s.block;
+  w.blocks = s.blocks;
+  w.codes = args.input(kB)->data<uint8_t>();
+  w.scales = args.input(kScales)->data<float>();
+  w.zero_points = s.has_zero_points ? args.input(kZeroPoints)->data<uint8_t>() : nullptr;
+  const float* a = args.input(kA)->data<float>();
+  const float* bias = s.has_bias ? args.input(kBias)->data<float>() : nullptr;
+  float* y = args.output(0)->data<float>();
+  if (s.m == 0 || s.n == 0) return Status::Ok();
+  if (s.int8_path) {
+    ref::MatMulNbitsInt8(w, s.m, a, bias, y);
+  } else if (s.m == 1) {
+    s.row(w, a, bias, 0, s.n, y);
+  } else {
+    s.rows(w, s.m, a, bias, 0, s.n, y);
+  }
+  return Status::Ok();
+}
+
+Status PrepareNbits(PrepareContext& ctx) {
+  QRT_ASSIGN_OR_RETURN(int64_t k, ctx.attrs().GetInt("K", -1));
+  QRT_ASSIGN_OR_RETURN(int64_t n, ctx.attrs().GetInt("N", -1));
+  QRT_ASSIGN_OR_RETURN(int64_t bits, ctx.attrs().GetInt("bits", 4));
+  QRT_ASSIGN_OR_RETURN(int64_t block, ctx.attrs().GetInt("block_size", -1));
+  QRT_ASSIGN_OR_RETURN(int64_t accuracy, ctx.attrs().GetInt("accuracy_level", 0));
+  if (k < 1 || n < 1) return InvalidArgument("attributes K and N must be positive (K ", k, ", N ", n, ")");
+  if (bits != 4) return Unsupported("MatMulNBits with bits ", bits, " (qrt takes 4)");
+  if (block < 16 || block > 256 || (block & (block - 1)) != 0) {
+    return InvalidArgument("block_size ", block, " is not a power of two from 16 to 256");
+  }
+  if (accuracy < 0 || accuracy > 4) return InvalidArgument("accuracy_level ", accuracy, " is not 0 to 4");
+  const TensorInfo& a = ctx.input(kA);
+  if (a.dtype != DataType::kFloat32) return Unsupported("MatMulNBits with A of ", DataTypeName(a.dtype));
+  if (a.dims.empty() || a.dims.back() != k) {
+    return InvalidArgument("A ", DimsToString(a.dims), " must end in K = ", k);
+  }
+  NbitsState s;
+  s.n = n;
+  s.k = k;
+  s.block = block;
+  s.blocks = (k + block - 1) / block;
+  s.m = ElementCount(a.dims) / k;
+  const TensorInfo& b = ctx.input(kB);
+  if (b.dtype != DataType::kUInt8 || ElementCount(b.dims) != n * s.blocks * (block / 2)) {
+    return InvalidArgument("B must be uint8 [N, blocks, block_size / 2] = [", n, ", ", s.blocks, ", ", block / 2,
+                           "], not ", DataTypeName(b.dtype), " ", DimsToString(b.dims));
+  }
+  const TensorInfo& scales = ctx.input(kScales);
+  if (scales.dtype != DataType::kFloat32 || ElementCount(scales.dims) != n * s.blocks) {
+    return InvalidArgument("scales must be ", n * s.blocks, " float32 values (N x blocks), not ",
+                           DataTypeName(scales.dtype), " ", DimsToString(scales.dims));
+  }
+  s.has_zero_points = ctx.has_input(kZeroPoints);
+  if (s.has_zero_points) {
+    const TensorInfo& zp = ctx.input(kZeroPoints);
+    if (zp.dtype != DataType::kUInt8) return Unsupported("MatMulNBits with zero points of ", DataTypeName(zp.dtype));
+    if (ElementCount(zp.dims) != n * ((s.blocks + 1) / 2)) {
+      return InvalidArgument("zero_points must be ", n * ((s.blocks + 1) / 2), " bytes (N x ceil(blocks / 2)), not ",
+                             DimsToString(zp.dims));
+    }
+  }
+  if (ctx.has_input(kGroupIndex)) return Unsupported("MatMulNBits with g_idx");
+  s.has_bias = ctx.has_input(kBias);
+  if (s.has_bias && (ctx.input(kBias).dtype != DataType::kFloat32 || ElementCount(ctx.input(kBias).dims) != n)) {
+    return InvalidArgument("bias must be ", n, " float32 values");
+  }
+  s.int8_path = accuracy == 4;
+  if (!s.int8_path) {
+    s.row = SelectNbitsRow(ctx.isa());
+    s.rows = SelectNbitsRows(ctx.isa());
+  }
+  Dims out = a.dims;
+  out.back() = n;
+  ctx.SetOutput(0, DataType::kFloat32, out);
+  ctx.SetKernel<NbitsState, RunNbits>(std::move(s));
+  return Status::Ok();
+}
+
+}  // namespace
+
+const OpDef kMatMulNBitsOp{"com.microsoft", "MatMulNBits", 3, 6, 1, 1, PrepareNbits};
+
+}  // namespace qrt

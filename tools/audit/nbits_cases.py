@@ -1,0 +1,100 @@
+#!/usr/bin/python3
+"""Writes com.microsoft MatMulNBits audit cases (bits 4) with ONNX Runtime 1.30's literal output
+(--opt disabled, 1 thread), as ONNX backend tests for tests/e2e/audit_test.cc:
+  matmul_nbits_bs<B>_k<K>_n<N>_m<M>[_zp][_bias][_acc4][_3d]
+
+A and the scales are spread over many binades (sign * [1, 2) * 2^e), so that any other order of
+the sums gives other bits; the cases cover every block size, one row and several (odd and even,
+for accuracy_level 4's row pairs), N % 4 tails, K not a multiple of 16 or of the block, zero
+points, bias and a 3-D A.
+
+  ORT_PEER_DIR=/tmp/ort-peer /usr/bin/python3 tools/audit/nbits_cases.py tests/data/audit
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+PEER = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared",
+                                     "peers", "ort", "ort_run.js"))
+
+
+def spread(rng, shape, lo, hi):
+    return (rng.choice([-1.0, 1.0], shape) * rng.uniform(1, 2, shape) * np.exp2(rng.integers(lo, hi + 1, shape))
+            ).astype(np.float32)
+
+
+def nibbles(values):
+    """Pairs of 4-bit values along the last axis, the even one in the low nibble."""
+    return (values[..., 0::2] | (values[..., 1::2] << 4)).astype(np.uint8)
+
+
+def model(rng, m, k, n, block, zp, bias, accuracy, batch):
+    blocks = (k + block - 1) // block
+    codes = rng.integers(0, 16, (n, blocks, block)).astype(np.uint8)
+    inits = [numpy_helper.from_array(nibbles(codes), "B"),
+             numpy_helper.from_array(spread(rng, (n * blocks,), -8, 4), "scales")]
+    inputs = ["x", "B", "scales"]
+    if zp:
+        z = np.zeros((n, (blocks + 1) // 2 * 2), np.uint8)
+        z[:, :blocks] = rng.integers(0, 16, (n, blocks))
+        inits.append(numpy_helper.from_array(nibbles(z), "zp"))
+        inputs.append("zp")
+    if bias:
+        inputs += [""] * (5 - len(inputs)) + ["bias"]
+        inits.append(numpy_helper.from_array(spread(rng, (n,), -10, 10), "bias"))
+    attrs = dict(K=k, N=n, bits=4, block_size=block)
+    if accuracy is not None:
+        attrs["accuracy_level"] = accuracy
+    shape = [batch, m, k] if batch else [m, k]
+    node = helper.make_node("MatMulNBits", inputs, ["y"], domain="com.microsoft", **attrs)
+    g = helper.make_graph([node], "audit", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    mod = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)])
+    mod.ir_version = 10
+    return mod, spread(rng, shape, -20, 10)
+
+
+def write(out, name, m, x):
+    d = os.path.join(out, name)
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    onnx.save(m, os.path.join(d, "model.onnx"))
+    with open(os.path.join(d, "test_data_set_0", "input_0.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(x, "x").SerializeToString())
+    with tempfile.TemporaryDirectory() as tmp:
+        np.save(os.path.join(tmp, "x.npy"), x)
+        subprocess.run(["node", PEER, os.path.join(d, "model.onnx"), "--input", "x=" + os.path.join(tmp, "x.npy"),
+                        "--opt", "disabled", "--threads", "1", "--out", tmp], check=True, capture_output=True)
+        y = np.load(os.path.join(tmp, "y.npy"))
+    with open(os.path.join(d, "test_data_set_0", "output_0.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(y, "y").SerializeToString())
+
+
+def main():
+    out = sys.argv[1]
+    rng = np.random.default_rng(71)
+    # (block, k, n, m, zero points, bias, accuracy_level, batch)
+    shapes = [(16, 48, 5, 1, True, True, None, 0), (16, 100, 8, 3, False, False, None, 0),
+              (16, 160, 7, 3, True, True, 4, 0), (16, 144, 4, 1, False, True, 4, 0),
+              (32, 32, 3, 1, False, False, 0, 0), (32, 200, 17, 2, True, True, None, 0),
+              (32, 160, 6, 5, True, False, 4, 0), (32, 96, 9, 1, False, True, 4, 0),
+              (64, 64, 1, 1, True, False, 1, 0), (64, 200, 16, 4, False, True, None, 0),
+              (64, 192, 5, 3, True, True, 4, 0), (64, 128, 12, 2, False, False, 4, 0),
+              (128, 130, 9, 1, True, True, None, 0), (128, 256, 6, 2, True, False, None, 2),
+              (128, 300, 7, 3, False, True, 4, 0), (256, 1000, 3, 1, True, True, None, 0),
+              (256, 512, 10, 3, False, False, None, 0), (256, 260, 5, 2, True, True, 4, 0),
+              (32, 4096, 4, 1, True, False, None, 0), (16, 20, 18, 1, False, False, 4, 0)]
+    for block, k, n, m, zp, bias, acc, batch in shapes:
+        name = (f"matmul_nbits_bs{block}_k{k}_n{n}_m{m}" + ("_zp" if zp else "") + ("_bias" if bias else "")
+                + (f"_acc{acc}" if acc is not None else "") + ("_3d" if batch else ""))
+        mod, x = model(rng, m, k, n, block, zp, bias, acc, batch)
+        write(out, name, mod, x)
+        print(name)
+
+
+if __name__ == "__main__":
+    main()
