@@ -109,6 +109,8 @@ extern const OpDef kFusedMatMulOp;
 extern const OpDef kMatMulIntegerOp;
 extern const OpDef kQLinearMatMulOp;
 extern const OpDef kQrtMatMulIntegerScaledOp;
+// matmul_int4.cc
+extern const OpDef kQrtMatMulInt4Op;
 // matmul_integer_to_float.cc
 extern const OpDef kMatMulIntegerToFloatOp;
 extern const OpDef kDynamicQuantizeMatMulOp;

@@ -110,6 +110,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kMatMulIntegerOp,
       &kQLinearMatMulOp,
       &kQrtMatMulIntegerScaledOp,
+      // ops/matmul_int4.cc
+      &kQrtMatMulInt4Op,
       // ops/matmul_integer_to_float.cc
       &kMatMulIntegerToFloatOp,
       &kDynamicQuantizeMatMulOp,

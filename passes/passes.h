@@ -44,6 +44,8 @@ StatusOr<int> FuseConvFakeQuant(Graph& graph, Explanations* explain);
 StatusOr<int> LinkConvCodes(Graph& graph, Explanations* explain);
 // Mul(x, Sigmoid(x)) -> qrt:Silu(x) (float32; the Mul's operand order kept): bit-identical.
 StatusOr<int> FuseSilu(Graph& graph, Explanations* explain);
+// MatMul(A, DequantizeLinear(4-bit W)) -> qrt:MatMulInt4 (packed codes, same floats and order).
+StatusOr<int> FuseDqInt4MatMul(Graph& graph, Explanations* explain);
 // Removes nodes none of whose outputs reach a graph output.
 StatusOr<int> EliminateDeadNodes(Graph& graph, Explanations* explain);
 

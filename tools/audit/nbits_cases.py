@@ -2,6 +2,8 @@
 """Writes com.microsoft MatMulNBits audit cases (bits 4) with ONNX Runtime 1.30's literal output
 (--opt disabled, 1 thread), as ONNX backend tests for tests/e2e/audit_test.cc:
   matmul_nbits_bs<B>_k<K>_n<N>_m<M>[_zp][_bias][_acc4][_3d]
+  dq_int4_matmul_<type>_m<M>   opset-21 DequantizeLinear of int4/uint4 weights in blocks of 32
+                               along K, then MatMul (what fuse-dq-int4-matmul takes)
 
 A and the scales are spread over many binades (sign * [1, 2) * 2^e), so that any other order of
 the sums gives other bits; the cases cover every block size, one row and several (odd and even,
@@ -59,6 +61,33 @@ def model(rng, m, k, n, block, zp, bias, accuracy, batch):
     return mod, spread(rng, shape, -20, 10)
 
 
+def int4_tensor(name, signed, values):
+    """python3-onnx 1.12 does not know INT4 (22) / UINT4 (21): raw bytes, two values per byte."""
+    flat = (values.reshape(-1).astype(np.int64) & 15).astype(np.uint8)
+    if flat.size % 2:
+        flat = np.append(flat, np.uint8(0))
+    t = onnx.TensorProto()
+    t.name, t.data_type = name, 22 if signed else 21
+    t.dims.extend(values.shape)
+    t.raw_data = (flat[0::2] | (flat[1::2] << 4)).astype(np.uint8).tobytes()
+    return t
+
+
+def dq_int4_matmul(rng, m, k, n, signed):
+    lo, hi = (-8, 7) if signed else (0, 15)
+    blocks = (k + 31) // 32
+    inits = [int4_tensor("w", signed, rng.integers(lo, hi + 1, (k, n))),
+             numpy_helper.from_array(spread(rng, (blocks, n), -10, 0), "s"),
+             int4_tensor("z", signed, rng.integers(lo, hi + 1, (blocks, n)))]
+    nodes = [helper.make_node("DequantizeLinear", ["w", "s", "z"], ["wf"], axis=0, block_size=32),
+             helper.make_node("MatMul", ["x", "wf"], ["y"])]
+    g = helper.make_graph(nodes, "audit", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [m, k])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    mod = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
+    mod.ir_version = 10
+    return mod, spread(rng, (m, k), -20, 10)
+
+
 def write(out, name, m, x):
     d = os.path.join(out, name)
     os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
@@ -92,6 +121,11 @@ def main():
         name = (f"matmul_nbits_bs{block}_k{k}_n{n}_m{m}" + ("_zp" if zp else "") + ("_bias" if bias else "")
                 + (f"_acc{acc}" if acc is not None else "") + ("_3d" if batch else ""))
         mod, x = model(rng, m, k, n, block, zp, bias, acc, batch)
+        write(out, name, mod, x)
+        print(name)
+    for signed, m in ((True, 1), (False, 3), (True, 5)):
+        name = f"dq_int4_matmul_{'int4' if signed else 'uint4'}_m{m}"
+        mod, x = dq_int4_matmul(rng, m, 300, 37, signed)
         write(out, name, mod, x)
         print(name)
 
