@@ -250,6 +250,8 @@ extern const OpDef kSliceOp;
 extern const OpDef kSoftmaxOp;
 extern const OpDef kLogSoftmaxOp;
 extern const OpDef kHardmaxOp;
+// softmax_quantized.cc
+extern const OpDef kQrtSoftmaxQuantizedOp;
 // tfidf_vectorizer.cc
 extern const OpDef kTfIdfVectorizerOp;
 // tile.cc

@@ -251,6 +251,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kSoftmaxOp,
       &kLogSoftmaxOp,
       &kHardmaxOp,
+      // ops/softmax_quantized.cc
+      &kQrtSoftmaxQuantizedOp,
       // ops/tfidf_vectorizer.cc
       &kTfIdfVectorizerOp,
       // ops/tile.cc

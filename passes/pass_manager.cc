@@ -15,6 +15,7 @@ const std::vector<Pass>& AllPasses() {
       // Before fuse-integer-epilogue, whose fused ops the dtype check cannot see through.
       {"fuse-silu", FuseSilu, true},
       {"fuse-dq-int4-matmul", FuseDqInt4MatMul, true},
+      {"fuse-dq-softmax-q", FuseDqSoftmaxQ, true},
       // Within one step of the float graph, not bit-exact, and slower than the unfused
       // float convolution until an exact fast int8 kernel exists for full-range weights:
       // opt-in ("default,fuse-qdq-conv").

@@ -46,6 +46,8 @@ StatusOr<int> LinkConvCodes(Graph& graph, Explanations* explain);
 StatusOr<int> FuseSilu(Graph& graph, Explanations* explain);
 // MatMul(A, DequantizeLinear(4-bit W)) -> qrt:MatMulInt4 (packed codes, same floats and order).
 StatusOr<int> FuseDqInt4MatMul(Graph& graph, Explanations* explain);
+// Q(Softmax(DQ(x))) -> qrt:SoftmaxQuantized, per tensor 8-bit, row by row: bit-identical.
+StatusOr<int> FuseDqSoftmaxQ(Graph& graph, Explanations* explain);
 // Removes nodes none of whose outputs reach a graph output.
 StatusOr<int> EliminateDeadNodes(Graph& graph, Explanations* explain);
 
