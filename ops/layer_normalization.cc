@@ -12,7 +12,9 @@
 #include "ops/elementwise.h"
 #include "ops/kernels/common/thread_scratch.h"
 #include "ops/kernels/norm/layer_norm.h"
+#include "ops/kernels/quantize/quantize_linear.h"
 #include "ops/layer_norm_quantize_dequantize.h"
+#include "ops/layer_norm_quantized.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 #include "ops/quantize_dequantize.h"
@@ -28,6 +30,9 @@ struct LayerNormState {
   LayerNormRowFn row = ref::LayerNormRow;  // float32 rows of n (layer_norm.h)
   // qrt:LayerNormQuantizeDequantize: the fake quantizations of each input and output row.
   QuantizeDequantizeF32Fn in_fake_quant = nullptr, out_fake_quant = nullptr;
+  // qrt:LayerNormQuantized: X's codes to floats and the result to Y's codes.
+  DequantizeToF32Fn dequantize = nullptr;
+  QuantizeF32Fn quantize = nullptr;
 };
 
 // EX, EP, ES: the input's, the scale's and the statistics' element types.
@@ -86,17 +91,21 @@ Status RunLayerNorm(const LayerNormState& s, const RunArgs& args) {
   return Status::Ok();
 }
 
-// Checks X, Scale and B and the attributes; fills s and returns the statistics' dims.
-StatusOr<Dims> PrepareLayerNormState(PrepareContext& ctx, LayerNormState& s) {
+// Checks X, Scale and B and the attributes; fills s and returns the statistics' dims. X holds
+// floats, or with `x_codes` the 8-bit codes of qrt:LayerNormQuantized (s.dtype is then float32,
+// the type the rows are normalized in).
+StatusOr<Dims> PrepareLayerNormState(PrepareContext& ctx, LayerNormState& s, bool x_codes = false) {
   const TensorInfo& x = ctx.input(0);
-  if (!IsFloatType(x.dtype)) return InvalidArgument("X must be a float type, not ", DataTypeName(x.dtype));
+  if (x_codes ? !Is8BitInteger(x.dtype) : !IsFloatType(x.dtype)) {
+    return InvalidArgument("X must be ", x_codes ? "8-bit" : "a float type", ", not ", DataTypeName(x.dtype));
+  }
   const int64_t rank = int64_t(x.dims.size());
   if (rank == 0) return InvalidArgument("X must have rank >= 1");
   QRT_ASSIGN_OR_RETURN(int64_t axis_attr, ctx.attrs().GetInt("axis", -1));
   QRT_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_attr, rank));
   QRT_ASSIGN_OR_RETURN(int64_t stash, ctx.attrs().GetInt("stash_type", 1));
   if (stash != 1) return Unsupported("stash_type ", stash, " (qrt computes float32 statistics)");
-  s.dtype = x.dtype;
+  s.dtype = x_codes ? DataType::kFloat32 : x.dtype;
   QRT_ASSIGN_OR_RETURN(s.epsilon, ctx.attrs().GetFloat("epsilon", 1e-5f));
   for (int64_t d = 0; d < rank; ++d) (d < axis ? s.rows : s.n) *= x.dims[size_t(d)];
   const Dims norm_dims(x.dims.begin() + axis, x.dims.end());
@@ -174,10 +183,63 @@ Status PrepareLayerNormQdq(PrepareContext& ctx) {
   return Status::Ok();
 }
 
+
+int32_t ScalarZeroPoint(const Tensor* zp) {
+  if (zp == nullptr) return 0;
+  return zp->dtype() == DataType::kInt8 ? zp->data<int8_t>()[0] : zp->data<uint8_t>()[0];
+}
+
+Status RunLayerNormQuantized(const LayerNormState& s, const RunArgs& args) {
+  const uint8_t* x = static_cast<const uint8_t*>(args.input(lnq::kX)->raw());
+  const float* scale = args.input(lnq::kScale)->data<float>();
+  const float* bias = s.has_bias ? args.input(lnq::kBias)->data<float>() : nullptr;
+  uint8_t* y = static_cast<uint8_t*>(args.output(0)->raw());
+  const float x_scale = args.input(lnq::kXScale)->data<float>()[0];
+  const float y_scale = args.input(lnq::kYScale)->data<float>()[0];
+  const int32_t x_zp = ScalarZeroPoint(args.input(lnq::kXZeroPoint));
+  const int32_t y_zp = ScalarZeroPoint(args.input(lnq::kYZeroPoint));
+  float* in = ThreadScratchFloats(ScratchSlot::kOp0, size_t(s.n));
+  float* out = ThreadScratchFloats(ScratchSlot::kOp1, size_t(s.n));
+  for (int64_t r = 0; r < s.rows; ++r) {
+    s.dequantize(s.n, x + r * s.n, x_scale, x_zp, in);
+    float mean, inv;
+    s.row(s.n, in, scale, bias, s.epsilon, out, &mean, &inv);
+    s.quantize(s.n, out, y_scale, y_zp, y + r * s.n);
+  }
+  return Status::Ok();
+}
+
+Status PrepareLayerNormQuantized(PrepareContext& ctx) {
+  LayerNormState s;
+  QRT_RETURN_IF_ERROR(PrepareLayerNormState(ctx, s, /*x_codes=*/true).status());
+  if (s.scale_dtype != DataType::kFloat32) return InvalidArgument("Scale and B must be float32");
+  for (int i : {lnq::kXScale, lnq::kYScale}) {
+    if (ctx.input(i).dtype != DataType::kFloat32 || ElementCount(ctx.input(i).dims) != 1) {
+      return InvalidArgument("input ", i, " must be one float32 scale");
+    }
+  }
+  const DataType x_type = ctx.input(lnq::kX).dtype;
+  if (ctx.has_input(lnq::kXZeroPoint) &&
+      (ctx.input(lnq::kXZeroPoint).dtype != x_type || ElementCount(ctx.input(lnq::kXZeroPoint).dims) != 1)) {
+    return InvalidArgument("X's zero point must be one ", DataTypeName(x_type));
+  }
+  const DataType y_type = ctx.has_input(lnq::kYZeroPoint) ? ctx.input(lnq::kYZeroPoint).dtype : DataType::kUInt8;
+  if (!Is8BitInteger(y_type) || (ctx.has_input(lnq::kYZeroPoint) && ElementCount(ctx.input(lnq::kYZeroPoint).dims) != 1)) {
+    return InvalidArgument("Y's zero point must be one 8-bit value");
+  }
+  s.dequantize = SelectDequantizeToF32(x_type, ctx.isa());
+  s.quantize = SelectQuantizeF32(y_type, ctx.isa());
+  ctx.SetOutput(0, y_type, ctx.input(lnq::kX).dims);
+  ctx.SetKernel<LayerNormState, RunLayerNormQuantized>(std::move(s));
+  return Status::Ok();
+}
+
 }  // namespace
 
 const OpDef kLayerNormalizationOp{"", "LayerNormalization", 2, 3, 1, 3, PrepareLayerNorm};
 const OpDef kLayerNormQuantizeDequantizeOp{
     "qrt", "LayerNormQuantizeDequantize", lnqd::kOutScale + 1, lnqd::kInputCount, 1, 1, PrepareLayerNormQdq};
+const OpDef kQrtLayerNormQuantizedOp{
+    "qrt", "LayerNormQuantized", lnq::kYScale + 1, lnq::kInputCount, 1, 1, PrepareLayerNormQuantized};
 
 }  // namespace qrt

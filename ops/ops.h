@@ -88,6 +88,7 @@ extern const OpDef kInstanceNormalizationOp;
 // layer_normalization.cc
 extern const OpDef kLayerNormalizationOp;
 extern const OpDef kLayerNormQuantizeDequantizeOp;
+extern const OpDef kQrtLayerNormQuantizedOp;
 // logical.cc
 extern const OpDef kAndOp;
 extern const OpDef kOrOp;

@@ -89,6 +89,7 @@ const std::vector<const OpDef*>& AllOps() {
       // ops/layer_normalization.cc
       &kLayerNormalizationOp,
       &kLayerNormQuantizeDequantizeOp,
+      &kQrtLayerNormQuantizedOp,
       // ops/logical.cc
       &kAndOp,
       &kOrOp,

@@ -16,21 +16,11 @@
 namespace qrt {
 namespace {
 
-// Whether `zp` is absent or one constant 8-bit value.
-bool IsScalar8Bit(const Graph& g, ValueId zp) {
-  return !zp.valid() || (IsConstScalar(g, zp) && Is8Bit(g.ConstantOf(zp)->dtype()));
-}
-
 StatusOr<Verdict> Fuse(Rewriter& rw, NodeId q_id) {
   const Graph& g = rw.graph();
   const Node& q = g.node(q_id);
-  if (q.inputs.size() < 2 || !IsConstScalar(g, q.inputs[1]) ||
-      g.ConstantOf(q.inputs[1])->dtype() != DataType::kFloat32) {
-    return Refuse("the scale is not one float32 constant");
-  }
+  if (std::string why = PerTensor8BitQRefusal(g, q); !why.empty()) return Refuse(why);
   const ValueId q_zp = InputOr(q, 2);
-  if (!IsScalar8Bit(g, q_zp)) return Refuse("the zero point is not one constant 8-bit value");
-  if (!q_zp.valid() && q.attrs.Has("output_dtype")) return Refuse("no zero point, with output_dtype");
   const NodeId sm_id = ProducerIs(g, InputOr(q, 0), kSoftmaxOp);
   if (!sm_id.valid()) return Refuse("its input is not made by Softmax");
   if (!HasSingleUse(g, q.inputs[0])) return Refuse("the Softmax's output has other readers");
@@ -39,14 +29,8 @@ StatusOr<Verdict> Fuse(Rewriter& rw, NodeId q_id) {
   const NodeId dq_id = ProducerIs(g, InputOr(sm, 0), kDequantizeLinearOp);
   if (!dq_id.valid()) return Refuse("the Softmax's input is not made by DequantizeLinear");
   const Node& dq = g.node(dq_id);
-  if (dq.inputs.size() < 2 || !dq.inputs[0].valid() || !IsConstScalar(g, dq.inputs[1]) ||
-      g.ConstantOf(dq.inputs[1])->dtype() != DataType::kFloat32) {
-    return Refuse("the DequantizeLinear's scale is not one float32 constant");
-  }
+  if (std::string why = PerTensor8BitDqRefusal(g, dq); !why.empty()) return Refuse(why);
   const ValueId dq_zp = InputOr(dq, 2);
-  if (!IsScalar8Bit(g, dq_zp)) return Refuse("the DequantizeLinear's zero point is not one constant 8-bit value");
-  const DataType x_type = dq_zp.valid() ? g.ConstantOf(dq_zp)->dtype() : ImpliedDtype(g, dq.inputs[0]);
-  if (!Is8Bit(x_type)) return Refuse("the DequantizeLinear's data is not 8-bit");
 
   Attributes attrs;
   const bool coerce_2d = sm.opset < 13;

@@ -149,6 +149,39 @@ inline DataType ImpliedDtype(const Graph& g, ValueId v) {
   return DataType::kUndefined;
 }
 
+// Why the QuantizeLinear `q` is not one per-tensor 8-bit quantizer (a constant float32 scale
+// of one element, a constant 8-bit zero point of one element or none, and then no
+// output_dtype), or "" when it is: the output end of the row-by-row fusions.
+inline std::string PerTensor8BitQRefusal(const Graph& g, const Node& q) {
+  if (q.inputs.size() < 2 || !IsConstScalar(g, q.inputs[1]) ||
+      g.ConstantOf(q.inputs[1])->dtype() != DataType::kFloat32) {
+    return "the scale is not one float32 constant";
+  }
+  const ValueId zp = InputOr(q, 2);
+  if (zp.valid() && !(IsConstScalar(g, zp) && Is8Bit(g.ConstantOf(zp)->dtype()))) {
+    return "the zero point is not one constant 8-bit value";
+  }
+  if (!zp.valid() && q.attrs.Has("output_dtype")) return "no zero point, with output_dtype";
+  return "";
+}
+
+// Why the DequantizeLinear `dq` is not one per-tensor 8-bit dequantizer of a value (as
+// PerTensor8BitQRefusal), or "" when it is: the input end of the row-by-row fusions.
+inline std::string PerTensor8BitDqRefusal(const Graph& g, const Node& dq) {
+  if (dq.inputs.size() < 2 || !dq.inputs[0].valid() || !IsConstScalar(g, dq.inputs[1]) ||
+      g.ConstantOf(dq.inputs[1])->dtype() != DataType::kFloat32) {
+    return "the DequantizeLinear's scale is not one float32 constant";
+  }
+  const ValueId zp = InputOr(dq, 2);
+  if (zp.valid() && !(IsConstScalar(g, zp) && Is8Bit(g.ConstantOf(zp)->dtype()))) {
+    return "the DequantizeLinear's zero point is not one constant 8-bit value";
+  }
+  const DataType data = zp.valid() ? g.ConstantOf(zp)->dtype() : ImpliedDtype(g, dq.inputs[0]);
+  if (!Is8Bit(data)) return "the DequantizeLinear's data is not 8-bit";
+  return "";
+}
+
+
 // The bounds a float32 Relu or Clip applies, as ops/unary.cc reads them: Relu [0, +inf]; Clip's
 // attributes before opset 11 (defaults -FLT_MAX and FLT_MAX), its float32 constant inputs from
 // opset 11 (absent: -inf, +inf). False where a bound is not such a constant.

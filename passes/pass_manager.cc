@@ -26,6 +26,10 @@ const std::vector<Pass>& AllPasses() {
       // After the fusions above, which match the DQs it replaces.
       {"fuse-q-dq", FuseQDq, true},
       {"fuse-layernorm-fake-quant", FuseLayerNormFakeQuant, true},          // after fuse-q-dq, whose ops it takes
+      // After fuse-layernorm-fake-quant: a Q -> DQ -> LayerNormalization -> Q -> DQ chain whose
+      // pairs fuse-q-dq took stays in floats there; this takes the chains whose codes have
+      // other readers (a Q read by two DQs, a QOperator consumer).
+      {"fuse-dq-layernorm-q", FuseDqLayerNormQ, true},
       {"fuse-convtranspose-fake-quant", FuseConvTransposeFakeQuant, true},  // the same
       // Bit-identical and the fake-quantized input is never written (an [1,64,56,56] arena of
       // 803 KB becomes 256 B), but 5-15% slower than the two nodes on that shape on the CPU it

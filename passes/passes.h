@@ -48,6 +48,9 @@ StatusOr<int> FuseSilu(Graph& graph, Explanations* explain);
 StatusOr<int> FuseDqInt4MatMul(Graph& graph, Explanations* explain);
 // Q(Softmax(DQ(x))) -> qrt:SoftmaxQuantized, per tensor 8-bit, row by row: bit-identical.
 StatusOr<int> FuseDqSoftmaxQ(Graph& graph, Explanations* explain);
+// Q(LayerNormalization(DQ(x))) -> qrt:LayerNormQuantized, per tensor 8-bit, row by row:
+// bit-identical.
+StatusOr<int> FuseDqLayerNormQ(Graph& graph, Explanations* explain);
 // Removes nodes none of whose outputs reach a graph output.
 StatusOr<int> EliminateDeadNodes(Graph& graph, Explanations* explain);
 

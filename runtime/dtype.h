@@ -54,6 +54,7 @@ bool IsFloat8Type(DataType t);   // the four 8-bit floats
 bool Is4BitType(DataType t);     // int4, uint4
 bool IsIntegerType(DataType t);  // every int type (not bool)
 bool IsSignedInteger(DataType t);
+inline bool Is8BitInteger(DataType t) { return t == DataType::kInt8 || t == DataType::kUInt8; }
 
 // Compile-time mapping from C++ type to DataType.
 template <class T>
