@@ -183,7 +183,6 @@ Status PrepareLayerNormQdq(PrepareContext& ctx) {
   return Status::Ok();
 }
 
-
 int32_t ScalarZeroPoint(const Tensor* zp) {
   if (zp == nullptr) return 0;
   return zp->dtype() == DataType::kInt8 ? zp->data<int8_t>()[0] : zp->data<uint8_t>()[0];
@@ -224,7 +223,8 @@ Status PrepareLayerNormQuantized(PrepareContext& ctx) {
     return InvalidArgument("X's zero point must be one ", DataTypeName(x_type));
   }
   const DataType y_type = ctx.has_input(lnq::kYZeroPoint) ? ctx.input(lnq::kYZeroPoint).dtype : DataType::kUInt8;
-  if (!Is8BitInteger(y_type) || (ctx.has_input(lnq::kYZeroPoint) && ElementCount(ctx.input(lnq::kYZeroPoint).dims) != 1)) {
+  if (!Is8BitInteger(y_type) ||
+      (ctx.has_input(lnq::kYZeroPoint) && ElementCount(ctx.input(lnq::kYZeroPoint).dims) != 1)) {
     return InvalidArgument("Y's zero point must be one 8-bit value");
   }
   s.dequantize = SelectDequantizeToF32(x_type, ctx.isa());
@@ -239,7 +239,7 @@ Status PrepareLayerNormQuantized(PrepareContext& ctx) {
 const OpDef kLayerNormalizationOp{"", "LayerNormalization", 2, 3, 1, 3, PrepareLayerNorm};
 const OpDef kLayerNormQuantizeDequantizeOp{
     "qrt", "LayerNormQuantizeDequantize", lnqd::kOutScale + 1, lnqd::kInputCount, 1, 1, PrepareLayerNormQdq};
-const OpDef kQrtLayerNormQuantizedOp{
-    "qrt", "LayerNormQuantized", lnq::kYScale + 1, lnq::kInputCount, 1, 1, PrepareLayerNormQuantized};
+const OpDef kQrtLayerNormQuantizedOp{"qrt", "LayerNormQuantized",     lnq::kYScale + 1, lnq::kInputCount, 1,
+                                     1,     PrepareLayerNormQuantized};
 
 }  // namespace qrt

@@ -127,7 +127,7 @@ Status PrepareSoftmax(PrepareContext& ctx) {
       s.inner *= v;
   }
   if (s.dtype == DataType::kFloat32 && kOp == Family::kSoftmax) s.row = SelectSoftmaxRow(ctx.isa());
-  if (s.dtype == DataType::kFloat32 && kOp == Family::kLogSoftmax) s.row = ref::LogSoftmaxRow;
+  if (s.dtype == DataType::kFloat32 && kOp == Family::kLogSoftmax) s.row = SelectLogSoftmaxRow(ctx.isa());
   ctx.SetOutput(0, x.dtype, x.dims);
   ctx.SetKernel<SoftmaxState, RunSoftmax>(std::move(s));
   return Status::Ok();

@@ -181,7 +181,6 @@ inline std::string PerTensor8BitDqRefusal(const Graph& g, const Node& dq) {
   return "";
 }
 
-
 // The bounds a float32 Relu or Clip applies, as ops/unary.cc reads them: Relu [0, +inf]; Clip's
 // attributes before opset 11 (defaults -FLT_MAX and FLT_MAX), its float32 constant inputs from
 // opset 11 (absent: -inf, +inf). False where a bound is not such a constant.

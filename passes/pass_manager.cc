@@ -25,7 +25,7 @@ const std::vector<Pass>& AllPasses() {
       {"fuse-dq-add-q", FuseDqAddQ, true},
       // After the fusions above, which match the DQs it replaces.
       {"fuse-q-dq", FuseQDq, true},
-      {"fuse-layernorm-fake-quant", FuseLayerNormFakeQuant, true},          // after fuse-q-dq, whose ops it takes
+      {"fuse-layernorm-fake-quant", FuseLayerNormFakeQuant, true},  // after fuse-q-dq, whose ops it takes
       // After fuse-layernorm-fake-quant: a Q -> DQ -> LayerNormalization -> Q -> DQ chain whose
       // pairs fuse-q-dq took stays in floats there; this takes the chains whose codes have
       // other readers (a Q read by two DQs, a QOperator consumer).

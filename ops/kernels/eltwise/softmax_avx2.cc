@@ -2,6 +2,7 @@
 // the sum vector taking elements l, l + 8, ... as the reference's lane sums do.
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -27,7 +28,61 @@ inline __m256 Exp(__m256 v) {
   return _mm256_mul_ps(p, _mm256_castsi256_ps(scale));
 }
 
+// The sixteen-lane kernel's exponential (ref::Exp16). The clamp's operands are in MAXPS(lower,
+// v)'s order, so a NaN v stays NaN.
+inline __m256 Exp16(__m256 v) {
+  __m256 x = _mm256_max_ps(_mm256_set1_ps(kLower16), v);
+  const __m256 biased = _mm256_fmadd_ps(x, _mm256_set1_ps(kLog2Reciprocal), _mm256_set1_ps(kRoundingBias));
+  const __m256 k = _mm256_sub_ps(biased, _mm256_set1_ps(kRoundingBias));
+  x = _mm256_fmadd_ps(k, _mm256_set1_ps(kLog2High), x);
+  x = _mm256_fmadd_ps(k, _mm256_set1_ps(kLog2Low), x);
+  __m256 p = _mm256_fmadd_ps(_mm256_set1_ps(kPoly[0]), x, _mm256_set1_ps(kPoly[1]));
+  for (int i = 2; i < 7; ++i) p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(kPoly[i]));
+  // 2^(k + 64) from the biased value's low bits, exact; then * 2^-64, the one rounding.
+  const __m256i scale = _mm256_add_epi32(_mm256_slli_epi32(_mm256_castps_si256(biased), 23),
+                                         _mm256_set1_epi32(kExponentOne + kExponentPlus64));
+  return _mm256_mul_ps(_mm256_mul_ps(p, _mm256_castsi256_ps(scale)), _mm256_set1_ps(kTwoToMinus64));
+}
+
+// y = e * (1 / sum), eight at a time.
+void ScaleRow(int64_t n, float sum, float* y) {
+  const float inv = 1.f / sum;
+  const __m256 scale = _mm256_set1_ps(inv);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_loadu_ps(y + i), scale));
+  for (; i < n; ++i) y[i] = y[i] * inv;
+}
+
 }  // namespace
+
+void SoftmaxRow16(int64_t n, const float* x, float* y) {
+  float m;
+  if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
+  const __m256 neg_max = _mm256_set1_ps(-m);
+  __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();  // lanes 0-7 and 8-15
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256 e0 = Exp16(_mm256_add_ps(_mm256_loadu_ps(x + i), neg_max));
+    const __m256 e1 = Exp16(_mm256_add_ps(_mm256_loadu_ps(x + i + 8), neg_max));
+    _mm256_storeu_ps(y + i, e0);
+    _mm256_storeu_ps(y + i + 8, e1);
+    lo = _mm256_add_ps(lo, e0);
+    hi = _mm256_add_ps(hi, e1);
+  }
+  for (int half = 0; half < 2 && i < n; ++half, i += 8) {  // the tail: masked lanes add nothing
+    const int64_t count = std::min<int64_t>(8, n - i);
+    const __m256i mask = FirstLanes(count);
+    const __m256 e =
+        _mm256_and_ps(Exp16(_mm256_add_ps(_mm256_maskload_ps(x + i, mask), neg_max)), _mm256_castsi256_ps(mask));
+    _mm256_maskstore_ps(y + i, mask, e);
+    (half == 0 ? lo : hi) = _mm256_add_ps(half == 0 ? lo : hi, e);
+  }
+  __m256 h = _mm256_add_ps(lo, hi);  // t_j = s_j + s_{j+8}
+  h = _mm256_hadd_ps(h, h);          // per 128-bit half: t0+t1, t2+t3
+  h = _mm256_hadd_ps(h, h);          // (t0+t1)+(t2+t3) | (t4+t5)+(t6+t7)
+  const float sum = _mm_cvtss_f32(_mm_add_ss(_mm256_extractf128_ps(h, 1), _mm256_castps256_ps128(h)));
+  ScaleRow(n, sum, y);
+}
 
 void SoftmaxRow(int64_t n, const float* x, float* y) {
   float m;

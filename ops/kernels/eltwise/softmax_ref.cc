@@ -30,6 +30,33 @@ float Exp(float v) {
   return p * scale;
 }
 
+// The sixteen-lane kernel's exponential: the same steps, another clamp, and 2^k applied by a
+// scale rounded once (softmax.h).
+float Exp16(float v) {
+  if (std::isnan(v)) return v;  // MAXPS(lower, v) keeps a NaN v, and the steps below keep it
+  float x = kLower16 > v ? kLower16 : v;
+  const float biased = std::fma(x, kLog2Reciprocal, kRoundingBias);
+  const float k = biased - kRoundingBias;
+  x = std::fma(k, kLog2High, x);
+  x = std::fma(k, kLog2Low, x);
+  float p = std::fma(kPoly[0], x, kPoly[1]);
+  for (int i = 2; i < 7; ++i) p = std::fma(p, x, kPoly[i]);
+  return float(p * std::ldexp(1.f, int(k) + 64)) * kTwoToMinus64;
+}
+
+// sum_i exp16(neg_max + x_i) in sixteen lanes, folded to eight, reduced as the header says.
+float SumExp16(int64_t n, const float* x, float neg_max, float* y) {
+  float lane[16] = {};
+  for (int64_t i = 0; i < n; ++i) {
+    const float e = Exp16(x[i] + neg_max);
+    if (y != nullptr) y[i] = e;
+    lane[i % 16] = lane[i % 16] + e;
+  }
+  float t[8];
+  for (int j = 0; j < 8; ++j) t[j] = lane[j] + lane[j + 8];
+  return ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
+}
+
 // sum_i exp~(neg_max + x_i) in eight lanes, reduced as the header says; y_i = exp~(...) if y.
 float SumExp(int64_t n, const float* x, float neg_max, float* y) {
   float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -57,6 +84,21 @@ void LogSoftmaxRow(int64_t n, const float* x, float* y) {
   if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
   const float neg_max = -m;
   const float log_sum = std::log(SumExp(n, x, neg_max, nullptr));
+  for (int64_t i = 0; i < n; ++i) y[i] = (x[i] + neg_max) - log_sum;
+}
+
+void SoftmaxRow16(int64_t n, const float* x, float* y) {
+  float m;
+  if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
+  const float scale = 1.f / SumExp16(n, x, -m, y);
+  for (int64_t i = 0; i < n; ++i) y[i] = y[i] * scale;
+}
+
+void LogSoftmaxRow16(int64_t n, const float* x, float* y) {
+  float m;
+  if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
+  const float neg_max = -m;
+  const float log_sum = std::log(SumExp16(n, x, neg_max, nullptr));
   for (int64_t i = 0; i < n; ++i) y[i] = (x[i] + neg_max) - log_sum;
 }
 

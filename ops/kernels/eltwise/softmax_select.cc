@@ -4,8 +4,13 @@
 
 namespace qrt {
 
+bool MlasSoftmaxHas16Lanes() { return DetectCpuFeatures().avx512; }
+
 SoftmaxRowFn SelectSoftmaxRow(Isa isa) {
+  if (MlasSoftmaxHas16Lanes()) return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::SoftmaxRow16) : ref::SoftmaxRow16;
   return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::SoftmaxRow) : ref::SoftmaxRow;
 }
+
+SoftmaxRowFn SelectLogSoftmaxRow(Isa) { return MlasSoftmaxHas16Lanes() ? ref::LogSoftmaxRow16 : ref::LogSoftmaxRow; }
 
 }  // namespace qrt

@@ -1,6 +1,9 @@
 // Softmax row kernel (ops/kernels/eltwise/softmax.h): ONNX Runtime 1.30's output for two rows of 37
 // (32 of the 74 values differ from the correctly rounded softmax), closeness to the exact
-// softmax, NaN rows, and the AVX2 kernel bit-identical to the reference.
+// softmax, NaN rows, and the AVX2 kernel bit-identical to the reference. The sixteen-lane
+// kernels (MLAS's AVX-512F order): ORT's Softmax and LogSoftmax of a row of 100 on an AVX-512F
+// machine, where the eight-lane sum rounds differently; the AVX2 code bit-identical to the
+// reference on random rows, rows with masked (-10000, -inf) and subnormal-range entries.
 #include "ops/kernels/eltwise/softmax.h"
 
 #include <gtest/gtest.h>
@@ -64,6 +67,75 @@ TEST(SoftmaxRow, CloseToExactAndAvx2MatchesReference) {
     if (!::qrt::testing::HaveAvx2()) continue;
     avx2::SoftmaxRow(n, x.data(), b.data());
     EXPECT_EQ(FirstDiff(a.data(), b.data(), a.size() * 4, true), -1) << "n " << n;
+  }
+}
+
+// x[i] = ((31 i mod 79) - 39) / 10, i < 100 (exact floats); ORT 1.30 --opt disabled on an AMD
+// EPYC (Zen 4, AVX-512F) gave these bits for Softmax and LogSoftmax.
+TEST(SoftmaxRow16, OnnxRuntimeValuesOnAvx512F) {
+  const uint32_t want_softmax[100] = {
+      0x38006496, 0x3a3220f4, 0x3c77217d, 0x39022a2d, 0x3b34963f, 0x3d7a8a8f, 0x3a03f606, 0x3c37143a, 0x38c0db5d,
+      0x3b05c836, 0x3d399b04, 0x39c384ab, 0x3c07a0d7, 0x388edf33, 0x3ac63767, 0x3d097ffb, 0x3990d7ec, 0x3bc8f3aa,
+      0x3853af24, 0x3a92d7a1, 0x3ccbb993, 0x39569afb, 0x3b94de66, 0x381cd1c6, 0x3a599125, 0x3c96ec53, 0x391efbcf,
+      0x3b5c91c1, 0x3d990182, 0x3a212d73, 0x3c5f9cfc, 0x38eb8e4f, 0x3b2366dd, 0x3d62b2f6, 0x39eece75, 0x3c25a822,
+      0x38ae810b, 0x3af21a22, 0x3d27f15b, 0x39b0e989, 0x3bf5716c, 0x38814698, 0x3ab35a88, 0x3cf8d487, 0x39830f52,
+      0x3bb5d425, 0x383f8a2c, 0x3a84de51, 0x3cb85683, 0x39422ed9, 0x3b86b3b7, 0x380de56b, 0x3a44dcde, 0x3c888f98,
+      0x390fdab2, 0x3b479455, 0x3d8a7208, 0x3a11d6e8, 0x3c4a5567, 0x38d523c4, 0x3b13da22, 0x3d4d2035, 0x39d814c6,
+      0x3c15e475, 0x389de5d8, 0x3adb1021, 0x3d17f601, 0x39a013ab, 0x3bde1609, 0x3869f27e, 0x3aa24931, 0x3ce126a1,
+      0x396d2cf5, 0x3ba48682, 0x382d4ff5, 0x3a7072db, 0x3ca6cbbd, 0x392fb438, 0x3b73c451, 0x38006496, 0x3a3220f4,
+      0x3c77217d, 0x39022a2d, 0x3b34963f, 0x3d7a8a8f, 0x3a03f606, 0x3c37143a, 0x38c0db5d, 0x3b05c836, 0x3d399b04,
+      0x39c384ab, 0x3c07a0d7, 0x388edf33, 0x3ac63767, 0x3d097ffb, 0x3990d7ec, 0x3bc8f3aa, 0x3853af24, 0x3a92d7a1,
+      0x3ccbb993};
+  const uint32_t want_log[100] = {
+      0xc1264e69, 0xc0e9699e, 0xc086366b, 0xc10fe802, 0xc0bc9cd2, 0xc032d33c, 0xc0f30338, 0xc08fd004, 0xc114b4cf,
+      0xc0c6366b, 0xc046066f, 0xc0fc9cd2, 0xc099699e, 0xc119819c, 0xc0cfd004, 0xc05939a3, 0xc1031b36, 0xc0a30338,
+      0xc11e4e69, 0xc0d9699e, 0xc06c6cd6, 0xc107e802, 0xc0ac9cd2, 0xc1231b36, 0xc0e30338, 0xc07fa009, 0xc10cb4cf,
+      0xc0b6366b, 0xc026066f, 0xc0ec9cd2, 0xc089699e, 0xc111819c, 0xc0bfd004, 0xc03939a3, 0xc0f6366c, 0xc0930338,
+      0xc1164e69, 0xc0c9699e, 0xc04c6cd6, 0xc0ffd004, 0xc09c9cd2, 0xc11b1b36, 0xc0d30338, 0xc05fa009, 0xc104b4cf,
+      0xc0a6366b, 0xc11fe802, 0xc0dc9cd2, 0xc072d33c, 0xc109819c, 0xc0afd004, 0xc124b4cf, 0xc0e6366a, 0xc0830338,
+      0xc10e4e69, 0xc0b9699e, 0xc02c6cd6, 0xc0efd004, 0xc08c9cd2, 0xc1131b36, 0xc0c30338, 0xc03fa009, 0xc0f9699e,
+      0xc096366b, 0xc117e802, 0xc0cc9cd2, 0xc052d33c, 0xc101819c, 0xc09fd004, 0xc11cb4cf, 0xc0d6366a, 0xc066066f,
+      0xc1064e69, 0xc0a9699e, 0xc121819c, 0xc0dfd004, 0xc07939a3, 0xc10b1b36, 0xc0b30338, 0xc1264e69, 0xc0e9699e,
+      0xc086366b, 0xc10fe802, 0xc0bc9cd2, 0xc032d33c, 0xc0f30338, 0xc08fd004, 0xc114b4cf, 0xc0c6366b, 0xc046066f,
+      0xc0fc9cd2, 0xc099699e, 0xc119819c, 0xc0cfd004, 0xc05939a3, 0xc1031b36, 0xc0a30338, 0xc11e4e69, 0xc0d9699e,
+      0xc06c6cd6};
+  std::vector<float> x(100), y(100);
+  for (int i = 0; i < 100; ++i) x[size_t(i)] = float((i * 31 % 79) - 39) / 10.f;
+  std::vector<SoftmaxRowFn> kernels{ref::SoftmaxRow16};
+  if (::qrt::testing::HaveAvx2()) kernels.push_back(avx2::SoftmaxRow16);
+  for (SoftmaxRowFn f : kernels) {
+    f(100, x.data(), y.data());
+    for (int i = 0; i < 100; ++i) EXPECT_EQ(Bits(y[size_t(i)]), want_softmax[i]) << "element " << i;
+  }
+  ref::LogSoftmaxRow16(100, x.data(), y.data());
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(Bits(y[size_t(i)]), want_log[i]) << "log, element " << i;
+  // The row discriminates: the eight-lane sum rounds to another float here.
+  ref::SoftmaxRow(100, x.data(), y.data());
+  int differ = 0;
+  for (int i = 0; i < 100; ++i) differ += Bits(y[size_t(i)]) != want_softmax[i];
+  EXPECT_GT(differ, 0);
+}
+
+TEST(SoftmaxRow16, Avx2MatchesReference) {
+  if (!::qrt::testing::HaveAvx2()) GTEST_SKIP() << "no AVX2 on this CPU: the reference alone runs";
+  std::mt19937 rng(::qrt::testing::TestSeed());
+  std::normal_distribution<float> dist(0.f, 30.f);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (int64_t n : {1, 2, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 47, 48, 100, 1000}) {
+    for (int variant = 0; variant < 3; ++variant) {
+      std::vector<float> x(static_cast<size_t>(n));
+      for (size_t i = 0; i < x.size(); ++i) {
+        x[i] = dist(rng);
+        if (variant == 1 && i % 3 == 1) x[i] = -10000.f;
+        if (variant == 2 && i % 4 == 2) x[i] = -inf;
+        if (variant == 2 && i % 4 == 3) x[i] = -95.f - float(i % 9);  // exps in the subnormal range
+      }
+      if (variant == 2) x[0] = 0.f;
+      std::vector<float> a(x.size()), b(x.size());
+      ref::SoftmaxRow16(n, x.data(), a.data());
+      avx2::SoftmaxRow16(n, x.data(), b.data());
+      EXPECT_EQ(FirstDiff(a.data(), b.data(), a.size() * 4, true), -1) << "n " << n << " variant " << variant;
+    }
   }
 }
 
