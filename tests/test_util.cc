@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,23 @@
 #include "passes/pass_manager.h"
 
 namespace qrt::testing {
+
+OrtCpuOfData::OrtCpuOfData(const std::string& dir) {
+  std::ifstream in(dir + "/ort_cpu");
+  std::string name;
+  if (!(in >> name)) return;
+  if (const char* v = std::getenv("QRT_ORT_CPU"); v != nullptr) had_ = true, previous_ = v;
+  setenv("QRT_ORT_CPU", name.c_str(), 1);
+  set_ = true;
+}
+
+OrtCpuOfData::~OrtCpuOfData() {
+  if (!set_) return;
+  if (had_)
+    setenv("QRT_ORT_CPU", previous_.c_str(), 1);
+  else
+    unsetenv("QRT_ORT_CPU");
+}
 
 std::string SourceDir() { return QRT_SOURCE_DIR; }
 std::string SharedModelsDir() { return SourceDir() + "/../shared/models"; }

@@ -28,6 +28,21 @@ StatusOr<std::vector<Tensor>> RunGraph(Graph graph, const std::vector<Tensor>& i
                                        const std::string& passes = "default", Isa isa = kIsaAuto, int threads = 1,
                                        const std::string& conv_algorithm = "");
 
+// For its lifetime, QRT_ORT_CPU (runtime/ort_cpu.h) names the CPU class whose ONNX Runtime made
+// the reference data in `dir`: the file dir/ort_cpu ("avx2" or "avx512"), where there is one.
+// Then qrt reproduces that ORT whatever machine the test runs on.
+class OrtCpuOfData {
+ public:
+  explicit OrtCpuOfData(const std::string& dir);
+  ~OrtCpuOfData();
+  OrtCpuOfData(const OrtCpuOfData&) = delete;
+  OrtCpuOfData& operator=(const OrtCpuOfData&) = delete;
+
+ private:
+  bool set_ = false, had_ = false;
+  std::string previous_;
+};
+
 // Reads dir/input_<k>.pb (k = 0, 1, ...) or output_<k>.pb until one is missing.
 StatusOr<std::vector<Tensor>> ReadTestDataSet(const std::string& dir, const std::string& prefix);
 

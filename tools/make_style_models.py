@@ -45,13 +45,23 @@ def ort_outputs(model_path, inputs, output_names):
         return [(n, np.load(os.path.join(out_dir, n + ".npy"))) for n in output_names]
 
 
+def ort_cpu_class():
+    """The CPU class whose MLAS kernels ORT ran here ("avx512" where the CPU has AVX-512F, else
+    "avx2"): float softmax rows round differently on the two (runtime/ort_cpu.h)."""
+    with open("/proc/cpuinfo") as f:
+        return "avx512" if " avx512f" in f.read() else "avx2"
+
+
 def save(name, model, inputs, readme):
-    """make_models.save with ORT's outputs of the model as its expected ones."""
+    """make_models.save with ORT's outputs of the model as its expected ones, and the class of
+    the CPU ORT ran on in models/<name>/ort_cpu (tests reproduce that ORT's kernels)."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "model.onnx")
         onnx.save(model, path)
         outputs = ort_outputs(path, inputs, [o.name for o in model.graph.output])
     make_models.save(name, model, inputs, outputs, readme)
+    with open(os.path.join(make_models.ROOT, name, "ort_cpu"), "w") as f:
+        f.write(ort_cpu_class() + "\n")
     print(name, [(n, a.dtype.name, a.shape) for n, a in outputs])
 
 

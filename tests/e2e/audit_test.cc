@@ -26,6 +26,7 @@ class AuditCase : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AuditCase, EqualsOnnxRuntimeLiteralOutput) {
   const std::string dir = AuditDir() + "/" + GetParam();
+  const testing::OrtCpuOfData ort_cpu(dir);
   auto inputs = testing::ReadTestDataSet(dir + "/test_data_set_0", "input");
   auto expected = testing::ReadTestDataSet(dir + "/test_data_set_0", "output");
   ASSERT_TRUE(inputs.ok()) << inputs.status().message();

@@ -101,6 +101,12 @@ def run_ort(d):
     return np.load(os.path.join(out, "y.npy")), None
 
 
+def ort_cpu():
+    """The class of this CPU's MLAS kernels, which made ORT's outputs here (runtime/ort_cpu.h):
+    qrt reproduces it at every tier (QRT_ORT_CPU), and the test data records it (ort_cpu)."""
+    return "avx512" if re.search(r"\bavx512f\b", open("/proc/cpuinfo").read()) else "avx2"
+
+
 def tiers():
     """(name, --isa, environment) for every tier this CPU runs."""
     flags = open("/proc/cpuinfo").read()
@@ -117,7 +123,7 @@ def run_qrt(qrt, d, passes, tier):
     out = os.path.join(d, f"qrt_{passes}_{tname}")
     r = subprocess.run([qrt, "run", os.path.join(d, "model.onnx"), "--inputs", os.path.join(d, "test_data_set_0"),
                         "--output-dir", out, "--passes", passes, "--isa", isa],
-                       capture_output=True, text=True, env={**os.environ, **env})
+                       capture_output=True, text=True, env={**os.environ, "QRT_ORT_CPU": ort_cpu(), **env})
     if r.returncode != 0:
         return None, (r.stderr.strip().splitlines() or ["failed"])[-1]
     return np.load(os.path.join(out, "y.npy")), None
@@ -154,6 +160,8 @@ def main():
             shutil.copy(os.path.join(d, "test_data_set_0", "input_0.pb"), os.path.join(dst, "test_data_set_0"))
             with open(os.path.join(dst, "test_data_set_0", "output_0.pb"), "wb") as f:
                 f.write(numpy_helper.from_array(ref, "y").SerializeToString())
+            with open(os.path.join(dst, "ort_cpu"), "w") as f:
+                f.write(ort_cpu() + "\n")
         cells = []
         stats = per_op.setdefault(c["op"], {"cases": 0, "outputs": 0, "differ": 0, "steps": 0, "errors": 0})
         stats["cases"] += 1

@@ -38,10 +38,9 @@ void SoftmaxRow(int64_t n, const float* x, float* y);    // bit-identical to ref
 void SoftmaxRow16(int64_t n, const float* x, float* y);  // bit-identical to ref::, in AVX2 instructions
 }  // namespace avx2
 
-// Which exp-and-sum kernel ONNX Runtime's MLAS runs on this CPU: the sixteen-lane one where it
-// has AVX-512 (as qrt detects it, so under QRT_MAX_ISA=avx2 an AVX-512 machine is taken for an
-// AVX2 one, and reproduces ORT there). The choice does not depend on a graph's ceiling: every
-// tier computes the same kernel's order, so outputs do not change with --isa.
+// Which exp-and-sum kernel ONNX Runtime's MLAS runs on the reference CPU (runtime/ort_cpu.h):
+// the sixteen-lane one where it has AVX-512F. The choice does not depend on a graph's ceiling:
+// every tier computes the same kernel's order, so outputs do not change with --isa.
 bool MlasSoftmaxHas16Lanes();
 
 // The row kernels for this CPU's MLAS order (MlasSoftmaxHas16Lanes), under the ceiling `isa`.

@@ -1,10 +1,11 @@
 // The kernel choice for softmax.h: once, when a graph is compiled.
 #include "ops/kernels/eltwise/softmax.h"
 #include "runtime/kernel_isa.h"
+#include "runtime/ort_cpu.h"
 
 namespace qrt {
 
-bool MlasSoftmaxHas16Lanes() { return DetectCpuFeatures().avx512; }
+bool MlasSoftmaxHas16Lanes() { return ReferenceOrtCpu() == OrtCpu::kAvx512F; }
 
 SoftmaxRowFn SelectSoftmaxRow(Isa isa) {
   if (MlasSoftmaxHas16Lanes()) return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::SoftmaxRow16) : ref::SoftmaxRow16;
