@@ -1,13 +1,18 @@
 // ONNX Runtime's GELU family (domain com.microsoft): Gelu (erf form), BiasGelu (Gelu of
 // X + bias), FastGelu (the tanh form, with an optional bias added first) and QuickGelu
 // (x * sigmoid(alpha * x), alpha 1.702 by default). The bias broadcasts along the last axis.
-// float32 Gelu and BiasGelu are ONNX Runtime's bit for bit: (0.5f * v) * (erf(v * 0.70710677f)
-// + 1.0f) with MLAS's erf (ops/kernels/eltwise/erf.h), v = x + bias for BiasGelu. FastGelu
-// and QuickGelu compute in float with libm's tanh and exp: close to ORT's MLAS
-// approximations, not bit-identical to them (docs/float-order.md).
+// float32 follows ONNX Runtime 1.30 bit for bit, with v = x (+ bias):
+//   Gelu, BiasGelu  (0.5f * v) * (erf(v * 0.70710677f) + 1.0f), MLAS's erf (eltwise/erf.h)
+//   FastGelu        (0.5f * v) * (tanh(v * ((C * v) * v + B)) + 1.0f), MLAS's tanh
+//                   (eltwise/sigmoid_tanh.h), B = 0.7978845608028654f, C = 0.035677408136300125f
+//   QuickGelu       x * sigmoid(x * alpha) (x * sigmoid(x) when alpha is 1), MLAS's sigmoid
+// float64 computes the textbook formulas with libm.
+#include <algorithm>
 #include <cmath>
 
+#include "ops/kernels/common/thread_scratch.h"
 #include "ops/kernels/eltwise/erf.h"
+#include "ops/kernels/eltwise/sigmoid_tanh.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
@@ -22,7 +27,46 @@ struct GeluState {
   int64_t bias_len = 0;  // 0: no bias
   float alpha = 1.702f;
   FloatMapFn gelu_erf = nullptr;  // float32 Gelu / BiasGelu
+  FloatMapFn tanh = nullptr;      // float32 FastGelu
+  FloatMapFn sigmoid = nullptr;   // float32 QuickGelu
 };
+
+// FastGelu's constants as ORT writes them (float).
+constexpr float kFastGeluB = 0.7978845608028654f;
+constexpr float kFastGeluC = 0.035677408136300125f;
+constexpr int64_t kChunk = 4096;
+
+// float32 FastGelu and QuickGelu a chunk at a time: the argument into y, MLAS's function in
+// place, then the product with the input.
+void FastOrQuickGeluF32(const GeluState& s, const RunArgs& args) {
+  const float* x = args.input(0)->data<float>();
+  const float* b = s.bias_len ? args.input(1)->data<float>() : nullptr;
+  float* y = args.output(0)->data<float>();
+  const int64_t n = args.input(0)->numel();
+  float* v = ThreadScratchFloats(ScratchSlot::kOp0, size_t(std::min(n, kChunk)));
+  for (int64_t start = 0; start < n; start += kChunk) {
+    const int64_t count = std::min(kChunk, n - start);
+    const float* in = x + start;
+    float* out = y + start;
+    if (b != nullptr) {
+      for (int64_t i = 0; i < count; ++i) v[i] = in[i] + b[(start + i) % s.bias_len];
+      in = v;
+    }
+    if (s.kind == Gelu::kFast) {
+      for (int64_t i = 0; i < count; ++i) out[i] = in[i] * (kFastGeluC * in[i] * in[i] + kFastGeluB);
+      s.tanh(count, out, out);
+      for (int64_t i = 0; i < count; ++i) out[i] = 0.5f * in[i] * (out[i] + 1.0f);
+    } else {
+      if (s.alpha != 1.f) {
+        for (int64_t i = 0; i < count; ++i) out[i] = in[i] * s.alpha;
+        s.sigmoid(count, out, out);
+      } else {
+        s.sigmoid(count, in, out);
+      }
+      for (int64_t i = 0; i < count; ++i) out[i] = in[i] * out[i];
+    }
+  }
+}
 
 template <class T>
 T Apply(Gelu kind, T x, float alpha) {
@@ -63,6 +107,10 @@ Status RunGelu(const GeluState& s, const RunArgs& args) {
     s.gelu_erf(n, x, y);
     return Status::Ok();
   }
+  if (s.tanh != nullptr || s.sigmoid != nullptr) {
+    FastOrQuickGeluF32(s, args);
+    return Status::Ok();
+  }
   if (s.dtype == DataType::kFloat64) {
     GeluTyped<double>(s, args);
   } else {
@@ -95,6 +143,8 @@ Status PrepareGelu(PrepareContext& ctx) {
   if ((kKind == Gelu::kErf || kKind == Gelu::kBias) && x.dtype == DataType::kFloat32) {
     s.gelu_erf = SelectGeluErf(ctx.isa());
   }
+  if (kKind == Gelu::kFast && x.dtype == DataType::kFloat32) s.tanh = SelectTanh(ctx.isa());
+  if (kKind == Gelu::kQuick && x.dtype == DataType::kFloat32) s.sigmoid = SelectSigmoid(ctx.isa());
   ctx.SetOutput(0, x.dtype, x.dims);
   ctx.SetKernel<GeluState, RunGelu>(std::move(s));
   return Status::Ok();
