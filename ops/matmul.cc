@@ -139,10 +139,6 @@ struct OperandMove {
   IndexMap map;
 };
 
-// ORT's MatMul, Gemm and FusedMatMul pack a 2-D initializer B when the model loads, and its
-// packed GEMM sums in another order (sgemm.h's packed_b).
-bool PackedByOrt(const TensorInfo& b) { return b.initializer && b.dims.size() == 2 && ElementCount(b.dims) > 0; }
-
 struct MatMulState {
   MatMulShape shape;
   DataType dtype;

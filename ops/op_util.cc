@@ -98,4 +98,6 @@ StatusOr<Dims> LegacyBroadcastDims(const PrepareContext& ctx, const Dims& a, con
   return out;
 }
 
+bool PackedByOrt(const TensorInfo& b) { return b.initializer && b.dims.size() == 2 && ElementCount(b.dims) > 0; }
+
 }  // namespace qrt

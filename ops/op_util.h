@@ -154,6 +154,10 @@ Status ExpectDType(const PrepareContext& ctx, int input, std::initializer_list<D
 
 // True if a tensor of dims `d` broadcasts (right-aligned) to rank `rank` as one value per
 // channel (axis 1) of `channels`: every dim is 1 except, possibly, the one on axis 1.
+// ORT's MatMul, Gemm, FusedMatMul and Attention pack a 2-D initializer B (their weights) when the
+// model loads, and its packed GEMM sums in another order (sgemm.h's packed_b).
+bool PackedByOrt(const TensorInfo& b);
+
 bool IsPerChannel(const Dims& d, int64_t channels, size_t rank);
 
 // B's dims under the broadcasting rule of the node's opset. Before opset 7, binary ops

@@ -10,6 +10,9 @@ namespace qrt {
 // arg_max_min.cc
 extern const OpDef kArgMaxOp;
 extern const OpDef kArgMinOp;
+// attention.cc
+extern const OpDef kAttentionOp;
+extern const OpDef kQAttentionOp;
 // binary.cc
 extern const OpDef kAddOp;
 extern const OpDef kSubOp;

@@ -11,6 +11,9 @@ const std::vector<const OpDef*>& AllOps() {
       // ops/arg_max_min.cc
       &kArgMaxOp,
       &kArgMinOp,
+      // ops/attention.cc
+      &kAttentionOp,
+      &kQAttentionOp,
       // ops/binary.cc
       &kAddOp,
       &kSubOp,

@@ -352,5 +352,62 @@ TEST(DynamicQuantizeMatMul, ZeroInputGivesTheBias) {
   EXPECT_EQ((*one)[0].data<float>()[0], float(0 - 85) * (3.0f / 255.0f));
 }
 
+// Attention with one head of size 1, Q = K = V = x (weights [1, 1, 1], bias 0) and scale 1:
+// scores x_i x_j, so row 0 of x = [0, 1] averages [0, 1] and row 1 weights key 1 by e / (1 + e).
+// A key mask dropping key 1 leaves both rows on key 0; causal rows mask key 1 for row 0 only
+// (ORT never masks the last row causally).
+TEST(Attention, OneHeadByHand) {
+  const Tensor x = Tensor::FromVector<float>({0.f, 1.f}, {1, 2, 1});
+  const Tensor w = Tensor::FromVector<float>({1.f, 1.f, 1.f}, {1, 3});
+  const Tensor bias = Tensor::FromVector<float>({0.f, 0.f, 0.f}, {3});
+  const float e = std::exp(1.f);
+  Attributes attrs;
+  attrs.Set("num_heads", int64_t(1));
+  attrs.Set("scale", 1.f);
+  for (Isa isa : TiersThisCpuHas()) {
+    auto plain = RunMs("Attention", {x, w, bias}, attrs, 1, isa);
+    ASSERT_TRUE(plain.ok()) << plain.status().message();
+    EXPECT_NEAR((*plain)[0].data<float>()[0], 0.5f, 1e-6f);
+    EXPECT_NEAR((*plain)[0].data<float>()[1], e / (1.f + e), 1e-6f);
+    auto masked = RunMs("Attention", {x, w, bias, Tensor::FromVector<int32_t>({1, 0}, {1, 2})}, attrs, 1, isa);
+    ASSERT_TRUE(masked.ok()) << masked.status().message();
+    EXPECT_NEAR((*masked)[0].data<float>()[0], 0.f, 1e-30f);
+    EXPECT_NEAR((*masked)[0].data<float>()[1], 0.f, 1e-30f);
+    Attributes causal = attrs;
+    causal.Set("unidirectional", int64_t(1));
+    auto rows = RunMs("Attention", {x, w, bias}, causal, 1, isa);
+    ASSERT_TRUE(rows.ok()) << rows.status().message();
+    EXPECT_EQ((*rows)[0].data<float>()[0], 0.f);
+    EXPECT_NEAR((*rows)[0].data<float>()[1], e / (1.f + e), 1e-6f);
+  }
+}
+
+// What ORT's CPU kernel refuses (or crashes on) is a clear error naming the reason.
+TEST(Attention, RefusesWithReasons) {
+  const Tensor x = Tensor::FromVector<float>(std::vector<float>(2 * 3 * 4, 0.5f), {2, 3, 4});
+  const Tensor w = Tensor::FromVector<float>(std::vector<float>(4 * 12, 0.1f), {4, 12});
+  const Tensor bias = Tensor::FromVector<float>(std::vector<float>(12, 0.f), {12});
+  const Tensor none;
+  Attributes attrs;
+  attrs.Set("num_heads", int64_t(2));
+  auto expect_error = [&](const std::vector<Tensor>& in, const Attributes& a, const std::string& words) {
+    auto r = RunMs("Attention", in, a);
+    ASSERT_FALSE(r.ok()) << words;
+    EXPECT_NE(r.status().message().find(words), std::string::npos) << r.status().message();
+  };
+  expect_error({x, w}, attrs, "bias is required");
+  Attributes rotary = attrs;
+  rotary.Set("do_rotary", int64_t(1));
+  expect_error({x, w, bias}, rotary, "do_rotary");
+  Attributes three = attrs;
+  three.Set("num_heads", int64_t(3));
+  expect_error({x, w, bias}, three, "not a multiple of num_heads");
+  expect_error({x, w, bias, Tensor::FromVector<int32_t>({1, 1, 1, 1, 1}, {5})}, attrs, "key mask of shape [5]");
+  const Tensor past = Tensor::FromVector<float>(std::vector<float>(2 * 2 * 2 * 1 * 2, 0.f), {2, 2, 2, 1, 2});
+  const Tensor attn_bias = Tensor::FromVector<float>(std::vector<float>(2 * 3 * 4, 0.f), {1, 2, 3, 4});
+  expect_error({x, w, bias, none, past, attn_bias}, attrs, "past and attention_bias");
+  expect_error({x, w, bias, Tensor::FromVector<int32_t>({3, -1}, {2})}, attrs, "is negative");
+}
+
 }  // namespace
 }  // namespace qrt

@@ -649,6 +649,91 @@ def rotary_cases():
     return out
 
 
+def attention_cases():
+    """com.microsoft Attention, QAttention, FastGelu and QuickGelu with float outputs: every key
+    mask format, causal rows, past and present, attention bias broadcasts, unequal Q and V head
+    sizes, a scale, weights over 256 rows (ORT packs initializer weights: k blocks of 256) and as
+    a graph value (unpacked orders), one-token decoding, rows longer than 16 (the softmax's lane
+    count matters there)."""
+    out = []
+    rng = np.random.default_rng(71)
+    ms = dict(dequantize=True, quantize=False, domain="com.microsoft", out_type=TensorProto.FLOAT, scale=0.037)
+    i32 = np.int32
+
+    def w(di, cols, std=0.2):
+        return rng.normal(0, std, (di, cols)).astype(F32)
+
+    def bias(n):
+        return rng.normal(0, 0.3, n).astype(F32)
+
+    def att(name, b, s, di, attrs, consts, extra_outputs=0):
+        out.append(case(name, "Attention", [b, s, di], attrs, consts, seed=len(out), extra_outputs=extra_outputs, **ms))
+
+    h2 = dict(num_heads=2)
+    att("attention_basic", 2, 5, 16, h2, [w(16, 48), bias(48)])
+    att("attention_rows_longer_than_16", 1, 37, 32, dict(num_heads=4), [w(32, 96), bias(96)])
+    att("attention_mask_keys", 2, 7, 16, h2,
+        [w(16, 48), bias(48), np.array([[1, 1, 1, 0, 1, 1, 0], [1, 1, 1, 1, 1, 0, 0]], i32)])
+    att("attention_mask_key_end", 2, 6, 16, h2, [w(16, 48), bias(48), np.array([4, 9], i32)])
+    att("attention_mask_start_end", 2, 6, 16, h2, [w(16, 48), bias(48), np.array([5, 6, 1, 2], i32)])
+    att("attention_mask_3d", 2, 5, 16, h2, [w(16, 48), bias(48), (rng.uniform(size=(2, 5, 5)) < 0.7).astype(i32)])
+    att("attention_mask_dummy_2d", 2, 5, 16, h2, [w(16, 48), bias(48), np.zeros((2, 1), i32)])
+    att("attention_mask_filter_value", 2, 7, 16, dict(num_heads=2, mask_filter_value=-3.0),
+        [w(16, 48), bias(48), (rng.uniform(size=(2, 7)) < 0.6).astype(i32)])
+    att("attention_unidirectional", 2, 6, 16, dict(num_heads=2, unidirectional=1), [w(16, 48), bias(48)])
+    att("attention_unidirectional_mask", 2, 20, 16, dict(num_heads=2, unidirectional=1),
+        [w(16, 48), bias(48), np.array([17, 20], i32)])
+    att("attention_qkv_hidden_sizes", 2, 5, 16, dict(num_heads=2, qkv_hidden_sizes=[16, 16, 24]),
+        [w(16, 56), bias(56)])
+    att("attention_scale", 1, 9, 24, dict(num_heads=3, scale=0.3), [w(24, 72), bias(72)])
+    att("attention_scale_one_single_row", 2, 1, 16, dict(num_heads=2, scale=1.0), [w(16, 48), bias(48)])
+    att("attention_bias_per_head", 2, 5, 16, h2,
+        [w(16, 48), bias(48), None, None, rng.normal(0, 1, (1, 2, 5, 5)).astype(F32)])
+    att("attention_bias_per_batch_mask", 2, 5, 16, h2,
+        [w(16, 48), bias(48), np.array([3, 5], i32), None, rng.normal(0, 1, (2, 1, 5, 5)).astype(F32)])
+    att("attention_past_present", 2, 3, 16, h2,
+        [w(16, 48), bias(48), None, rng.normal(0, 1, (2, 2, 2, 4, 8)).astype(F32)], extra_outputs=1)
+    att("attention_past_decode_causal", 2, 1, 16, dict(num_heads=2, unidirectional=1),
+        [w(16, 48), bias(48), np.array([[1] * 6 + [0], [1] * 7], i32), rng.normal(0, 1, (2, 2, 2, 6, 8)).astype(F32)],
+        extra_outputs=1)
+    att("attention_past_causal_rows", 1, 4, 16, dict(num_heads=2, unidirectional=1),
+        [w(16, 48), bias(48), None, rng.normal(0, 1, (2, 1, 2, 3, 8)).astype(F32)], extra_outputs=1)
+    att("attention_long_k_packed", 1, 4, 300, dict(num_heads=2), [w(300, 48, 0.05), bias(48)])
+    att("attention_one_row_packed", 1, 1, 40, dict(num_heads=2), [w(40, 24), bias(24)])
+    # The weights a graph value (x dequantized): ORT's unpacked orders; the input a constant.
+    for s_len in (1, 4):
+        out.append(case(f"attention_runtime_weights_s{s_len}", "Attention", [40, 24], dict(num_heads=2),
+                        [rng.normal(0, 1, (1, s_len, 40)).astype(F32), "x", bias(24)], seed=len(out),
+                        x_in_consts=True, **ms))
+    # QAttention: 8-bit input, int8 or uint8 weights, per-tensor or per-column scales and zero points.
+    qs = dict(dequantize=False, quantize=False, domain="com.microsoft", out_type=TensorProto.FLOAT)
+    for wtype, per_col, extra in ((np.int8, False, ""), (np.uint8, True, ""), (np.int8, True, "_mask_causal"),
+                                  (np.uint8, False, "_past")):
+        info = np.iinfo(wtype)
+        b, s_len, di, n = 2, 6, 24, 3
+        weight = rng.integers(info.min, info.max + 1, (di, 3 * di)).astype(wtype)
+        wscale = rng.uniform(0.001, 0.01, 3 * di if per_col else ()).astype(F32)
+        wzp = rng.integers(info.min, info.max + 1, 3 * di if per_col else ()).astype(wtype)
+        attrs = dict(num_heads=n)
+        mask, past = None, None
+        if extra == "_mask_causal":
+            attrs["unidirectional"] = 1
+            mask = np.array([[1, 1, 1, 1, 0, 1], [1, 1, 1, 1, 1, 1]], i32)
+        if extra == "_past":
+            past = rng.normal(0, 1, (2, b, n, 3, di // n)).astype(F32)
+        name = f"qattention_{np.dtype(wtype).name}_{'per_column' if per_col else 'per_tensor'}{extra}"
+        out.append(case(name, "QAttention", [b, s_len, di], attrs,
+                        [weight, bias(3 * di), np.array(0.02, F32), wscale, mask, np.array(121, np.uint8), wzp, past],
+                        seed=len(out), qtype=np.uint8, extra_outputs=1 if past is not None else 0, **qs))
+    # FastGelu (with and without bias) and QuickGelu: MLAS's tanh and sigmoid.
+    gs = dict(dequantize=True, quantize=False, domain="com.microsoft", out_type=TensorProto.FLOAT)
+    out.append(case("fastgelu_f32", "FastGelu", [3, 40], {}, seed=len(out), scale=0.05, **gs))
+    out.append(case("fastgelu_bias_f32", "FastGelu", [3, 40], {}, [bias(40)], seed=len(out), scale=0.05, **gs))
+    out.append(case("quickgelu_f32", "QuickGelu", [3, 40], {}, seed=len(out), scale=0.05, **gs))
+    out.append(case("quickgelu_alpha1_f32", "QuickGelu", [3, 40], dict(alpha=1.0), seed=len(out), scale=0.05, **gs))
+    return out
+
+
 def quantizer_and_cast_cases():
     """QuantizeLinear / DequantizeLinear themselves (per axis, opset 13), Cast out of the
     quantized domain, and power-of-two scales for the ops where ties are most common."""
@@ -684,7 +769,7 @@ def quantizer_and_cast_cases():
 def all_cases():
     cases = (resize_cases() + average_pool_cases() + lp_pool_cases() + other_cases() + more_float_op_cases() + new_op_cases()
              + integer_op_cases() + contrib_conv_where_cases() + fused_matmul_cases() + layer_norm_family_cases()
-             + rotary_cases() + embed_layer_norm_cases()
+             + rotary_cases() + embed_layer_norm_cases() + attention_cases()
              + quantizer_and_cast_cases())
     names = [c["name"] for c in cases]
     assert len(names) == len(set(names)), "duplicate case names"
