@@ -20,6 +20,7 @@ class ProjectModels : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ProjectModels, GiveOnnxRuntimesBitsAtEveryTier) {
   const std::string dir = ModelDir(GetParam());
+  const testing::OrtCpuOfData ort_cpu(dir);
   auto inputs = testing::ReadTestDataSet(dir + "/test_data_set_0", "input");
   auto want = testing::ReadTestDataSet(dir + "/test_data_set_0", "output");
   ASSERT_TRUE(inputs.ok() && want.ok()) << dir;
@@ -43,7 +44,10 @@ TEST_P(ProjectModels, GiveOnnxRuntimesBitsAtEveryTier) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Styles, ProjectModels, ::testing::Values("vitis_relu6_cnn", "dynamic_convinteger_cnn"));
+INSTANTIATE_TEST_SUITE_P(Styles, ProjectModels,
+                         ::testing::Values("vitis_relu6_cnn", "dynamic_convinteger_cnn", "bert_tiny_qdq",
+                                           "bert_tiny_dynamic", "bert_tiny_ort_fused", "bert_tiny_qattention",
+                                           "decoder_nbits_rope"));
 
 // Vitis AI's Conv -> Clip(0, 6) -> Q -> DQ chains become fused convolutions with a clamp;
 // quantize_dynamic's ConvInteger -> Cast -> Mul -> Add chains one integer convolution each.
