@@ -2,6 +2,7 @@
 #include "ops/attention_core.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -164,6 +165,76 @@ Status RunAttentionCore(const AttentionCore& c, const AttentionTensors& io) {
     }
   }
   return Status::Ok();
+}
+
+void PlanFlashAttention(AttentionCore& c, int64_t l2_bytes, Isa isa) {
+  const int64_t heads_width = c.head_size + c.v_head_size;
+  const int64_t kv = std::max<int64_t>(l2_bytes / (16 * heads_width), 1);
+  c.flash_q_block = std::max<int64_t>(std::min({kv, heads_width, c.q_len}), 1);
+  c.flash_kv_block = std::max<int64_t>(std::min(kv, c.kv_len), 1);
+  c.sum_exp = SelectSoftmaxSumExp(isa);
+}
+
+void RunFlashAttention(const AttentionCore& c, const AttentionTensors& io) {
+  const int64_t n_heads = c.heads, s_len = c.q_len, l_len = c.kv_len, h = c.head_size, hv = c.v_head_size;
+  const int64_t qb = c.flash_q_block, kvb = c.flash_kv_block;
+  if (l_len == 0) {
+    std::fill(io.out, io.out + c.batch * s_len * n_heads * hv, 0.f);
+    return;
+  }
+  float* scores = ThreadScratchFloats(ScratchSlot::kOp1, size_t(qb * kvb + qb * hv + 2 * qb));
+  float* acc = scores + qb * kvb;
+  float* maxima = acc + qb * hv;
+  float* sums = maxima + qb;
+  for (int64_t b = 0; b < c.batch; ++b) {
+    for (int64_t n = 0; n < n_heads; ++n) {
+      const int64_t bn = b * n_heads + n;
+      const float* q = io.q + bn * s_len * h;
+      const float* k = io.k + bn * l_len * h;
+      const float* v = io.v + bn * l_len * hv;
+      for (int64_t q0 = 0; q0 < s_len; q0 += qb) {
+        const int64_t rows = std::min(qb, s_len - q0);
+        std::fill(maxima, maxima + rows, std::numeric_limits<float>::lowest());
+        for (int64_t k0 = 0; k0 < l_len; k0 += kvb) {
+          const int64_t count = std::min(kvb, l_len - k0);
+          SgemmArgs qk;
+          qk.m = rows, qk.n = count, qk.k = h;
+          qk.a = q + q0 * h, qk.lda = h;
+          qk.b = k + k0 * h, qk.ldb = h, qk.trans_b = true;
+          qk.c = scores, qk.ldc = count;
+          qk.alpha = c.scale;
+          qk.one_row_kernels = c.scale == 1.f;
+          c.gemm(qk);
+          for (int64_t r = 0; r < rows; ++r) {
+            float* row = scores + r * count;
+            float block_max = std::numeric_limits<float>::lowest();
+            for (int64_t j = 0; j < count; ++j) block_max = std::max(block_max, row[j]);
+            const float old = maxima[r];
+            maxima[r] = std::max(old, block_max);
+            const float sum = c.sum_exp(count, row, -maxima[r], row);
+            if (k0 == 0) {
+              sums[r] = sum;
+              continue;
+            }
+            const float e = std::exp(old - maxima[r]);
+            sums[r] = e * sums[r] + sum;
+            for (int64_t j = 0; j < hv; ++j) acc[r * hv + j] = e * acc[r * hv + j];
+          }
+          SgemmArgs pv;
+          pv.m = rows, pv.n = hv, pv.k = count;
+          pv.a = scores, pv.lda = count;
+          pv.b = v + k0 * hv, pv.ldb = hv;
+          pv.c = acc, pv.ldc = hv;
+          pv.accumulate = k0 > 0;
+          c.gemm(pv);
+        }
+        for (int64_t r = 0; r < rows; ++r) {
+          float* out = io.out + (b * s_len + q0 + r) * n_heads * hv + n * hv;
+          for (int64_t j = 0; j < hv; ++j) out[j] = acc[r * hv + j] / sums[r];
+        }
+      }
+    }
+  }
 }
 
 }  // namespace qrt

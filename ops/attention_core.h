@@ -35,6 +35,10 @@ struct AttentionCore {
   bool has_bias = false, bias_per_batch = false, bias_per_head = false;  // attention bias [B|1, N|1, S, T]
   SgemmFn gemm = nullptr;
   SoftmaxRowFn softmax = nullptr;
+  // ORT's flash attention (RunFlashAttention): query rows and keys per block, and the softmax's
+  // exp-and-sum step; 0 where the plain path runs.
+  int64_t flash_q_block = 0, flash_kv_block = 0;
+  SoftmaxSumExpFn sum_exp = nullptr;
 
   int64_t total_len() const { return past_len + kv_len; }
   // Floats of scratch RunAttentionCore needs (ThreadScratch's kOp1 slot).
@@ -68,5 +72,19 @@ struct AttentionTensors {
 
 // Fails only on a key mask whose end position is negative.
 Status RunAttentionCore(const AttentionCore& c, const AttentionTensors& t);
+
+// ORT's flash attention, which its MultiHeadAttention takes where there is no mask, attention
+// bias, past, causal masking or output but the attention's: the block sizes from the reference
+// CPU's L2 size (runtime/ort_cpu.h), in integers,
+//   kv = max(L2 / (16 (H + Hv)), 1),  q = min(kv, H + Hv, S),  kv = min(kv, L),
+// then per batch, head and block of query rows, for each block of keys from the first:
+//   s = Q K^T * scale                         the ordered GEMM over this block (beta 0)
+//   per row: m' = max(m, max s)  (m from -FLT_MAX);  s = exp~(s - m'), sum r (the softmax's
+//            exp-and-sum kernel);  l = r for the first block, else e = expf(m - m') (libm),
+//            l = e * l + r and O = e * O (each product rounded);  m = m'
+//   O = s V (+ O)                              the ordered GEMM, accumulating after the first
+// and out = O / l (a division: the plain path multiplies by 1 / sum before P V).
+void PlanFlashAttention(AttentionCore& c, int64_t l2_bytes, Isa isa);
+void RunFlashAttention(const AttentionCore& c, const AttentionTensors& t);
 
 }  // namespace qrt

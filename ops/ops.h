@@ -128,6 +128,8 @@ extern const OpDef kMeanVarianceNormalizationOp;
 extern const OpDef kMelWeightMatrixOp;
 // mod.cc
 extern const OpDef kModOp;
+// multi_head_attention.cc
+extern const OpDef kMultiHeadAttentionOp;
 // non_max_suppression.cc
 extern const OpDef kNonMaxSuppressionOp;
 // non_zero.cc

@@ -129,6 +129,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kMelWeightMatrixOp,
       // ops/mod.cc
       &kModOp,
+      // ops/multi_head_attention.cc
+      &kMultiHeadAttentionOp,
       // ops/non_max_suppression.cc
       &kNonMaxSuppressionOp,
       // ops/non_zero.cc

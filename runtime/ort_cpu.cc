@@ -1,6 +1,9 @@
 #include "runtime/ort_cpu.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <string>
 
 #include "runtime/cpu_features.h"
 
@@ -19,6 +22,24 @@ OrtCpu ReferenceOrtCpu() {
     if (auto cpu = OrtCpuFromName(v)) return *cpu;
   }
   return DetectCpuFeatures().avx512 ? OrtCpu::kAvx512F : OrtCpu::kAvx2;
+}
+
+int64_t ReferenceL2Bytes() {
+  if (const char* v = std::getenv("QRT_ORT_L2_BYTES"); v != nullptr) {
+    char* end = nullptr;
+    const long long bytes = std::strtoll(v, &end, 10);
+    if (end != v && *end == '\0' && bytes >= 0) return bytes;
+  }
+  const long bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  return bytes > 0 ? bytes : 0;
+}
+
+bool ReferenceOrtFlashAttention() {
+  if (const char* v = std::getenv("ORT_DISABLE_FLASH_ATTENTION"); v != nullptr) {
+    const std::string s = v;
+    if (s == "1" || s == "true" || s == "True" || s == "TRUE") return false;
+  }
+  return ReferenceL2Bytes() > 0;
 }
 
 }  // namespace qrt

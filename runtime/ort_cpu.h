@@ -6,6 +6,7 @@
 // output from another machine (tests read it from their reference data).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -15,6 +16,16 @@ enum class OrtCpu { kAvx2, kAvx512F };
 
 // QRT_ORT_CPU if set to a class name, else this machine's class. Read on each call (plan time).
 OrtCpu ReferenceOrtCpu();
+
+// The L2 cache size ORT reads on the reference CPU (sysconf(_SC_LEVEL2_CACHE_SIZE)), from which
+// its flash attention sizes its blocks: QRT_ORT_L2_BYTES if set, else this machine's; 0 where
+// unknown (ORT then takes no flash path).
+int64_t ReferenceL2Bytes();
+
+// Whether ORT's MultiHeadAttention would take its flash path where the inputs allow it: the L2
+// size is known and ORT_DISABLE_FLASH_ATTENTION (ORT's own switch, read by qrt alike) is not
+// "1" or "true".
+bool ReferenceOrtFlashAttention();
 
 // "avx2" or "avx512"; and back (nullopt for another name).
 std::string_view OrtCpuName(OrtCpu cpu);

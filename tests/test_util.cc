@@ -23,19 +23,26 @@ namespace qrt::testing {
 
 OrtCpuOfData::OrtCpuOfData(const std::string& dir) {
   std::ifstream in(dir + "/ort_cpu");
-  std::string name;
-  if (!(in >> name)) return;
-  if (const char* v = std::getenv("QRT_ORT_CPU"); v != nullptr) had_ = true, previous_ = v;
-  setenv("QRT_ORT_CPU", name.c_str(), 1);
-  set_ = true;
+  std::string word;
+  while (in >> word) {
+    const bool l2 = word.rfind("l2=", 0) == 0;
+    Set(l2 ? "QRT_ORT_L2_BYTES" : "QRT_ORT_CPU", l2 ? word.substr(3) : word);
+  }
+}
+
+void OrtCpuOfData::Set(const char* name, const std::string& value) {
+  const char* old = std::getenv(name);
+  saved_.push_back({name, old != nullptr, old != nullptr ? old : ""});
+  setenv(name, value.c_str(), 1);
 }
 
 OrtCpuOfData::~OrtCpuOfData() {
-  if (!set_) return;
-  if (had_)
-    setenv("QRT_ORT_CPU", previous_.c_str(), 1);
-  else
-    unsetenv("QRT_ORT_CPU");
+  for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+    if (it->had)
+      setenv(it->name, it->value.c_str(), 1);
+    else
+      unsetenv(it->name);
+  }
 }
 
 std::string SourceDir() { return QRT_SOURCE_DIR; }

@@ -28,9 +28,10 @@ StatusOr<std::vector<Tensor>> RunGraph(Graph graph, const std::vector<Tensor>& i
                                        const std::string& passes = "default", Isa isa = kIsaAuto, int threads = 1,
                                        const std::string& conv_algorithm = "");
 
-// For its lifetime, QRT_ORT_CPU (runtime/ort_cpu.h) names the CPU class whose ONNX Runtime made
-// the reference data in `dir`: the file dir/ort_cpu ("avx2" or "avx512"), where there is one.
-// Then qrt reproduces that ORT whatever machine the test runs on.
+// For its lifetime, QRT_ORT_CPU and QRT_ORT_L2_BYTES (runtime/ort_cpu.h) describe the CPU whose
+// ONNX Runtime made the reference data in `dir`, as the file dir/ort_cpu says where there is one
+// ("avx2" or "avx512", then "l2=BYTES" where ORT's flash attention read its L2 size). Then qrt
+// reproduces that ORT whatever machine the test runs on.
 class OrtCpuOfData {
  public:
   explicit OrtCpuOfData(const std::string& dir);
@@ -39,8 +40,13 @@ class OrtCpuOfData {
   OrtCpuOfData& operator=(const OrtCpuOfData&) = delete;
 
  private:
-  bool set_ = false, had_ = false;
-  std::string previous_;
+  struct Saved {
+    const char* name;
+    bool had;
+    std::string value;
+  };
+  void Set(const char* name, const std::string& value);
+  std::vector<Saved> saved_;
 };
 
 // Reads dir/input_<k>.pb (k = 0, 1, ...) or output_<k>.pb until one is missing.

@@ -409,5 +409,54 @@ TEST(Attention, RefusesWithReasons) {
   expect_error({x, w, bias, Tensor::FromVector<int32_t>({3, -1}, {2})}, attrs, "is negative");
 }
 
+// MultiHeadAttention, one head of size 1, Q = K = V = x = [0, 1], scale 1: the qk output is the
+// scores x_s x_t before their softmax, present_key is past then the new keys, and the plain and
+// flash paths give the by-hand averages (ORT_DISABLE_FLASH_ATTENTION picks the plain one).
+TEST(MultiHeadAttention, OneHeadByHandOnBothPaths) {
+  const Tensor x = Tensor::FromVector<float>({0.f, 1.f}, {1, 2, 1});
+  const float e = std::exp(1.f);
+  Attributes attrs;
+  attrs.Set("num_heads", int64_t(1));
+  attrs.Set("scale", 1.f);
+  const Tensor none;
+  auto with_qk = RunMs("MultiHeadAttention", {x, x, x}, attrs, 4);
+  ASSERT_TRUE(with_qk.ok()) << with_qk.status().message();
+  EXPECT_EQ((*with_qk)[3].dims(), (Dims{1, 1, 2, 2}));
+  const float want_qk[4] = {0.f, 0.f, 0.f, 1.f};
+  for (int i = 0; i < 4; ++i) EXPECT_EQ((*with_qk)[3].data<float>()[i], want_qk[i]) << i;
+  EXPECT_EQ((*with_qk)[1].data<float>()[1], 1.f);  // present_key = the keys (no past)
+  for (const char* flash : {"0", "1"}) {
+    setenv("ORT_DISABLE_FLASH_ATTENTION", flash, 1);
+    auto out = RunMs("MultiHeadAttention", {x, x, x}, attrs);
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_NEAR((*out)[0].data<float>()[0], 0.5f, 1e-6f) << flash;
+    EXPECT_NEAR((*out)[0].data<float>()[1], e / (1.f + e), 1e-6f) << flash;
+  }
+  unsetenv("ORT_DISABLE_FLASH_ATTENTION");
+  const Tensor past = Tensor::FromVector<float>({3.f}, {1, 1, 1, 1});
+  auto with_past = RunMs("MultiHeadAttention", {x, x, x, none, none, none, past, past}, attrs, 3);
+  ASSERT_TRUE(with_past.ok()) << with_past.status().message();
+  EXPECT_EQ((*with_past)[1].dims(), (Dims{1, 1, 3, 1}));
+  const float want_present[3] = {3.f, 0.f, 1.f};
+  for (int i = 0; i < 3; ++i) EXPECT_EQ((*with_past)[1].data<float>()[i], want_present[i]) << i;
+}
+
+TEST(MultiHeadAttention, RefusesWithReasons) {
+  const Tensor q = Tensor::FromVector<float>(std::vector<float>(2 * 3 * 8, 0.5f), {2, 3, 8});
+  Attributes attrs;
+  attrs.Set("num_heads", int64_t(2));
+  auto expect_error = [&](const std::vector<Tensor>& in, const std::string& words) {
+    auto r = RunMs("MultiHeadAttention", in, attrs);
+    ASSERT_FALSE(r.ok()) << words;
+    EXPECT_NE(r.status().message().find(words), std::string::npos) << r.status().message();
+  };
+  expect_error({q}, "without key and value");
+  expect_error({Tensor::FromVector<float>(std::vector<float>(2 * 3 * 2 * 3 * 4, 0.f), {2, 3, 2, 3, 4})},
+               "packed Q, K and V");
+  const Tensor k = Tensor::FromVector<float>(std::vector<float>(2 * 5 * 8, 0.5f), {2, 5, 8});
+  expect_error({q, Tensor::FromVector<float>(std::vector<float>(2 * 5 * 7, 0.f), {2, 5, 7}), k}, "do not fit query");
+  expect_error({q, k, k, Tensor(), Tensor::FromVector<int32_t>({1, 2, 3, 4}, {4})}, "key mask of shape [4]");
+}
+
 }  // namespace
 }  // namespace qrt

@@ -107,6 +107,11 @@ def ort_cpu():
     return "avx512" if re.search(r"\bavx512f\b", open("/proc/cpuinfo").read()) else "avx2"
 
 
+def l2_bytes():
+    """The L2 size ORT reads (sysconf), which sizes its flash attention's blocks."""
+    return int(subprocess.run(["getconf", "LEVEL2_CACHE_SIZE"], capture_output=True, text=True).stdout.strip() or 0)
+
+
 def tiers():
     """(name, --isa, environment) for every tier this CPU runs."""
     flags = open("/proc/cpuinfo").read()
@@ -123,7 +128,7 @@ def run_qrt(qrt, d, passes, tier):
     out = os.path.join(d, f"qrt_{passes}_{tname}")
     r = subprocess.run([qrt, "run", os.path.join(d, "model.onnx"), "--inputs", os.path.join(d, "test_data_set_0"),
                         "--output-dir", out, "--passes", passes, "--isa", isa],
-                       capture_output=True, text=True, env={**os.environ, "QRT_ORT_CPU": ort_cpu(), **env})
+                       capture_output=True, text=True, env={**os.environ, "QRT_ORT_CPU": ort_cpu(), **env})  # this machine's L2 by default
     if r.returncode != 0:
         return None, (r.stderr.strip().splitlines() or ["failed"])[-1]
     return np.load(os.path.join(out, "y.npy")), None
@@ -161,7 +166,7 @@ def main():
             with open(os.path.join(dst, "test_data_set_0", "output_0.pb"), "wb") as f:
                 f.write(numpy_helper.from_array(ref, "y").SerializeToString())
             with open(os.path.join(dst, "ort_cpu"), "w") as f:
-                f.write(ort_cpu() + "\n")
+                f.write(f"{ort_cpu()} l2={l2_bytes()}\n")
         cells = []
         stats = per_op.setdefault(c["op"], {"cases": 0, "outputs": 0, "differ": 0, "steps": 0, "errors": 0})
         stats["cases"] += 1

@@ -734,6 +734,45 @@ def attention_cases():
     return out
 
 
+def multi_head_attention_cases():
+    """com.microsoft MultiHeadAttention: ORT's flash path (no mask, bias, past or extra outputs)
+    with one key block, several (this machine's L2 size sets them: the data records it) and a
+    last block of one query row; the plain path with each key mask, causal rows, attention bias,
+    past and present, key and value given per head ([B, N, L, H]). The qk output is tested in
+    tests/ops/contrib_ops_test.cc: ORT cannot infer its type here, where it is no graph output."""
+    out = []
+    rng = np.random.default_rng(73)
+    ms = dict(dequantize=True, quantize=False, domain="com.microsoft", out_type=TensorProto.FLOAT, scale=0.037)
+    i32 = np.int32
+
+    def kv(*shape, std=1.0):
+        return rng.normal(0, std, shape).astype(F32)
+
+    def mha(name, b, s, d, attrs, consts, extra_outputs=0):
+        out.append(case(name, "MultiHeadAttention", [b, s, d], attrs, consts, seed=len(out),
+                        extra_outputs=extra_outputs, **ms))
+
+    h2 = dict(num_heads=2)
+    mha("mha_flash", 2, 5, 16, h2, [kv(2, 7, 16), kv(2, 7, 16)])
+    mha("mha_flash_bias", 2, 5, 16, h2, [kv(2, 7, 16), kv(2, 7, 24), kv(56, std=0.3)])
+    mha("mha_flash_last_block_one_row", 1, 33, 16, dict(num_heads=1), [kv(1, 40, 16), kv(1, 40, 16)])
+    mha("mha_flash_two_key_blocks", 1, 3, 256, dict(num_heads=1), [kv(1, 140, 256, std=0.1), kv(1, 140, 256)])
+    mha("mha_flash_one_query", 2, 1, 16, h2, [kv(2, 9, 16), kv(2, 9, 16)])
+    mha("mha_mask_keys", 2, 5, 16, h2, [kv(2, 7, 16), kv(2, 7, 16), None,
+                                         (rng.uniform(size=(2, 7)) < 0.7).astype(i32)])
+    mha("mha_mask_key_end", 2, 5, 16, h2, [kv(2, 7, 16), kv(2, 7, 16), None, np.array([3, 7], i32)])
+    mha("mha_mask_3d", 2, 5, 16, h2, [kv(2, 7, 16), kv(2, 7, 16), None,
+                                       (rng.uniform(size=(2, 5, 7)) < 0.7).astype(i32)])
+    mha("mha_unidirectional_cross", 2, 5, 16, dict(num_heads=2, unidirectional=1), [kv(2, 7, 16), kv(2, 7, 16)])
+    mha("mha_attention_bias", 2, 5, 16, h2, [kv(2, 7, 16), kv(2, 7, 16), kv(48, std=0.3), None, kv(1, 2, 5, 7)])
+    mha("mha_past_present", 2, 3, 16, dict(num_heads=2, unidirectional=1),
+        [kv(2, 3, 16), kv(2, 3, 16), kv(48, std=0.3), None, None, kv(2, 2, 4, 8), kv(2, 2, 4, 8)], extra_outputs=2)
+    mha("mha_kv_per_head", 2, 5, 16, h2, [kv(2, 2, 7, 8), kv(2, 2, 7, 8), kv(48, std=0.3)])
+    mha("mha_scale_rows_longer_than_16", 1, 20, 32, dict(num_heads=4, scale=0.2),
+        [kv(1, 37, 32), kv(1, 37, 32), None, np.array([30], i32)])
+    return out
+
+
 def quantizer_and_cast_cases():
     """QuantizeLinear / DequantizeLinear themselves (per axis, opset 13), Cast out of the
     quantized domain, and power-of-two scales for the ops where ties are most common."""
@@ -770,6 +809,7 @@ def all_cases():
     cases = (resize_cases() + average_pool_cases() + lp_pool_cases() + other_cases() + more_float_op_cases() + new_op_cases()
              + integer_op_cases() + contrib_conv_where_cases() + fused_matmul_cases() + layer_norm_family_cases()
              + rotary_cases() + embed_layer_norm_cases() + attention_cases()
+             + multi_head_attention_cases()
              + quantizer_and_cast_cases())
     names = [c["name"] for c in cases]
     assert len(names) == len(set(names)), "duplicate case names"

@@ -24,6 +24,9 @@
 namespace qrt {
 
 using SoftmaxRowFn = void (*)(int64_t n, const float* x, float* y);
+// MLAS's exp-and-sum step alone: y_i = exp~(x_i + neg_max), returns their lane sum (the order
+// above). ORT's flash attention calls it per block of scores.
+using SoftmaxSumExpFn = float (*)(int64_t n, const float* x, float neg_max, float* y);
 
 namespace ref {
 void SoftmaxRow(int64_t n, const float* x, float* y);
@@ -32,10 +35,14 @@ void LogSoftmaxRow(int64_t n, const float* x, float* y);
 // MLAS's AVX-512F exp-and-sum kernel (above), for Softmax and LogSoftmax.
 void SoftmaxRow16(int64_t n, const float* x, float* y);
 void LogSoftmaxRow16(int64_t n, const float* x, float* y);
+float SoftmaxSumExp(int64_t n, const float* x, float neg_max, float* y);
+float SoftmaxSumExp16(int64_t n, const float* x, float neg_max, float* y);
 }  // namespace ref
 namespace avx2 {
 void SoftmaxRow(int64_t n, const float* x, float* y);    // bit-identical to ref::
 void SoftmaxRow16(int64_t n, const float* x, float* y);  // bit-identical to ref::, in AVX2 instructions
+float SoftmaxSumExp(int64_t n, const float* x, float neg_max, float* y);
+float SoftmaxSumExp16(int64_t n, const float* x, float neg_max, float* y);
 }  // namespace avx2
 
 // Which exp-and-sum kernel ONNX Runtime's MLAS runs on the reference CPU (runtime/ort_cpu.h):
@@ -46,6 +53,7 @@ bool MlasSoftmaxHas16Lanes();
 // The row kernels for this CPU's MLAS order (MlasSoftmaxHas16Lanes), under the ceiling `isa`.
 SoftmaxRowFn SelectSoftmaxRow(Isa isa);
 SoftmaxRowFn SelectLogSoftmaxRow(Isa isa);
+SoftmaxSumExpFn SelectSoftmaxSumExp(Isa isa);
 
 namespace softmax_exp {
 // MLAS's constants (facts): the lower clamp, 1/ln 2, the rounding bias 1.5 * 2^23, ln 2 in

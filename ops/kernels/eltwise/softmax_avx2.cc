@@ -55,11 +55,10 @@ void ScaleRow(int64_t n, float sum, float* y) {
 
 }  // namespace
 
-void SoftmaxRow16(int64_t n, const float* x, float* y) {
-  float m;
-  if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
-  const __m256 neg_max = _mm256_set1_ps(-m);
-  __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();  // lanes 0-7 and 8-15
+// The sixteen-lane sum: lanes 0-7 and 8-15 in two registers, the tail's masked lanes adding +0.
+float SoftmaxSumExp16(int64_t n, const float* x, float neg, float* y) {
+  const __m256 neg_max = _mm256_set1_ps(neg);
+  __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __m256 e0 = Exp16(_mm256_add_ps(_mm256_loadu_ps(x + i), neg_max));
@@ -69,9 +68,8 @@ void SoftmaxRow16(int64_t n, const float* x, float* y) {
     lo = _mm256_add_ps(lo, e0);
     hi = _mm256_add_ps(hi, e1);
   }
-  for (int half = 0; half < 2 && i < n; ++half, i += 8) {  // the tail: masked lanes add nothing
-    const int64_t count = std::min<int64_t>(8, n - i);
-    const __m256i mask = FirstLanes(count);
+  for (int half = 0; half < 2 && i < n; ++half, i += 8) {
+    const __m256i mask = FirstLanes(std::min<int64_t>(8, n - i));
     const __m256 e =
         _mm256_and_ps(Exp16(_mm256_add_ps(_mm256_maskload_ps(x + i, mask), neg_max)), _mm256_castsi256_ps(mask));
     _mm256_maskstore_ps(y + i, mask, e);
@@ -80,14 +78,17 @@ void SoftmaxRow16(int64_t n, const float* x, float* y) {
   __m256 h = _mm256_add_ps(lo, hi);  // t_j = s_j + s_{j+8}
   h = _mm256_hadd_ps(h, h);          // per 128-bit half: t0+t1, t2+t3
   h = _mm256_hadd_ps(h, h);          // (t0+t1)+(t2+t3) | (t4+t5)+(t6+t7)
-  const float sum = _mm_cvtss_f32(_mm_add_ss(_mm256_extractf128_ps(h, 1), _mm256_castps256_ps128(h)));
-  ScaleRow(n, sum, y);
+  return _mm_cvtss_f32(_mm_add_ss(_mm256_extractf128_ps(h, 1), _mm256_castps256_ps128(h)));
 }
 
-void SoftmaxRow(int64_t n, const float* x, float* y) {
+void SoftmaxRow16(int64_t n, const float* x, float* y) {
   float m;
   if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
-  const __m256 neg_max = _mm256_set1_ps(-m);
+  ScaleRow(n, SoftmaxSumExp16(n, x, -m, y), y);
+}
+
+float SoftmaxSumExp(int64_t n, const float* x, float neg, float* y) {
+  const __m256 neg_max = _mm256_set1_ps(neg);
   __m256 lanes = _mm256_setzero_ps();
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -104,11 +105,13 @@ void SoftmaxRow(int64_t n, const float* x, float* y) {
   }
   __m256 h = _mm256_hadd_ps(lanes, lanes);  // per 128-bit half: s0+s1, s2+s3
   h = _mm256_hadd_ps(h, h);                 // (s0+s1)+(s2+s3) | (s4+s5)+(s6+s7)
-  const float sum = _mm_cvtss_f32(_mm_add_ss(_mm256_extractf128_ps(h, 1), _mm256_castps256_ps128(h)));
-  const __m256 scale = _mm256_set1_ps(1.f / sum);
-  i = 0;
-  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_loadu_ps(y + i), scale));
-  for (; i < n; ++i) y[i] = y[i] * (1.f / sum);
+  return _mm_cvtss_f32(_mm_add_ss(_mm256_extractf128_ps(h, 1), _mm256_castps256_ps128(h)));
+}
+
+void SoftmaxRow(int64_t n, const float* x, float* y) {
+  float m;
+  if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
+  ScaleRow(n, SoftmaxSumExp(n, x, -m, y), y);
 }
 
 }  // namespace avx2

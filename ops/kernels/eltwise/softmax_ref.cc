@@ -44,8 +44,10 @@ float Exp16(float v) {
   return float(p * std::ldexp(1.f, int(k) + 64)) * kTwoToMinus64;
 }
 
+}  // namespace
+
 // sum_i exp16(neg_max + x_i) in sixteen lanes, folded to eight, reduced as the header says.
-float SumExp16(int64_t n, const float* x, float neg_max, float* y) {
+float SoftmaxSumExp16(int64_t n, const float* x, float neg_max, float* y) {
   float lane[16] = {};
   for (int64_t i = 0; i < n; ++i) {
     const float e = Exp16(x[i] + neg_max);
@@ -58,7 +60,7 @@ float SumExp16(int64_t n, const float* x, float neg_max, float* y) {
 }
 
 // sum_i exp~(neg_max + x_i) in eight lanes, reduced as the header says; y_i = exp~(...) if y.
-float SumExp(int64_t n, const float* x, float neg_max, float* y) {
+float SoftmaxSumExp(int64_t n, const float* x, float neg_max, float* y) {
   float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   for (int64_t i = 0; i < n; ++i) {
     const float e = Exp(neg_max + x[i]);
@@ -70,12 +72,10 @@ float SumExp(int64_t n, const float* x, float neg_max, float* y) {
   return hi + lo;
 }
 
-}  // namespace
-
 void SoftmaxRow(int64_t n, const float* x, float* y) {
   float m;
   if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
-  const float scale = 1.f / SumExp(n, x, -m, y);
+  const float scale = 1.f / SoftmaxSumExp(n, x, -m, y);
   for (int64_t i = 0; i < n; ++i) y[i] = y[i] * scale;
 }
 
@@ -83,14 +83,14 @@ void LogSoftmaxRow(int64_t n, const float* x, float* y) {
   float m;
   if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
   const float neg_max = -m;
-  const float log_sum = std::log(SumExp(n, x, neg_max, nullptr));
+  const float log_sum = std::log(SoftmaxSumExp(n, x, neg_max, nullptr));
   for (int64_t i = 0; i < n; ++i) y[i] = (x[i] + neg_max) - log_sum;
 }
 
 void SoftmaxRow16(int64_t n, const float* x, float* y) {
   float m;
   if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
-  const float scale = 1.f / SumExp16(n, x, -m, y);
+  const float scale = 1.f / SoftmaxSumExp16(n, x, -m, y);
   for (int64_t i = 0; i < n; ++i) y[i] = y[i] * scale;
 }
 
@@ -98,7 +98,7 @@ void LogSoftmaxRow16(int64_t n, const float* x, float* y) {
   float m;
   if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
   const float neg_max = -m;
-  const float log_sum = std::log(SumExp16(n, x, neg_max, nullptr));
+  const float log_sum = std::log(SoftmaxSumExp16(n, x, neg_max, nullptr));
   for (int64_t i = 0; i < n; ++i) y[i] = (x[i] + neg_max) - log_sum;
 }
 

@@ -12,6 +12,13 @@ SoftmaxRowFn SelectSoftmaxRow(Isa isa) {
   return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::SoftmaxRow) : ref::SoftmaxRow;
 }
 
+SoftmaxSumExpFn SelectSoftmaxSumExp(Isa isa) {
+  if (MlasSoftmaxHas16Lanes()) {
+    return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::SoftmaxSumExp16) : ref::SoftmaxSumExp16;
+  }
+  return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::SoftmaxSumExp) : ref::SoftmaxSumExp;
+}
+
 SoftmaxRowFn SelectLogSoftmaxRow(Isa) { return MlasSoftmaxHas16Lanes() ? ref::LogSoftmaxRow16 : ref::LogSoftmaxRow; }
 
 }  // namespace qrt
