@@ -59,6 +59,8 @@ void MatMulNbitsRows(const NbitsWeights& w, int64_t m, const float* a, const flo
 
 namespace avx512 {
 void MatMulNbitsRow(const NbitsWeights& w, const float* a, const float* bias, int64_t n_begin, int64_t n_end, float* y);
+void MatMulNbitsRows(const NbitsWeights& w, int64_t m, const float* a, const float* bias, int64_t n_begin,
+                     int64_t n_end, float* y);
 }  // namespace avx512
 
 NbitsRowFn SelectNbitsRow(Isa isa);

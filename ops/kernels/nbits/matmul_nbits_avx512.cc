@@ -1,10 +1,13 @@
-// MatMulNBits' one-row fp32 kernel with AVX-512F: the order's 16 lanes are one register, as in
-// MLAS's kernel; four columns at a time, so that four chains of FMAs overlap, and a block's
-// scale and zero point fetched once. Bit-identical to the reference.
+// MatMulNBits' fp32 kernels with AVX-512F, bit-identical to the reference. One row: the order's
+// 16 lanes are one register, as in MLAS's kernel; four columns at a time, so that four chains of
+// FMAs overlap, and a block's scale and zero point fetched once. More rows: a panel of 32
+// columns' weights dequantized once, k-major, and 6 rows x 32 columns of accumulators, each one
+// element's chain over k.
 #include <immintrin.h>
 
 #include <algorithm>
 
+#include "ops/kernels/common/thread_scratch.h"
 #include "ops/kernels/nbits/matmul_nbits.h"
 #include "ops/kernels/nbits/nbits_reduce.h"
 
@@ -54,6 +57,24 @@ void Columns(const NbitsWeights& w, const float* a, int64_t j0, float* lanes) {
   for (int c = 0; c < kCols; ++c) _mm512_storeu_ps(lanes + 16 * c, acc[c]);
 }
 
+// 6 rows x 32 columns: out[r][c] = chain over k of fma(a[r][k], panel[k][c]).
+void Tile6x32(const float* panel, const float* const* rows, int64_t k, float* out) {
+  __m512 acc[6][2];
+  for (auto& r : acc) r[0] = r[1] = _mm512_setzero_ps();
+  for (int64_t kk = 0; kk < k; ++kk) {
+    const __m512 w0 = _mm512_loadu_ps(panel + kk * 32), w1 = _mm512_loadu_ps(panel + kk * 32 + 16);
+    for (int r = 0; r < 6; ++r) {
+      const __m512 av = _mm512_set1_ps(rows[r][kk]);
+      acc[r][0] = _mm512_fmadd_ps(av, w0, acc[r][0]);
+      acc[r][1] = _mm512_fmadd_ps(av, w1, acc[r][1]);
+    }
+  }
+  for (int r = 0; r < 6; ++r) {
+    _mm512_storeu_ps(out + r * 32, acc[r][0]);
+    _mm512_storeu_ps(out + r * 32 + 16, acc[r][1]);
+  }
+}
+
 }  // namespace
 
 void MatMulNbitsRow(const NbitsWeights& w, const float* a, const float* bias, int64_t n_begin, int64_t n_end,
@@ -72,6 +93,46 @@ void MatMulNbitsRow(const NbitsWeights& w, const float* a, const float* bias, in
       y[j] = bias ? r + bias[j] : r;
     }
     j0 += cols;
+  }
+}
+
+void MatMulNbitsRows(const NbitsWeights& w, int64_t m, const float* a, const float* bias, int64_t n_begin,
+                     int64_t n_end, float* y) {
+  constexpr int64_t kCols = 32, kRows = 6;
+  const int64_t row_bytes = w.blocks * (w.block / 2);
+  float* panel = ThreadScratchFloats(ScratchSlot::kOp0, size_t(w.k * kCols));
+  alignas(64) float t[16];
+  for (int64_t j0 = n_begin; j0 < n_end; j0 += kCols) {
+    const int64_t cols = std::min(kCols, n_end - j0);
+    for (int64_t c = 0; c < kCols; ++c) {
+      if (c >= cols) {  // missing columns: zeros whose results are dropped
+        for (int64_t kk = 0; kk < w.k; ++kk) panel[kk * kCols + c] = 0.f;
+        continue;
+      }
+      const int64_t j = j0 + c;
+      for (int64_t b = 0; b < w.blocks; ++b) {
+        const __m512i zp = _mm512_set1_epi32(w.zero_point(j, b));
+        const __m512 scale = _mm512_set1_ps(w.scales[j * w.blocks + b]);
+        const int64_t k_end = std::min(w.k, (b + 1) * w.block);
+        for (int64_t k0 = b * w.block; k0 < k_end; k0 += 16) {
+          _mm512_store_ps(t, Weights16(w.codes + j * row_bytes + k0 / 2, zp, scale));
+          const int64_t count = std::min<int64_t>(16, k_end - k0);
+          for (int64_t i = 0; i < count; ++i) panel[(k0 + i) * kCols + c] = t[i];
+        }
+      }
+    }
+    for (int64_t i0 = 0; i0 < m; i0 += kRows) {
+      const int64_t rows = std::min(kRows, m - i0);
+      alignas(64) float out[kRows * kCols];
+      const float* row_ptrs[kRows];
+      for (int64_t r = 0; r < kRows; ++r) row_ptrs[r] = a + (i0 + std::min(r, rows - 1)) * w.k;
+      Tile6x32(panel, row_ptrs, w.k, out);
+      for (int64_t r = 0; r < rows; ++r) {
+        float* dst = y + (i0 + r) * w.n + j0;
+        const float* src = out + r * kCols;
+        for (int64_t c = 0; c < cols; ++c) dst[c] = bias ? src[c] + bias[j0 + c] : src[c];
+      }
+    }
   }
 }
 

@@ -10,6 +10,7 @@ NbitsRowFn SelectNbitsRow(Isa isa) {
 }
 
 NbitsRowsFn SelectNbitsRows(Isa isa) {
+  if (CanUseAvx512(isa)) return PickedAt(Isa::kAvx512, avx512::MatMulNbitsRows);
   return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::MatMulNbitsRows) : ref::MatMulNbitsRows;
 }
 

@@ -72,7 +72,8 @@ void ExpectSameAsReference(const Problem& p, const std::string& what) {
       for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(Bits(got[i]), Bits(want[i])) << what << " column " << i;
     }
   } else {
-    for (NbitsRowsFn f : ::qrt::testing::KernelsThisCpuRuns<NbitsRowsFn>(ref::MatMulNbitsRows, avx2::MatMulNbitsRows)) {
+    for (NbitsRowsFn f : ::qrt::testing::KernelsThisCpuRuns<NbitsRowsFn>(ref::MatMulNbitsRows, avx2::MatMulNbitsRows,
+                                                                         avx512::MatMulNbitsRows)) {
       f(w, p.m, p.a.data(), bias, 0, p.n, got.data());
       for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(Bits(got[i]), Bits(want[i])) << what << " element " << i;
     }
