@@ -34,23 +34,6 @@ struct IntToFloatState {
   std::optional<IgemmProduct> igemm;  // set: the exact integer GEMM
 };
 
-// ORT's dynamic quantization of A: the scale, the zero point and the codes.
-float QuantizeDynamic(RangeWithZeroFn range, const float* x, int64_t count, uint8_t* q, int32_t* zp_out) {
-  float lo, hi;
-  range(count, x, &lo, &hi);  // the comparisons of std::min(lo, x) and std::max(hi, x): NaN ignored
-  const float scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
-  const float initial = 0.0f - lo / scale;
-  const int32_t zp = int32_t(std::nearbyint(std::max(0.0f, std::min(255.0f, initial))));
-  for (int64_t i = 0; i < count; ++i) {
-    float v = x[i] / scale;
-    v = v >= float(-zp) ? v : float(-zp);  // NaN -> the lower bound, as MLAS's max(x, lo) gives
-    v = v <= float(255 - zp) ? v : float(255 - zp);
-    q[i] = uint8_t(int32_t(std::nearbyint(v)) + zp);
-  }
-  *zp_out = zp;
-  return scale;
-}
-
 template <class Ta, class Tb>
 void Accumulate(const IntToFloatState& s, const Ta* a, int32_t a_zp, const Tb* b, const std::vector<int32_t>& b_zp,
                 int32_t* acc) {
@@ -66,7 +49,7 @@ Status RunIntToFloat(const IntToFloatState& s, const RunArgs& args) {
   float a_scale = 1.f;
   if (s.dynamic) {
     a_codes.resize(size_t(count));
-    a_scale = QuantizeDynamic(s.range, args.input(0)->data<float>(), count, a_codes.data(), &a_zp);
+    a_scale = QuantizeDynamicU8(s.range, args.input(0)->data<float>(), count, a_codes.data(), &a_zp);
     a = a_codes.data();
   } else {
     a_scale = args.input(s.a_scale)->data<float>()[0];

@@ -1,5 +1,7 @@
 #include "ops/op_util.h"
 
+#include <cmath>
+
 namespace qrt {
 
 StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank) {
@@ -99,5 +101,21 @@ StatusOr<Dims> LegacyBroadcastDims(const PrepareContext& ctx, const Dims& a, con
 }
 
 bool PackedByOrt(const TensorInfo& b) { return b.initializer && b.dims.size() == 2 && ElementCount(b.dims) > 0; }
+
+float QuantizeDynamicU8(RangeWithZeroFn range, const float* x, int64_t count, uint8_t* q, int32_t* zp_out) {
+  float lo, hi;
+  range(count, x, &lo, &hi);  // the comparisons of std::min(lo, x) and std::max(hi, x): NaN ignored
+  const float scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
+  const float initial = 0.0f - lo / scale;
+  const int32_t zp = int32_t(std::nearbyint(std::max(0.0f, std::min(255.0f, initial))));
+  for (int64_t i = 0; i < count; ++i) {
+    float v = x[i] / scale;
+    v = v >= float(-zp) ? v : float(-zp);  // NaN -> the lower bound, as MLAS's max(x, lo) gives
+    v = v <= float(255 - zp) ? v : float(255 - zp);
+    q[i] = uint8_t(int32_t(std::nearbyint(v)) + zp);
+  }
+  *zp_out = zp;
+  return scale;
+}
 
 }  // namespace qrt

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ops/kernels/common/broadcast.h"
+#include "ops/kernels/quantize/min_max.h"
 #include "runtime/half.h"
 #include "runtime/op_def.h"
 
@@ -154,6 +155,12 @@ Status ExpectDType(const PrepareContext& ctx, int input, std::initializer_list<D
 
 // True if a tensor of dims `d` broadcasts (right-aligned) to rank `rank` as one value per
 // channel (axis 1) of `channels`: every dim is 1 except, possibly, the one on axis 1.
+// ONNX Runtime's dynamic quantization of a float block to uint8 (DynamicQuantizeMatMul,
+// DynamicQuantizeLSTM): lo = min(0, min x), hi = max(0, max x) (NaN ignored), scale =
+// hi == lo ? 1 : (hi - lo) / 255, zp = rint(clamp(0 - lo / scale, 0, 255)), q = sat(rint(x /
+// scale) + zp) (NaN: 0). Returns the scale; the codes go to q and the zero point to *zp_out.
+float QuantizeDynamicU8(RangeWithZeroFn range, const float* x, int64_t count, uint8_t* q, int32_t* zp_out);
+
 // ORT's MatMul, Gemm, FusedMatMul and Attention pack a 2-D initializer B (their weights) when the
 // model loads, and its packed GEMM sums in another order (sgemm.h's packed_b).
 bool PackedByOrt(const TensorInfo& b);

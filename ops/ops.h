@@ -62,6 +62,8 @@ extern const OpDef kStftOp;
 extern const OpDef kDropoutOp;
 // dynamic_quantize_linear.cc
 extern const OpDef kDynamicQuantizeLinearOp;
+// dynamic_quantize_lstm.cc
+extern const OpDef kDynamicQuantizeLstmOp;
 // einsum.cc
 extern const OpDef kEinsumOp;
 // embed_layer_normalization.cc

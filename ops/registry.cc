@@ -63,6 +63,8 @@ const std::vector<const OpDef*>& AllOps() {
       &kDropoutOp,
       // ops/dynamic_quantize_linear.cc
       &kDynamicQuantizeLinearOp,
+      // ops/dynamic_quantize_lstm.cc
+      &kDynamicQuantizeLstmOp,
       // ops/einsum.cc
       &kEinsumOp,
       // ops/embed_layer_normalization.cc

@@ -458,5 +458,37 @@ TEST(MultiHeadAttention, RefusesWithReasons) {
   expect_error({q, k, k, Tensor(), Tensor::FromVector<int32_t>({1, 2, 3, 4}, {4})}, "key mask of shape [4]");
 }
 
+// DynamicQuantizeLSTM's refusals: a sequence length past the sequence, per-column uint8 zero
+// points that differ (ORT's kernel takes one), layout 1, an unknown activation.
+TEST(DynamicQuantizeLstm, RefusesWithReasons) {
+  const int64_t seq = 2, batch = 1, in = 3, hidden = 2;
+  const Tensor x = Tensor::FromVector<float>(std::vector<float>(seq * batch * in, 0.5f), {seq, batch, in});
+  Tensor w = Tensor::Allocate(DataType::kUInt8, {1, in, 4 * hidden}).value();
+  Tensor r = Tensor::Allocate(DataType::kUInt8, {1, hidden, 4 * hidden}).value();
+  const Tensor scale = Tensor::FromVector<float>({0.01f}, {1});
+  Tensor zp = Tensor::Allocate(DataType::kUInt8, {1}).value();
+  Tensor zp_columns = Tensor::Allocate(DataType::kUInt8, {1, 4 * hidden}).value();
+  static_cast<uint8_t*>(zp_columns.raw())[3] = 7;
+  const Tensor scale_columns = Tensor::FromVector<float>(std::vector<float>(4 * hidden, 0.01f), {1, 4 * hidden});
+  const Tensor none;
+  Attributes attrs;
+  attrs.Set("hidden_size", hidden);
+  auto expect_error = [&](const std::vector<Tensor>& inputs, const Attributes& a, const std::string& words) {
+    auto got = RunMs("DynamicQuantizeLSTM", inputs, a, 1, kIsaAuto, 5);
+    ASSERT_FALSE(got.ok()) << words;
+    EXPECT_NE(got.status().message().find(words), std::string::npos) << got.status().message();
+  };
+  const Tensor too_long = Tensor::FromVector<int32_t>({3}, {1});
+  expect_error({x, w, r, none, too_long, none, none, none, scale, zp, scale, zp}, attrs, "is not in [0, 2]");
+  expect_error({x, w, r, none, none, none, none, none, scale_columns, zp_columns, scale, zp}, attrs,
+               "must be all equal");
+  Attributes layout = attrs;
+  layout.Set("layout", int64_t(1));
+  expect_error({x, w, r, none, none, none, none, none, scale, zp, scale, zp}, layout, "layout 1");
+  Attributes unknown = attrs;
+  unknown.Set("activations", std::vector<std::string>{"Sigmoid", "Cosh", "Tanh"});
+  expect_error({x, w, r, none, none, none, none, none, scale, zp, scale, zp}, unknown, "unknown activation \"cosh\"");
+}
+
 }  // namespace
 }  // namespace qrt

@@ -1,0 +1,1 @@
+BW_zero_pointJd–
