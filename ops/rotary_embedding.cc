@@ -14,6 +14,7 @@ namespace {
 struct RotaryState {
   int64_t batch = 0, seq = 0, heads = 0, head_size = 0, rotary_dim = 0, max_position = 0;
   bool four_d = false, interleaved = false, one_position = false;
+  RotaryRowFn row = nullptr;
 };
 
 Status RunRotary(const RotaryState& s, const RunArgs& args) {
@@ -32,8 +33,8 @@ Status RunRotary(const RotaryState& s, const RunArgs& args) {
       for (int64_t h = 0; h < s.heads; ++h) {
         // [b, t, h, :] in the 3-D layout, [b, h, t, :] in the 4-D one.
         const int64_t row = s.four_d ? (b * s.heads + h) * s.seq + t : (b * s.seq + t) * s.heads + h;
-        ref::RotaryRow(s.head_size, s.rotary_dim, s.interleaved, x + row * s.head_size, cos + p * half, sin + p * half,
-                       y + row * s.head_size);
+        s.row(s.head_size, s.rotary_dim, s.interleaved, x + row * s.head_size, cos + p * half, sin + p * half,
+              y + row * s.head_size);
       }
     }
   }
@@ -61,6 +62,7 @@ Status PrepareRotary(PrepareContext& ctx) {
   QRT_ASSIGN_OR_RETURN(int64_t packed, ctx.attrs().GetInt("is_packed_batching", 0));
   if (packed != 0) return Unsupported("RotaryEmbedding with is_packed_batching");
   s.interleaved = interleaved != 0;
+  s.row = SelectRotaryRow(ctx.isa());
   s.four_d = x.dims.size() == 4;
   s.batch = x.dims[0];
   s.max_position = cos.dims[0];

@@ -42,7 +42,7 @@ Status PrepareRms(PrepareContext& ctx) {
     return InvalidArgument("scale must hold ", s.n, " float32 values, the size of X's axes from ", axis);
   }
   QRT_ASSIGN_OR_RETURN(s.epsilon, ctx.attrs().GetFloat("epsilon", 1e-5f));
-  s.row = SelectRmsNormRow(s.n);
+  s.row = SelectRmsNormRow(ctx.isa(), s.n);
   Dims stat = x.dims;
   for (size_t d = size_t(axis); d < stat.size(); ++d) stat[d] = 1;
   ctx.SetOutput(0, x.dtype, x.dims);

@@ -91,6 +91,7 @@ BENCHMARK_CAPTURE(BM_NbitsRow, avx2, Isa::kAvx2)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_NbitsRow, avx512, Isa::kAvx512)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_NbitsMemcpy)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_NbitsPrompt, avx2, Isa::kAvx2)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_NbitsPrompt, avx512, Isa::kAvx512)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace qrt

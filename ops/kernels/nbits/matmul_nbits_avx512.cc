@@ -57,22 +57,25 @@ void Columns(const NbitsWeights& w, const float* a, int64_t j0, float* lanes) {
   for (int c = 0; c < kCols; ++c) _mm512_storeu_ps(lanes + 16 * c, acc[c]);
 }
 
-// 6 rows x 32 columns: out[r][c] = chain over k of fma(a[r][k], panel[k][c]).
+// 6 rows x 32 columns: out[r][c] = chain over k of fma(a[r][k], panel[k][c]). The twelve
+// accumulators are named: GCC keeps an array of them in memory (a store per FMA).
 void Tile6x32(const float* panel, const float* const* rows, int64_t k, float* out) {
-  __m512 acc[6][2];
-  for (auto& r : acc) r[0] = r[1] = _mm512_setzero_ps();
+  __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+  __m512 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+  const float *a0 = rows[0], *a1 = rows[1], *a2 = rows[2], *a3 = rows[3], *a4 = rows[4], *a5 = rows[5];
   for (int64_t kk = 0; kk < k; ++kk) {
     const __m512 w0 = _mm512_loadu_ps(panel + kk * 32), w1 = _mm512_loadu_ps(panel + kk * 32 + 16);
-    for (int r = 0; r < 6; ++r) {
-      const __m512 av = _mm512_set1_ps(rows[r][kk]);
-      acc[r][0] = _mm512_fmadd_ps(av, w0, acc[r][0]);
-      acc[r][1] = _mm512_fmadd_ps(av, w1, acc[r][1]);
-    }
+#define QRT_NBITS_ROW(r)                        \
+  {                                             \
+    const __m512 av = _mm512_set1_ps(a##r[kk]); \
+    c##r##0 = _mm512_fmadd_ps(av, w0, c##r##0); \
+    c##r##1 = _mm512_fmadd_ps(av, w1, c##r##1); \
   }
-  for (int r = 0; r < 6; ++r) {
-    _mm512_storeu_ps(out + r * 32, acc[r][0]);
-    _mm512_storeu_ps(out + r * 32 + 16, acc[r][1]);
+    QRT_NBITS_ROW(0) QRT_NBITS_ROW(1) QRT_NBITS_ROW(2) QRT_NBITS_ROW(3) QRT_NBITS_ROW(4) QRT_NBITS_ROW(5)
+#undef QRT_NBITS_ROW
   }
+  const __m512 all[12] = {c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51};
+  for (int i = 0; i < 12; ++i) _mm512_storeu_ps(out + 16 * i, all[i]);
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include "runtime/cpu_features.h"
+
 namespace qrt {
 
 using RmsNormRowFn = void (*)(int64_t n, const float* x, const float* scale, float epsilon, float* y, float* inv);
@@ -23,7 +25,11 @@ void RmsNormPlainRow(int64_t n, const float* x, const float* scale, float epsilo
 
 }  // namespace ref
 
-// SimplifiedLayerNormalization's row for rows of n elements.
-RmsNormRowFn SelectRmsNormRow(int64_t n);
+namespace avx2 {
+void RmsNormRow(int64_t n, const float* x, const float* scale, float epsilon, float* y, float* inv);  // = ref::
+}  // namespace avx2
+
+// SimplifiedLayerNormalization's row for rows of n elements, under the ceiling `isa`.
+RmsNormRowFn SelectRmsNormRow(Isa isa, int64_t n);
 
 }  // namespace qrt

@@ -3,6 +3,7 @@
 
 #include "ops/kernels/norm/layer_norm.h"
 #include "ops/kernels/norm/rms_norm.h"
+#include "runtime/kernel_isa.h"
 
 namespace qrt {
 namespace ref {
@@ -30,6 +31,9 @@ void RmsNormPlainRow(int64_t n, const float* x, const float* scale, float epsilo
 
 }  // namespace ref
 
-RmsNormRowFn SelectRmsNormRow(int64_t n) { return n < ref::kRmsNormMinRow ? ref::RmsNormPlainRow : ref::RmsNormRow; }
+RmsNormRowFn SelectRmsNormRow(Isa isa, int64_t n) {
+  if (n < ref::kRmsNormMinRow) return ref::RmsNormPlainRow;
+  return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::RmsNormRow) : ref::RmsNormRow;
+}
 
 }  // namespace qrt

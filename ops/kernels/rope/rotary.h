@@ -10,9 +10,22 @@
 
 #include <cstdint>
 
-namespace qrt::ref {
+#include "runtime/cpu_features.h"
 
+namespace qrt {
+
+using RotaryRowFn = void (*)(int64_t head_size, int64_t rotary_dim, bool interleaved, const float* x, const float* cos,
+                             const float* sin, float* y);
+
+namespace ref {
 void RotaryRow(int64_t head_size, int64_t rotary_dim, bool interleaved, const float* x, const float* cos,
                const float* sin, float* y);
+}  // namespace ref
+namespace avx2 {
+void RotaryRow(int64_t head_size, int64_t rotary_dim, bool interleaved, const float* x, const float* cos,
+               const float* sin, float* y);  // bit-identical to ref::
+}  // namespace avx2
 
-}  // namespace qrt::ref
+RotaryRowFn SelectRotaryRow(Isa isa);
+
+}  // namespace qrt
