@@ -31,6 +31,16 @@ struct GeluState {
   FloatMapFn sigmoid = nullptr;   // float32 QuickGelu
 };
 
+// y[i] = x[i] + b[(offset + i) mod len] for n values, a row of the bias at a time rather than a
+// division per element.
+void AddBias(const float* x, const float* b, int64_t n, int64_t len, int64_t offset, float* y) {
+  for (int64_t i = 0; i < n; offset = 0) {
+    const int64_t count = std::min(len - offset, n - i);
+    for (int64_t j = 0; j < count; ++j) y[i + j] = x[i + j] + b[offset + j];
+    i += count;
+  }
+}
+
 // FastGelu's constants as ORT writes them (float).
 constexpr float kFastGeluB = 0.7978845608028654f;
 constexpr float kFastGeluC = 0.035677408136300125f;
@@ -49,7 +59,7 @@ void FastOrQuickGeluF32(const GeluState& s, const RunArgs& args) {
     const float* in = x + start;
     float* out = y + start;
     if (b != nullptr) {
-      for (int64_t i = 0; i < count; ++i) v[i] = in[i] + b[(start + i) % s.bias_len];
+      AddBias(in, b, count, s.bias_len, start % s.bias_len, v);
       in = v;
     }
     if (s.kind == Gelu::kFast) {
@@ -100,8 +110,7 @@ Status RunGelu(const GeluState& s, const RunArgs& args) {
     float* y = args.output(0)->data<float>();
     const int64_t n = args.input(0)->numel();
     if (s.bias_len) {
-      const float* b = args.input(1)->data<float>();
-      for (int64_t i = 0; i < n; ++i) y[i] = x[i] + b[i % s.bias_len];
+      AddBias(x, args.input(1)->data<float>(), n, s.bias_len, 0, y);
       x = y;
     }
     s.gelu_erf(n, x, y);

@@ -4,10 +4,13 @@
 // and, optionally, the mean (0 in the simplified form, as ORT writes it), the inverse standard
 // deviation and s itself. float32 in ONNX Runtime 1.30's orders, found number by number
 // against it (docs/float-order.md): the sum in float, (input + skip) + bias; then
-// SkipLayerNormalization is Welford's update for every row length (ref::LayerNormShortRow,
-// not MLAS's kernel), SkipSimplifiedLayerNormalization the plain RMS loop (ref::RmsNormPlainRow).
+// SkipLayerNormalization is Welford's update for every row length (LayerNormShortRows, eight rows
+// at a time in AVX2 lanes; not MLAS's kernel), SkipSimplifiedLayerNormalization the plain RMS loop
+// (ref::RmsNormPlainRow).
+#include <algorithm>
 #include <vector>
 
+#include "ops/kernels/common/thread_scratch.h"
 #include "ops/kernels/norm/layer_norm.h"
 #include "ops/kernels/norm/rms_norm.h"
 #include "ops/op_util.h"
@@ -21,6 +24,7 @@ struct SkipLnState {
   float epsilon = 1e-12f;
   bool has_beta = false, has_bias = false, skip_broadcast = false;
   bool simplified = false;
+  LayerNormRowsFn welford_rows = ref::LayerNormShortRows;
 };
 
 Status RunSkipLn(const SkipLnState& s, const RunArgs& args) {
@@ -33,21 +37,27 @@ Status RunSkipLn(const SkipLnState& s, const RunArgs& args) {
   float* mean_out = args.num_outputs > 1 && args.output(1) ? args.output(1)->data<float>() : nullptr;
   float* inv_out = args.num_outputs > 2 && args.output(2) ? args.output(2)->data<float>() : nullptr;
   float* sum_out = args.num_outputs > 3 && args.output(3) ? args.output(3)->data<float>() : nullptr;
-  std::vector<float> row(size_t(s.n));
+  // s = input + skip (+ bias) for every row, then the rows normalized.
+  float* sums = sum_out != nullptr ? sum_out : ThreadScratchFloats(ScratchSlot::kOp0, size_t(s.rows * s.n));
+  const int64_t skip_rows = args.input(1)->numel() / std::max<int64_t>(s.n, 1);
   for (int64_t r = 0; r < s.rows; ++r) {
-    const float* sk = skip + (s.skip_broadcast ? (r % (args.input(1)->numel() / s.n)) : r) * s.n;
-    for (int64_t i = 0; i < s.n; ++i) {
-      float v = x[r * s.n + i] + sk[i];
-      if (bias) v = v + bias[i];
-      row[size_t(i)] = v;
+    const float* sk = skip + (s.skip_broadcast ? r % skip_rows : r) * s.n;
+    const float* in = x + r * s.n;
+    float* row = sums + r * s.n;
+    if (bias != nullptr) {
+      for (int64_t i = 0; i < s.n; ++i) row[i] = (in[i] + sk[i]) + bias[i];
+    } else {
+      for (int64_t i = 0; i < s.n; ++i) row[i] = in[i] + sk[i];
     }
-    if (sum_out) std::copy(row.begin(), row.end(), sum_out + r * s.n);
-    float mean = 0.f, inv;
-    if (s.simplified)
-      ref::RmsNormPlainRow(s.n, row.data(), gamma, s.epsilon, y + r * s.n, &inv);
-    else
-      ref::LayerNormShortRow(s.n, row.data(), gamma, beta, s.epsilon, y + r * s.n, &mean, &inv);
-    if (mean_out) mean_out[r] = mean;
+  }
+  if (!s.simplified) {
+    s.welford_rows(s.rows, s.n, sums, gamma, beta, s.epsilon, y, mean_out, inv_out);
+    return Status::Ok();
+  }
+  for (int64_t r = 0; r < s.rows; ++r) {
+    float inv;
+    ref::RmsNormPlainRow(s.n, sums + r * s.n, gamma, s.epsilon, y + r * s.n, &inv);
+    if (mean_out) mean_out[r] = 0.f;
     if (inv_out) inv_out[r] = inv;
   }
   return Status::Ok();
@@ -78,6 +88,7 @@ Status PrepareSkipLn(PrepareContext& ctx) {
   }
   if (!ctx.has_input(2)) return InvalidArgument("gamma is required");
   s.simplified = kSimplified;
+  s.welford_rows = SelectLayerNormShortRows(ctx.isa());
   s.has_beta = !kSimplified && ctx.has_input(3);
   s.has_bias = ctx.has_input(kSimplified ? 3 : 4);
   QRT_ASSIGN_OR_RETURN(s.epsilon, ctx.attrs().GetFloat("epsilon", 1e-12f));

@@ -38,6 +38,9 @@ float LayerNormVarianceTail(int64_t n, const float* x, float mean, float var);
 
 void LayerNormShortRow(int64_t n, const float* x, const float* scale, const float* bias, float epsilon, float* y,
                        float* mean, float* inv_std_dev);
+// LayerNormShortRow over `rows` contiguous rows of n (mean and inv_std_dev: one per row, or null).
+void LayerNormShortRows(int64_t rows, int64_t n, const float* x, const float* scale, const float* bias, float epsilon,
+                        float* y, float* mean, float* inv_std_dev);
 
 // com.microsoft EmbedLayerNormalization's row: the plain sum, mean = sum / n, the sum of
 // squared differences, y = (x - mean) / sqrt(that / n + epsilon) * scale (+ bias). x is
@@ -49,7 +52,15 @@ void EmbedLayerNormRow(int64_t n, float* x, const float* scale, const float* bia
 namespace avx2 {  // bit-identical to ref::LayerNormRow for every n
 void LayerNormRow(int64_t n, const float* x, const float* scale, const float* bias, float epsilon, float* y,
                   float* mean, float* inv_std_dev);
+// Bit-identical to ref::LayerNormShortRows: Welford's chain of divisions is sequential along a
+// row, so eight rows run side by side, one per lane.
+void LayerNormShortRows(int64_t rows, int64_t n, const float* x, const float* scale, const float* bias, float epsilon,
+                        float* y, float* mean, float* inv_std_dev);
 }  // namespace avx2
+
+using LayerNormRowsFn = void (*)(int64_t rows, int64_t n, const float* x, const float* scale, const float* bias,
+                                 float epsilon, float* y, float* mean, float* inv_std_dev);
+LayerNormRowsFn SelectLayerNormShortRows(Isa isa);
 
 // The row kernel for rows of n elements: LayerNormShortRow below kLayerNormMinRow, else the
 // two-pass row for the ISA.

@@ -65,6 +65,16 @@ void LayerNormShortRow(int64_t n, const float* x, const float* scale, const floa
   *inv_out = 1.0f / den;
 }
 
+void LayerNormShortRows(int64_t rows, int64_t n, const float* x, const float* scale, const float* bias, float epsilon,
+                        float* y, float* mean, float* inv_std_dev) {
+  for (int64_t r = 0; r < rows; ++r) {
+    float m, inv;
+    LayerNormShortRow(n, x + r * n, scale, bias, epsilon, y + r * n, &m, &inv);
+    if (mean != nullptr) mean[r] = m;
+    if (inv_std_dev != nullptr) inv_std_dev[r] = inv;
+  }
+}
+
 void EmbedLayerNormRow(int64_t n, float* x, const float* scale, const float* bias, float epsilon, float* y) {
   float sum = 0;
   for (int64_t i = 0; i < n; ++i) sum += x[i];

@@ -9,4 +9,8 @@ LayerNormRowFn SelectLayerNormRow(Isa isa, int64_t n) {
   return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::LayerNormRow) : ref::LayerNormRow;
 }
 
+LayerNormRowsFn SelectLayerNormShortRows(Isa isa) {
+  return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::LayerNormShortRows) : ref::LayerNormShortRows;
+}
+
 }  // namespace qrt

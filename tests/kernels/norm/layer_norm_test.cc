@@ -17,6 +17,7 @@ namespace qrt {
 namespace {
 
 using ::qrt::testing::Bits;
+using ::qrt::testing::FirstDiff;
 
 std::vector<LayerNormRowFn> Rows() {
   return ::qrt::testing::KernelsThisCpuRuns<LayerNormRowFn>(ref::LayerNormRow, avx2::LayerNormRow);
@@ -78,6 +79,38 @@ TEST(LayerNormRowKernel, ConstantRowGivesBiasExactly) {
     EXPECT_EQ(mean, -4.25f);
     EXPECT_EQ(inv, 1.0f / std::sqrt(1e-5f));
     for (float v : y) EXPECT_EQ(v, 0.75f);
+  }
+}
+
+// Welford's rows eight at a time (AVX2 lanes) give the reference's bits: row counts around the
+// group of eight, lengths from 1, magnitudes far apart, a constant row, statistics outputs.
+TEST(LayerNormShortRowsKernel, Avx2EqualsReference) {
+  QRT_REQUIRE_AVX2();
+  std::mt19937 rng(::qrt::testing::TestSeed());
+  std::normal_distribution<float> gauss(0.f, 1.f);
+  for (int64_t rows : {1, 7, 8, 9, 17, 32}) {
+    for (int64_t n : {1, 2, 7, 8, 9, 64, 100}) {
+      for (float magnitude : {1e-3f, 1.f, 1e4f}) {
+        std::vector<float> x(static_cast<size_t>(rows * n)), scale(static_cast<size_t>(n)),
+            bias(static_cast<size_t>(n));
+        for (float& v : x) v = 3.f + gauss(rng) * magnitude;
+        for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = 2.5f;  // row 0 constant
+        for (float& v : scale) v = 1.f + 0.2f * gauss(rng);
+        for (float& v : bias) v = gauss(rng);
+        std::vector<float> want(x.size()), got(x.size()), want_mean(static_cast<size_t>(rows)),
+            got_mean(static_cast<size_t>(rows)), want_inv(static_cast<size_t>(rows)),
+            got_inv(static_cast<size_t>(rows));
+        ref::LayerNormShortRows(rows, n, x.data(), scale.data(), bias.data(), 1e-5f, want.data(), want_mean.data(),
+                                want_inv.data());
+        avx2::LayerNormShortRows(rows, n, x.data(), scale.data(), bias.data(), 1e-5f, got.data(), got_mean.data(),
+                                 got_inv.data());
+        const std::string what =
+            std::to_string(rows) + " x " + std::to_string(n) + " magnitude " + std::to_string(magnitude);
+        EXPECT_EQ(FirstDiff(want.data(), got.data(), want.size() * 4, true), -1) << what;
+        EXPECT_EQ(FirstDiff(want_mean.data(), got_mean.data(), want_mean.size() * 4, true), -1) << what;
+        EXPECT_EQ(FirstDiff(want_inv.data(), got_inv.data(), want_inv.size() * 4, true), -1) << what;
+      }
+    }
   }
 }
 
