@@ -44,6 +44,10 @@ void SoftmaxRow16(int64_t n, const float* x, float* y);  // bit-identical to ref
 float SoftmaxSumExp(int64_t n, const float* x, float neg_max, float* y);
 float SoftmaxSumExp16(int64_t n, const float* x, float neg_max, float* y);
 }  // namespace avx2
+namespace avx512 {  // the sixteen-lane order with AVX-512F, bit-identical to ref::
+void SoftmaxRow16(int64_t n, const float* x, float* y);
+float SoftmaxSumExp16(int64_t n, const float* x, float neg_max, float* y);
+}  // namespace avx512
 
 // Which exp-and-sum kernel ONNX Runtime's MLAS runs on the reference CPU (runtime/ort_cpu.h):
 // the sixteen-lane one where it has AVX-512F. The choice does not depend on a graph's ceiling:

@@ -44,6 +44,35 @@ inline __m256 Exp16(__m256 v) {
   return _mm256_mul_ps(_mm256_mul_ps(p, _mm256_castsi256_ps(scale)), _mm256_set1_ps(kTwoToMinus64));
 }
 
+// The row's maximum, eight lanes at a time (exact in any order); false where the row holds a
+// NaN, which softmax_exp::RowMaximum then handles as the reference does.
+bool RowMaximum8(int64_t n, const float* x, float* maximum) {
+  const __m256 lowest = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+  __m256 m = lowest, nan = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    m = _mm256_max_ps(m, v);
+  }
+  if (i < n) {
+    const __m256i mask = FirstLanes(n - i);
+    const __m256 v = _mm256_blendv_ps(lowest, _mm256_maskload_ps(x + i, mask), _mm256_castsi256_ps(mask));
+    nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    m = _mm256_max_ps(m, v);
+  }
+  __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+  h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+  h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
+  *maximum = _mm_cvtss_f32(h);
+  return _mm256_movemask_ps(nan) == 0;
+}
+
+// The maximum, or false (y all NaN) for a row holding NaN.
+bool Maximum(int64_t n, const float* x, float* y, float* maximum) {
+  return RowMaximum8(n, x, maximum) || softmax_exp::RowMaximum(n, x, y, maximum);
+}
+
 // y = e * (1 / sum), eight at a time.
 void ScaleRow(int64_t n, float sum, float* y) {
   const float inv = 1.f / sum;
@@ -83,7 +112,7 @@ float SoftmaxSumExp16(int64_t n, const float* x, float neg, float* y) {
 
 void SoftmaxRow16(int64_t n, const float* x, float* y) {
   float m;
-  if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
+  if (!Maximum(n, x, y, &m)) return;
   ScaleRow(n, SoftmaxSumExp16(n, x, -m, y), y);
 }
 
@@ -110,7 +139,7 @@ float SoftmaxSumExp(int64_t n, const float* x, float neg, float* y) {
 
 void SoftmaxRow(int64_t n, const float* x, float* y) {
   float m;
-  if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
+  if (!Maximum(n, x, y, &m)) return;
   ScaleRow(n, SoftmaxSumExp(n, x, -m, y), y);
 }
 

@@ -8,12 +8,16 @@ namespace qrt {
 bool MlasSoftmaxHas16Lanes() { return ReferenceOrtCpu() == OrtCpu::kAvx512F; }
 
 SoftmaxRowFn SelectSoftmaxRow(Isa isa) {
-  if (MlasSoftmaxHas16Lanes()) return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::SoftmaxRow16) : ref::SoftmaxRow16;
+  if (MlasSoftmaxHas16Lanes()) {
+    if (CanUseAvx512(isa)) return PickedAt(Isa::kAvx512, avx512::SoftmaxRow16);
+    return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::SoftmaxRow16) : ref::SoftmaxRow16;
+  }
   return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::SoftmaxRow) : ref::SoftmaxRow;
 }
 
 SoftmaxSumExpFn SelectSoftmaxSumExp(Isa isa) {
   if (MlasSoftmaxHas16Lanes()) {
+    if (CanUseAvx512(isa)) return PickedAt(Isa::kAvx512, avx512::SoftmaxSumExp16);
     return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::SoftmaxSumExp16) : ref::SoftmaxSumExp16;
   }
   return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::SoftmaxSumExp) : ref::SoftmaxSumExp;

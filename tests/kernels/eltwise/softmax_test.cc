@@ -101,8 +101,8 @@ TEST(SoftmaxRow16, OnnxRuntimeValuesOnAvx512F) {
       0xc06c6cd6};
   std::vector<float> x(100), y(100);
   for (int i = 0; i < 100; ++i) x[size_t(i)] = float((i * 31 % 79) - 39) / 10.f;
-  std::vector<SoftmaxRowFn> kernels{ref::SoftmaxRow16};
-  if (::qrt::testing::HaveAvx2()) kernels.push_back(avx2::SoftmaxRow16);
+  const std::vector<SoftmaxRowFn> kernels =
+      ::qrt::testing::KernelsThisCpuRuns<SoftmaxRowFn>(ref::SoftmaxRow16, avx2::SoftmaxRow16, avx512::SoftmaxRow16);
   for (SoftmaxRowFn f : kernels) {
     f(100, x.data(), y.data());
     for (int i = 0; i < 100; ++i) EXPECT_EQ(Bits(y[size_t(i)]), want_softmax[i]) << "element " << i;
@@ -116,13 +116,13 @@ TEST(SoftmaxRow16, OnnxRuntimeValuesOnAvx512F) {
   EXPECT_GT(differ, 0);
 }
 
-TEST(SoftmaxRow16, Avx2MatchesReference) {
+TEST(SoftmaxRow16, SimdKernelsMatchReference) {
   if (!::qrt::testing::HaveAvx2()) GTEST_SKIP() << "no AVX2 on this CPU: the reference alone runs";
   std::mt19937 rng(::qrt::testing::TestSeed());
   std::normal_distribution<float> dist(0.f, 30.f);
   const float inf = std::numeric_limits<float>::infinity();
   for (int64_t n : {1, 2, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 47, 48, 100, 1000}) {
-    for (int variant = 0; variant < 3; ++variant) {
+    for (int variant = 0; variant < 5; ++variant) {
       std::vector<float> x(static_cast<size_t>(n));
       for (size_t i = 0; i < x.size(); ++i) {
         x[i] = dist(rng);
@@ -131,10 +131,16 @@ TEST(SoftmaxRow16, Avx2MatchesReference) {
         if (variant == 2 && i % 4 == 3) x[i] = -95.f - float(i % 9);  // exps in the subnormal range
       }
       if (variant == 2) x[0] = 0.f;
+      if (variant == 3) x[size_t(n / 2)] = std::nanf("");  // the whole row NaN
+      if (variant == 4) x[size_t(n - 1)] = std::numeric_limits<float>::infinity();
       std::vector<float> a(x.size()), b(x.size());
       ref::SoftmaxRow16(n, x.data(), a.data());
-      avx2::SoftmaxRow16(n, x.data(), b.data());
-      EXPECT_EQ(FirstDiff(a.data(), b.data(), a.size() * 4, true), -1) << "n " << n << " variant " << variant;
+      for (SoftmaxRowFn f : ::qrt::testing::KernelsThisCpuRuns<SoftmaxRowFn>(ref::SoftmaxRow16, avx2::SoftmaxRow16,
+                                                                             avx512::SoftmaxRow16)) {
+        std::fill(b.begin(), b.end(), 0.f);
+        f(n, x.data(), b.data());
+        EXPECT_EQ(FirstDiff(a.data(), b.data(), a.size() * 4, true), -1) << "n " << n << " variant " << variant;
+      }
     }
   }
 }
