@@ -1,8 +1,8 @@
 // MatMulNBits' fp32 kernels with AVX-512F, bit-identical to the reference. One row: the order's
 // 16 lanes are one register, as in MLAS's kernel; four columns at a time, so that four chains of
 // FMAs overlap, and a block's scale and zero point fetched once. More rows: a panel of 32
-// columns' weights dequantized once, k-major, and 6 rows x 32 columns of accumulators, each one
-// element's chain over k.
+// columns' weights dequantized once, k-major (transposed in registers), and 8 rows x 32 columns of accumulators, each
+// one element's chain over k.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -57,12 +57,67 @@ void Columns(const NbitsWeights& w, const float* a, int64_t j0, float* lanes) {
   for (int c = 0; c < kCols; ++c) _mm512_storeu_ps(lanes + 16 * c, acc[c]);
 }
 
-// 6 rows x 32 columns: out[r][c] = chain over k of fma(a[r][k], panel[k][c]). The twelve
+// r[c] (lanes = k) becomes r[k] (lanes = c): a 16 x 16 transpose in registers.
+void Transpose16(__m512 r[16]) {
+  __m512 a[16], b[16], c[16];
+  for (int i = 0; i < 8; ++i) {
+    a[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    a[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 4; ++i) {
+    b[4 * i + 0] = _mm512_shuffle_ps(a[4 * i], a[4 * i + 2], 0x44);
+    b[4 * i + 1] = _mm512_shuffle_ps(a[4 * i], a[4 * i + 2], 0xEE);
+    b[4 * i + 2] = _mm512_shuffle_ps(a[4 * i + 1], a[4 * i + 3], 0x44);
+    b[4 * i + 3] = _mm512_shuffle_ps(a[4 * i + 1], a[4 * i + 3], 0xEE);
+  }
+  for (int i = 0; i < 4; ++i) {
+    c[i] = _mm512_shuffle_f32x4(b[i], b[i + 4], 0x88);
+    c[i + 4] = _mm512_shuffle_f32x4(b[i], b[i + 4], 0xDD);
+    c[i + 8] = _mm512_shuffle_f32x4(b[i + 8], b[i + 12], 0x88);
+    c[i + 12] = _mm512_shuffle_f32x4(b[i + 8], b[i + 12], 0xDD);
+  }
+  for (int i = 0; i < 8; ++i) {
+    r[i] = _mm512_shuffle_f32x4(c[i], c[i + 8], 0x88);
+    r[i + 8] = _mm512_shuffle_f32x4(c[i], c[i + 8], 0xDD);
+  }
+}
+
+// The panel of columns j0 .. j0 + 31 (zeros past `cols`), k-major: panel[k * 32 + c]. Sixteen
+// columns' 16 weights at a time are dequantized and transposed in registers, so every store is a
+// vector (a 16-k chunk never straddles a block: blocks are multiples of 16).
+void BuildPanel(const NbitsWeights& w, int64_t j0, int64_t cols, float* panel) {
+  const int64_t row_bytes = w.blocks * (w.block / 2);
+  __m512 r[16];
+  for (int64_t g = 0; g < 32; g += 16) {
+    for (int64_t b = 0; b < w.blocks; ++b) {
+      __m512i zp[16] = {};
+      __m512 scale[16] = {};
+      for (int64_t c = 0; c < 16; ++c) {
+        if (g + c >= cols) continue;
+        zp[c] = _mm512_set1_epi32(w.zero_point(j0 + g + c, b));
+        scale[c] = _mm512_set1_ps(w.scales[(j0 + g + c) * w.blocks + b]);
+      }
+      const int64_t k_end = std::min(w.k, (b + 1) * w.block);
+      for (int64_t k0 = b * w.block; k0 < k_end; k0 += 16) {
+        for (int64_t c = 0; c < 16; ++c) {
+          r[c] = g + c < cols ? Weights16(w.codes + (j0 + g + c) * row_bytes + k0 / 2, zp[c], scale[c])
+                              : _mm512_setzero_ps();
+        }
+        Transpose16(r);
+        const int64_t count = std::min<int64_t>(16, k_end - k0);
+        for (int64_t i = 0; i < count; ++i) _mm512_storeu_ps(panel + (k0 + i) * 32 + g, r[i]);
+      }
+    }
+  }
+}
+
+// 8 rows x 32 columns: out[r][c] = chain over k of fma(a[r][k], panel[k][c]). The sixteen
 // accumulators are named: GCC keeps an array of them in memory (a store per FMA).
-void Tile6x32(const float* panel, const float* const* rows, int64_t k, float* out) {
-  __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
-  __m512 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
-  const float *a0 = rows[0], *a1 = rows[1], *a2 = rows[2], *a3 = rows[3], *a4 = rows[4], *a5 = rows[5];
+void Tile8x32(const float* panel, const float* const* rows, int64_t k, float* out) {
+  __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+  __m512 c40 = c00, c41 = c00, c50 = c00, c51 = c00, c60 = c00, c61 = c00, c70 = c00, c71 = c00;
+  const float *a0 = rows[0], *a1 = rows[1], *a2 = rows[2], *a3 = rows[3];
+  const float *a4 = rows[4], *a5 = rows[5], *a6 = rows[6], *a7 = rows[7];
   for (int64_t kk = 0; kk < k; ++kk) {
     const __m512 w0 = _mm512_loadu_ps(panel + kk * 32), w1 = _mm512_loadu_ps(panel + kk * 32 + 16);
 #define QRT_NBITS_ROW(r)                        \
@@ -71,11 +126,13 @@ void Tile6x32(const float* panel, const float* const* rows, int64_t k, float* ou
     c##r##0 = _mm512_fmadd_ps(av, w0, c##r##0); \
     c##r##1 = _mm512_fmadd_ps(av, w1, c##r##1); \
   }
-    QRT_NBITS_ROW(0) QRT_NBITS_ROW(1) QRT_NBITS_ROW(2) QRT_NBITS_ROW(3) QRT_NBITS_ROW(4) QRT_NBITS_ROW(5)
+    QRT_NBITS_ROW(0)
+    QRT_NBITS_ROW(1)
+    QRT_NBITS_ROW(2) QRT_NBITS_ROW(3) QRT_NBITS_ROW(4) QRT_NBITS_ROW(5) QRT_NBITS_ROW(6) QRT_NBITS_ROW(7)
 #undef QRT_NBITS_ROW
   }
-  const __m512 all[12] = {c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51};
-  for (int i = 0; i < 12; ++i) _mm512_storeu_ps(out + 16 * i, all[i]);
+  const __m512 all[16] = {c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51, c60, c61, c70, c71};
+  for (int i = 0; i < 16; ++i) _mm512_storeu_ps(out + 16 * i, all[i]);
 }
 
 }  // namespace
@@ -101,35 +158,17 @@ void MatMulNbitsRow(const NbitsWeights& w, const float* a, const float* bias, in
 
 void MatMulNbitsRows(const NbitsWeights& w, int64_t m, const float* a, const float* bias, int64_t n_begin,
                      int64_t n_end, float* y) {
-  constexpr int64_t kCols = 32, kRows = 6;
-  const int64_t row_bytes = w.blocks * (w.block / 2);
+  constexpr int64_t kCols = 32, kRows = 8;
   float* panel = ThreadScratchFloats(ScratchSlot::kOp0, size_t(w.k * kCols));
-  alignas(64) float t[16];
   for (int64_t j0 = n_begin; j0 < n_end; j0 += kCols) {
     const int64_t cols = std::min(kCols, n_end - j0);
-    for (int64_t c = 0; c < kCols; ++c) {
-      if (c >= cols) {  // missing columns: zeros whose results are dropped
-        for (int64_t kk = 0; kk < w.k; ++kk) panel[kk * kCols + c] = 0.f;
-        continue;
-      }
-      const int64_t j = j0 + c;
-      for (int64_t b = 0; b < w.blocks; ++b) {
-        const __m512i zp = _mm512_set1_epi32(w.zero_point(j, b));
-        const __m512 scale = _mm512_set1_ps(w.scales[j * w.blocks + b]);
-        const int64_t k_end = std::min(w.k, (b + 1) * w.block);
-        for (int64_t k0 = b * w.block; k0 < k_end; k0 += 16) {
-          _mm512_store_ps(t, Weights16(w.codes + j * row_bytes + k0 / 2, zp, scale));
-          const int64_t count = std::min<int64_t>(16, k_end - k0);
-          for (int64_t i = 0; i < count; ++i) panel[(k0 + i) * kCols + c] = t[i];
-        }
-      }
-    }
+    BuildPanel(w, j0, cols, panel);
     for (int64_t i0 = 0; i0 < m; i0 += kRows) {
       const int64_t rows = std::min(kRows, m - i0);
       alignas(64) float out[kRows * kCols];
       const float* row_ptrs[kRows];
       for (int64_t r = 0; r < kRows; ++r) row_ptrs[r] = a + (i0 + std::min(r, rows - 1)) * w.k;
-      Tile6x32(panel, row_ptrs, w.k, out);
+      Tile8x32(panel, row_ptrs, w.k, out);
       for (int64_t r = 0; r < rows; ++r) {
         float* dst = y + (i0 + r) * w.n + j0;
         const float* src = out + r * kCols;
