@@ -93,6 +93,57 @@ namespace {
 // Six rows of A (row r at rows[r]; a short tile repeats a row and drops its results) times a
 // 16-column panel: one chain of FMAs per element over all k, in twelve named registers (GCC
 // keeps an array of accumulators in memory); out is 6 x 16.
+// r[c] (lanes = k) becomes r[k] (lanes = c): an 8 x 8 transpose in registers.
+void Transpose8(__m256 r[8]) {
+  __m256 t[8], u[8];
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  for (int i = 0; i < 2; ++i) {
+    u[4 * i + 0] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+    u[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
+    u[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+    u[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
+  }
+  for (int i = 0; i < 4; ++i) {
+    r[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
+    r[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
+  }
+}
+
+// The panel of columns j0 .. j0 + 15 (zeros past `cols`), k-major: panel[k * 16 + c]. Eight
+// columns' 16 weights at a time are dequantized and transposed in registers (two 8 x 8 blocks),
+// so every store is a vector (a 16-k chunk never straddles a block: blocks are multiples of 16).
+void BuildPanel(const NbitsWeights& w, int64_t j0, int64_t cols, float* panel) {
+  const int64_t row_bytes = w.blocks * (w.block / 2);
+  __m256 lo[8], hi[8];
+  for (int64_t g = 0; g < 16; g += 8) {
+    for (int64_t b = 0; b < w.blocks; ++b) {
+      const int64_t k_end = std::min(w.k, (b + 1) * w.block);
+      for (int64_t k0 = b * w.block; k0 < k_end; k0 += 16) {
+        for (int64_t c = 0; c < 8; ++c) {
+          if (g + c >= cols) {
+            lo[c] = hi[c] = _mm256_setzero_ps();
+            continue;
+          }
+          const int64_t j = j0 + g + c;
+          const __m256i zp = _mm256_set1_epi32(w.zero_point(j, b));
+          const __m256 scale = _mm256_set1_ps(w.scales[j * w.blocks + b]);
+          const __m128i q = Codes16(w.codes + j * row_bytes + k0 / 2);
+          lo[c] = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(q), zp)), scale);
+          hi[c] = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(q, 8)), zp)),
+                                scale);
+        }
+        Transpose8(lo);
+        Transpose8(hi);
+        const int64_t count = std::min<int64_t>(16, k_end - k0);
+        for (int64_t i = 0; i < count; ++i) _mm256_storeu_ps(panel + (k0 + i) * 16 + g, i < 8 ? lo[i] : hi[i - 8]);
+      }
+    }
+  }
+}
+
 void Tile6(const float* panel, const float* const* rows, int64_t k, float* out) {
   __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
   __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
@@ -116,35 +167,13 @@ void Tile6(const float* panel, const float* const* rows, int64_t k, float* out) 
 
 void MatMulNbitsRows(const NbitsWeights& w, int64_t m, const float* a, const float* bias, int64_t n_begin,
                      int64_t n_end, float* y) {
-  // A panel of 16 columns' weights, k-major (panel[k][c]), dequantized once and read by every
-  // row; 6 rows x 16 columns of accumulators (12 registers) so that 12 chains overlap.
+  // A panel of 16 columns' weights, k-major (panel[k][c]), dequantized once (transposed in
+  // registers) and read by every row; 6 rows x 16 columns of accumulators (12 registers) so that 12 chains overlap.
   constexpr int64_t kCols = 16, kRows = 6;
-  const int64_t row_bytes = w.blocks * (w.block / 2), padded_k = (w.k + 15) / 16 * 16;
-  float* panel = ThreadScratchFloats(ScratchSlot::kOp0, size_t(padded_k * kCols));
+  float* panel = ThreadScratchFloats(ScratchSlot::kOp0, size_t(w.k * kCols));
   for (int64_t j0 = n_begin; j0 < n_end; j0 += kCols) {
     const int64_t cols = std::min(kCols, n_end - j0);
-    for (int64_t c = 0; c < kCols; ++c) {
-      if (c >= cols) {  // missing columns: zeros whose results are dropped
-        for (int64_t kk = 0; kk < w.k; ++kk) panel[kk * kCols + c] = 0.f;
-        continue;
-      }
-      const int64_t j = j0 + c;
-      for (int64_t b = 0; b < w.blocks; ++b) {
-        const __m256i zp = _mm256_set1_epi32(w.zero_point(j, b));
-        const __m256 scale = _mm256_set1_ps(w.scales[j * w.blocks + b]);
-        const int64_t k_end = std::min(w.k, (b + 1) * w.block);
-        for (int64_t k0 = b * w.block; k0 < k_end; k0 += 16) {
-          const __m128i q = Codes16(w.codes + j * row_bytes + k0 / 2);
-          alignas(32) float t[16];
-          _mm256_store_ps(t, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(q), zp)), scale));
-          _mm256_store_ps(
-              t + 8, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(q, 8)), zp)),
-                                   scale));
-          const int64_t count = std::min<int64_t>(16, k_end - k0);
-          for (int64_t i = 0; i < count; ++i) panel[(k0 + i) * kCols + c] = t[i];
-        }
-      }
-    }
+    BuildPanel(w, j0, cols, panel);
     for (int64_t i0 = 0; i0 < m; i0 += kRows) {
       const int64_t rows = std::min(kRows, m - i0);
       alignas(32) float out[kRows * kCols];
