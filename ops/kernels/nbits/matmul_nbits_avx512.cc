@@ -1,6 +1,6 @@
 // MatMulNBits' fp32 kernels with AVX-512F, bit-identical to the reference. One row: the order's
 // 16 lanes are one register, as in MLAS's kernel; four columns at a time, so that four chains of
-// FMAs overlap, and a block's scale and zero point fetched once. More rows: a panel of 32
+// FMAs overlap, each block's 16 possible weights computed once and looked up (VPERMPS). More rows: a panel of 32
 // columns' weights dequantized once, k-major (transposed in registers), and 8 rows x 32 columns of accumulators, each
 // one element's chain over k.
 #include <immintrin.h>
@@ -23,6 +23,22 @@ inline __m512 Weights16(const uint8_t* bytes, __m512i zp, __m512 scale) {
   return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(q, zp)), scale);
 }
 
+// A block's 16 possible weights, float(q - zp) * scale for q = 0..15: the same float each
+// weight of that code gets (one conversion and one rounded product).
+inline __m512 BlockTable(__m512i zp, __m512 scale) {
+  const __m512i codes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(codes, zp)), scale);
+}
+
+// The 16 weights of k0..k0+15 looked up in the block's table: lane 2j takes byte j (its low
+// nibble indexes the table), lane 2j + 1 byte j shifted by 4.
+inline __m512 Weights16FromTable(const uint8_t* bytes, __m512 table) {
+  const __m128i packed = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(bytes));
+  const __m512i doubled = _mm512_cvtepu8_epi32(_mm_unpacklo_epi8(packed, packed));
+  const __m512i index = _mm512_srlv_epi32(doubled, _mm512_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4));
+  return _mm512_permutexvar_ps(index, table);
+}
+
 // Columns j0..j0+kCols-1 of one row.
 template <int kCols>
 void Columns(const NbitsWeights& w, const float* a, int64_t j0, float* lanes) {
@@ -30,18 +46,17 @@ void Columns(const NbitsWeights& w, const float* a, int64_t j0, float* lanes) {
   __m512 acc[kCols];
   for (int c = 0; c < kCols; ++c) acc[c] = _mm512_setzero_ps();
   for (int64_t b = 0; b < w.blocks; ++b) {
-    __m512i zp[kCols];
-    __m512 scale[kCols];
+    __m512 table[kCols];
     for (int c = 0; c < kCols; ++c) {
-      zp[c] = _mm512_set1_epi32(w.zero_point(j0 + c, b));
-      scale[c] = _mm512_set1_ps(w.scales[(j0 + c) * w.blocks + b]);
+      table[c] =
+          BlockTable(_mm512_set1_epi32(w.zero_point(j0 + c, b)), _mm512_set1_ps(w.scales[(j0 + c) * w.blocks + b]));
     }
     const int64_t k_end = std::min(w.k, (b + 1) * w.block);
     int64_t k0 = b * w.block;
     for (; k0 + 16 <= k_end; k0 += 16) {
       const __m512 av = _mm512_loadu_ps(a + k0);
       for (int c = 0; c < kCols; ++c) {
-        acc[c] = _mm512_fmadd_ps(Weights16(w.codes + (j0 + c) * row_bytes + k0 / 2, zp[c], scale[c]), av, acc[c]);
+        acc[c] = _mm512_fmadd_ps(Weights16FromTable(w.codes + (j0 + c) * row_bytes + k0 / 2, table[c]), av, acc[c]);
       }
     }
     if (k0 < k_end) {  // the padding: zero weights times zero inputs
@@ -49,7 +64,7 @@ void Columns(const NbitsWeights& w, const float* a, int64_t j0, float* lanes) {
       const __m512 av = _mm512_maskz_loadu_ps(valid, a + k0);
       for (int c = 0; c < kCols; ++c) {
         const __m512 wv =
-            _mm512_maskz_mov_ps(valid, Weights16(w.codes + (j0 + c) * row_bytes + k0 / 2, zp[c], scale[c]));
+            _mm512_maskz_mov_ps(valid, Weights16FromTable(w.codes + (j0 + c) * row_bytes + k0 / 2, table[c]));
         acc[c] = _mm512_fmadd_ps(wv, av, acc[c]);
       }
     }
