@@ -191,11 +191,7 @@ Status PrepareAttentionOp(PrepareContext& ctx, bool quantized) {
   s.quantized = quantized;
   s.slots = quantized ? kQAttentionSlots : kAttentionSlots;
   AttentionCore& c = s.core;
-  QRT_ASSIGN_OR_RETURN(c.heads, ctx.attrs().GetInt("num_heads"));
-  if (c.heads <= 0) return InvalidArgument("num_heads must be positive, not ", c.heads);
-  QRT_ASSIGN_OR_RETURN(int64_t unidirectional, ctx.attrs().GetInt("unidirectional", 0));
-  QRT_ASSIGN_OR_RETURN(c.mask_filter_value, ctx.attrs().GetFloat("mask_filter_value", -10000.f));
-  QRT_ASSIGN_OR_RETURN(float scale, ctx.attrs().GetFloat("scale", 0.f));
+  QRT_ASSIGN_OR_RETURN(const bool unidirectional, ReadAttentionAttributes(ctx, c));
   QRT_ASSIGN_OR_RETURN(int64_t do_rotary, ctx.attrs().GetInt("do_rotary", 0));
   if (do_rotary != 0) return Unsupported("do_rotary (ONNX Runtime's CPU kernel does not implement it)");
   QRT_ASSIGN_OR_RETURN(int64_t share_buffer, ctx.attrs().GetInt("past_present_share_buffer", 0));
@@ -253,10 +249,7 @@ Status PrepareAttentionOp(PrepareContext& ctx, bool quantized) {
   if (mask != nullptr) QRT_RETURN_IF_ERROR(ExpectDType(ctx, s.slots.mask, {DataType::kInt32}));
   QRT_RETURN_IF_ERROR(PrepareAttentionMaskAndBias(c, mask, attn_bias, /*allow_start_end=*/true,
                                                   /*dummy_2d_is_none=*/!quantized));
-  c.causal = unidirectional != 0 && c.q_len > 1;
-  c.scale = scale != 0.f ? scale : 1.f / std::sqrt(float(c.head_size));  // in float, as ORT
-  c.gemm = SelectSgemmKernel(ctx.isa());
-  c.softmax = SelectSoftmaxRow(ctx.isa());
+  FinishAttentionCore(ctx, c, unidirectional);
   if (quantized) {
     QRT_RETURN_IF_ERROR(CheckQuantizedOperands(ctx, s));
   } else {

@@ -64,6 +64,22 @@ int64_t AttentionCore::scratch_floats(bool concat_past) const {
   return q_len * t + (masked ? batch * q_len * t : 0) + (concat_past ? t * (head_size + v_head_size) : 0);
 }
 
+StatusOr<bool> ReadAttentionAttributes(const PrepareContext& ctx, AttentionCore& c) {
+  QRT_ASSIGN_OR_RETURN(c.heads, ctx.attrs().GetInt("num_heads"));
+  if (c.heads <= 0) return InvalidArgument("num_heads must be positive, not ", c.heads);
+  QRT_ASSIGN_OR_RETURN(int64_t unidirectional, ctx.attrs().GetInt("unidirectional", 0));
+  QRT_ASSIGN_OR_RETURN(c.mask_filter_value, ctx.attrs().GetFloat("mask_filter_value", -10000.f));
+  QRT_ASSIGN_OR_RETURN(c.scale, ctx.attrs().GetFloat("scale", 0.f));
+  return unidirectional != 0;
+}
+
+void FinishAttentionCore(const PrepareContext& ctx, AttentionCore& c, bool unidirectional) {
+  c.causal = unidirectional && c.q_len > 1;
+  if (c.scale == 0.f) c.scale = 1.f / std::sqrt(float(c.head_size));
+  c.gemm = SelectSgemmKernel(ctx.isa());
+  c.softmax = SelectSoftmaxRow(ctx.isa());
+}
+
 Status PrepareAttentionMaskAndBias(AttentionCore& c, const Dims* mask_dims, const Dims* bias_dims, bool allow_start_end,
                                    bool dummy_2d_is_none) {
   const int64_t b = c.batch, s = c.q_len, t = c.total_len();

@@ -45,6 +45,14 @@ struct AttentionCore {
   int64_t scratch_floats(bool concat_past) const;
 };
 
+// The attributes Attention, QAttention and MultiHeadAttention share: num_heads (positive),
+// mask_filter_value and scale (0: the default, set by FinishAttentionCore) into `c`; returns
+// unidirectional.
+StatusOr<bool> ReadAttentionAttributes(const PrepareContext& ctx, AttentionCore& c);
+// Once the dims are set: causal rows (unidirectional with more than one query row), the default
+// scale 1 / sqrtf(head_size) computed in float as ORT does, and the kernels under ctx's ceiling.
+void FinishAttentionCore(const PrepareContext& ctx, AttentionCore& c, bool unidirectional);
+
 // Fills the core's fields shared by every op from its inputs' dims: the mask's format (key mask
 // `mask_dims`, null when absent; [2B] only where `allow_start_end`; a [B|1, 1] mask counts as
 // none where `dummy_2d_is_none`) and the attention bias's broadcast (`bias_dims`, null when

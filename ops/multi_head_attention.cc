@@ -102,11 +102,7 @@ Status RunMha(const MhaState& s, const RunArgs& args) {
 Status PrepareMha(PrepareContext& ctx) {
   MhaState s;
   AttentionCore& c = s.core;
-  QRT_ASSIGN_OR_RETURN(c.heads, ctx.attrs().GetInt("num_heads"));
-  if (c.heads <= 0) return InvalidArgument("num_heads must be positive, not ", c.heads);
-  QRT_ASSIGN_OR_RETURN(int64_t unidirectional, ctx.attrs().GetInt("unidirectional", 0));
-  QRT_ASSIGN_OR_RETURN(c.mask_filter_value, ctx.attrs().GetFloat("mask_filter_value", -10000.f));
-  QRT_ASSIGN_OR_RETURN(float scale, ctx.attrs().GetFloat("scale", 0.f));
+  QRT_ASSIGN_OR_RETURN(const bool unidirectional, ReadAttentionAttributes(ctx, c));
   for (int i : {kQuery, kKey, kValue, kBias, kAttentionBias, kPastKey, kPastValue}) {
     if (ctx.has_input(i)) QRT_RETURN_IF_ERROR(ExpectDType(ctx, i, {DataType::kFloat32}));
   }
@@ -164,17 +160,14 @@ Status PrepareMha(PrepareContext& ctx) {
   const Dims* attn_bias = ctx.has_input(kAttentionBias) ? &ctx.input(kAttentionBias).dims : nullptr;
   QRT_RETURN_IF_ERROR(PrepareAttentionMaskAndBias(c, mask, attn_bias, /*allow_start_end=*/false,
                                                   /*dummy_2d_is_none=*/false));
-  c.causal = unidirectional != 0 && c.q_len > 1;
-  c.scale = scale != 0.f ? scale : 1.f / std::sqrt(float(c.head_size));  // in float, as ORT
-  c.gemm = SelectSgemmKernel(ctx.isa());
-  c.softmax = SelectSoftmaxRow(ctx.isa());
+  FinishAttentionCore(ctx, c, unidirectional);
   s.has_present = ctx.has_output(1) || ctx.has_output(2);
   s.has_qk = ctx.has_output(3);
   if (s.has_present && !(ctx.has_output(1) && ctx.has_output(2))) {
     return Unsupported("one of present_key and present_value without the other");
   }
   s.flash = ReferenceOrtFlashAttention() && mask == nullptr && !c.has_bias && c.past_len == 0 &&
-            !ctx.has_input(kPastKey) && unidirectional == 0 && !s.kv_bnsh && !s.has_present && !s.has_qk;
+            !ctx.has_input(kPastKey) && !unidirectional && !s.kv_bnsh && !s.has_present && !s.has_qk;
   if (s.flash) {
     PlanFlashAttention(c, ReferenceL2Bytes(), ctx.isa());
     ctx.SetKernelNote("flash");

@@ -72,35 +72,33 @@ float SoftmaxSumExp(int64_t n, const float* x, float neg_max, float* y) {
   return hi + lo;
 }
 
-void SoftmaxRow(int64_t n, const float* x, float* y) {
+namespace {
+
+using SumExpFn = float (*)(int64_t n, const float* x, float neg_max, float* y);
+
+template <SumExpFn kSumExp>
+void Softmax(int64_t n, const float* x, float* y) {
   float m;
   if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
-  const float scale = 1.f / SoftmaxSumExp(n, x, -m, y);
+  const float scale = 1.f / kSumExp(n, x, -m, y);
   for (int64_t i = 0; i < n; ++i) y[i] = y[i] * scale;
 }
 
-void LogSoftmaxRow(int64_t n, const float* x, float* y) {
+template <SumExpFn kSumExp>
+void LogSoftmax(int64_t n, const float* x, float* y) {
   float m;
   if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
   const float neg_max = -m;
-  const float log_sum = std::log(SoftmaxSumExp(n, x, neg_max, nullptr));
+  const float log_sum = std::log(kSumExp(n, x, neg_max, nullptr));
   for (int64_t i = 0; i < n; ++i) y[i] = (x[i] + neg_max) - log_sum;
 }
 
-void SoftmaxRow16(int64_t n, const float* x, float* y) {
-  float m;
-  if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
-  const float scale = 1.f / SoftmaxSumExp16(n, x, -m, y);
-  for (int64_t i = 0; i < n; ++i) y[i] = y[i] * scale;
-}
+}  // namespace
 
-void LogSoftmaxRow16(int64_t n, const float* x, float* y) {
-  float m;
-  if (!softmax_exp::RowMaximum(n, x, y, &m)) return;
-  const float neg_max = -m;
-  const float log_sum = std::log(SoftmaxSumExp16(n, x, neg_max, nullptr));
-  for (int64_t i = 0; i < n; ++i) y[i] = (x[i] + neg_max) - log_sum;
-}
+void SoftmaxRow(int64_t n, const float* x, float* y) { Softmax<SoftmaxSumExp>(n, x, y); }
+void LogSoftmaxRow(int64_t n, const float* x, float* y) { LogSoftmax<SoftmaxSumExp>(n, x, y); }
+void SoftmaxRow16(int64_t n, const float* x, float* y) { Softmax<SoftmaxSumExp16>(n, x, y); }
+void LogSoftmaxRow16(int64_t n, const float* x, float* y) { LogSoftmax<SoftmaxSumExp16>(n, x, y); }
 
 }  // namespace ref
 
