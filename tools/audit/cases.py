@@ -540,6 +540,13 @@ def fused_matmul_cases():
                     seed=len(out), **plain))
     out.append(case("fusedmatmul_x_as_b", "FusedMatMul", [13, 6], dict(alpha=0.25), consts=[w(3, 4, 13), "dq"],
                     x_in_consts=True, seed=len(out), **ms))
+    # One row times a transposed B that is no initializer: MLAS's one-row kernel, whose columns in
+    # groups of four, two and one reduce their lane sums by three trees.
+    for n in (11, 6, 1):
+        out.append(case(f"gemm_one_row_transb_runtime_b_n{n}", "Gemm", [n, 37], dict(transB=1),
+                        consts=[w(1, 37), "dq"], x_in_consts=True, seed=len(out), **plain))
+    out.append(case("fusedmatmul_one_row_transb_runtime_b", "FusedMatMul", [7, 37], dict(transB=1),
+                    consts=[w(1, 37), "dq"], x_in_consts=True, seed=len(out), **ms))
     return out
 
 

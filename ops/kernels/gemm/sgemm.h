@@ -12,8 +12,9 @@
 //     group's products are summed left to right, t = ((p0 + p1) + p2) + p3, and the group sum
 //     is added to C: c = t + c (the first group of a non-accumulating call stores t).
 //   m == 1, B transposed: eight lane sums, lane l taking products k = l, l + 8, ... left to
-//     right (s_l = s_l + p_k from 0); then dot = ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7));
-//     c = dot (+ c when accumulating).
+//     right (s_l = s_l + p_k from 0); the columns go in groups of four, then one of two where
+//     n % 4 >= 2, then a last single one, and each kind reduces its lanes by its own tree
+//     (SgemmRowLanesDot); c = dot (+ c when accumulating).
 //   m > 1 (or one_row_kernels off, or packed_b): k is cut into blocks of SgemmBlockK; within a
 //     block an accumulator runs acc = fma(a[i][p], b[p][j], acc) from 0 in order of p; each
 //     block's acc is added to C: c = acc + c (the first block of a non-accumulating call
@@ -76,6 +77,14 @@ using SgemmFn = void (*)(const SgemmArgs& args);
 // input directly instead of building the patch matrix.
 using SgemmOneRowFn = void (*)(int64_t k, const float* a, const float* const* rows, int64_t n, const float* bias,
                                float* c);
+
+// The m == 1, B-transposed order's reduction of column j's eight lane sums s, for a product of
+// n columns (MLAS's AVX kernel takes them four, then two, then one at a time):
+//   a group of four:  (((s0 + s1) + s2) + s3) + (((s4 + s5) + s6) + s7)
+//   a group of two:   ((s0 + s2) + (s4 + s6)) + ((s1 + s3) + (s5 + s7))
+//   the last single:  ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+// Scalar, defined once (sgemm_ref.cc) for every kernel.
+float SgemmRowLanesDot(const float* s, int64_t j, int64_t n);
 
 // The k block of the m > 1 order. From 128 (and an n stride of 128): when n >= k, halved
 // while half of it is still >= k; when n < k, doubled while the n stride is above 16 and

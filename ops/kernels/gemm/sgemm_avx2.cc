@@ -254,14 +254,13 @@ void RowGroups(const SgemmArgs& g) {
 
 // ---- m == 1, B transposed: eight lane sums and a fixed tree ----------------------------
 
-// Outputs [j, j + C) from their eight lane sums each:
-// ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)).
+// Outputs [j, j + C) from their eight lane sums each, by the tree of each one's column group.
 template <int C>
 void FinishColumns(const SgemmArgs& g, int64_t j, const __m256 (&lanes)[C]) {
+  alignas(32) float s[8];
   for (int c = 0; c < C; ++c) {
-    __m256 h = _mm256_hadd_ps(lanes[c], lanes[c]);  // per 128-bit half: s0+s1, s2+s3
-    h = _mm256_hadd_ps(h, h);                       // (s0+s1)+(s2+s3) and (s4+s5)+(s6+s7)
-    const float dot = _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
+    _mm256_store_ps(s, lanes[c]);
+    const float dot = SgemmRowLanesDot(s, j + c, g.n);
     float& out = g.c[j + c];
     out = g.accumulate ? dot + out : dot;
     if (g.bias != nullptr) out = out + g.bias[0];

@@ -17,6 +17,13 @@ int64_t SgemmStrideK(int64_t n, int64_t k) {
   return stride_k;
 }
 
+float SgemmRowLanesDot(const float* s, int64_t j, int64_t n) {
+  const int64_t fours = n / 4 * 4;
+  if (j < fours) return (((s[0] + s[1]) + s[2]) + s[3]) + (((s[4] + s[5]) + s[6]) + s[7]);
+  if (j < fours + 2 && n - fours >= 2) return ((s[0] + s[2]) + (s[4] + s[6])) + ((s[1] + s[3]) + (s[5] + s[7]));
+  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
 int64_t SgemmBlockK(const SgemmArgs& g) {
   constexpr int64_t kPackedStrideK = 256;
   return g.packed_b ? kPackedStrideK : SgemmStrideK(g.rule_n > 0 ? g.rule_n : g.n, g.k);
@@ -67,7 +74,7 @@ void RowLanes(const SgemmArgs& g) {
     const float* b = g.b + j * g.ldb;
     float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     for (int64_t p = 0; p < g.k; ++p) lane[p % 8] = lane[p % 8] + g.a[p] * b[p];
-    const float dot = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+    const float dot = SgemmRowLanesDot(lane, j, g.n);
     g.c[j] = g.accumulate ? dot + g.c[j] : dot;
     if (g.bias != nullptr) g.c[j] = g.c[j] + g.bias[0];
   }
