@@ -9,7 +9,7 @@
 namespace qrt {
 namespace {
 
-CpuFeatures Detect() {
+CpuFeatures Detect(Isa ceiling) {
   CpuFeatures f;
 #if defined(__x86_64__) || defined(__i386__)
   unsigned a, b, c, d;
@@ -26,7 +26,6 @@ CpuFeatures Detect() {
   const unsigned leaf7_b = b, leaf7_c = c;
   __cpuid_count(7, 1, a, b, c, d);
   const unsigned leaf7_1_a = a;
-  const Isa ceiling = IsaCeilingFromEnvironment();
   f.avx2 = ((leaf7_b >> 5) & 1) && ceiling >= Isa::kAvx2;
   f.avx_vnni = f.avx2 && ((leaf7_1_a >> 4) & 1) && ceiling >= Isa::kAvx2Vnni;
   const bool zmm_state = (xcr0_lo & 0xE0) == 0xE0;  // opmask, ZMM0-15 upper halves, ZMM16-31
@@ -72,7 +71,12 @@ Isa IsaCeilingFromEnvironment() {
 }
 
 const CpuFeatures& DetectCpuFeatures() {
-  static const CpuFeatures features = Detect();
+  static const CpuFeatures features = Detect(IsaCeilingFromEnvironment());
+  return features;
+}
+
+const CpuFeatures& DetectCpuFeaturesUncapped() {
+  static const CpuFeatures features = Detect(Isa::kAvx512Vnni);
   return features;
 }
 

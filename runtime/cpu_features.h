@@ -38,6 +38,9 @@ struct CpuFeatures {
 
 // Detected once (CPUID + XGETBV), capped by QRT_MAX_ISA, and cached.
 const CpuFeatures& DetectCpuFeatures();
+// The same without the cap: what the CPU has, as other libraries on it see it (the reference
+// CPU of runtime/ort_cpu.h). Kernels are chosen from DetectCpuFeatures, never from this.
+const CpuFeatures& DetectCpuFeaturesUncapped();
 
 // Whether this CPU has every feature of `tier`.
 bool CpuHasTier(Isa tier);

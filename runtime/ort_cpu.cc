@@ -21,7 +21,7 @@ OrtCpu ReferenceOrtCpu() {
   if (const char* v = std::getenv("QRT_ORT_CPU"); v != nullptr) {
     if (auto cpu = OrtCpuFromName(v)) return *cpu;
   }
-  return DetectCpuFeatures().avx512 ? OrtCpu::kAvx512F : OrtCpu::kAvx2;
+  return DetectCpuFeaturesUncapped().avx512 ? OrtCpu::kAvx512F : OrtCpu::kAvx2;
 }
 
 int64_t ReferenceL2Bytes() {

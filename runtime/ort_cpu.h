@@ -1,9 +1,10 @@
 // The CPU whose ONNX Runtime results qrt reproduces where ORT's MLAS picks kernels by CPU and
 // they round differently (the softmax's exp-and-sum: docs/float-order.md). By default this
-// machine: ORT here would run the AVX-512F kernels where qrt detects AVX-512 (so under
-// QRT_MAX_ISA=avx2 an AVX-512 machine reproduces ORT on an AVX2 one). The environment variable
-// QRT_ORT_CPU=avx2|avx512 names the class instead, for the whole process: to compare with ORT's
-// output from another machine (tests read it from their reference data).
+// machine as ORT sees it: its AVX-512F kernels where the CPU has AVX-512, whatever ceiling qrt's
+// kernels run under (QRT_MAX_ISA and --isa limit the instructions qrt uses, not the results it
+// reproduces). The environment variable QRT_ORT_CPU=avx2|avx512 names the class instead, for the
+// whole process: to compare with ORT's output from another machine (tests read it from their
+// reference data).
 #pragma once
 
 #include <cstdint>

@@ -456,6 +456,26 @@ TEST(MultiHeadAttention, RefusesWithReasons) {
   const Tensor k = Tensor::FromVector<float>(std::vector<float>(2 * 5 * 8, 0.5f), {2, 5, 8});
   expect_error({q, Tensor::FromVector<float>(std::vector<float>(2 * 5 * 7, 0.f), {2, 5, 7}), k}, "do not fit query");
   expect_error({q, k, k, Tensor(), Tensor::FromVector<int32_t>({1, 2, 3, 4}, {4})}, "key mask of shape [4]");
+  // past_sequence_length outside ORT's decoding step: ORT's kernel writes past its buffers there.
+  const Tensor one = Tensor::FromVector<float>(std::vector<float>(2 * 8, 0.5f), {2, 1, 8});
+  const Tensor past = Tensor::FromVector<float>(std::vector<float>(2 * 2 * 6 * 4, 0.f), {2, 2, 6, 4});
+  const Tensor p3 = Tensor::FromVector<int32_t>({3}, {});
+  expect_error({one, one, one, Tensor(), Tensor(), Tensor(), past, past, p3}, "without cache_indirection");
+  const Tensor beams = Tensor::FromVector<int32_t>(std::vector<int32_t>(2 * 6, 0), {1, 2, 6});
+  auto decode = [&](const Tensor& p, int outputs) {
+    return RunMs("MultiHeadAttention", {one, one, one, Tensor(), Tensor(), Tensor(), past, past, p, beams}, attrs,
+                 outputs);
+  };
+  auto no_present = decode(p3, 1);
+  ASSERT_FALSE(no_present.ok());
+  EXPECT_NE(no_present.status().message().find("without present_key"), std::string::npos);
+  auto empty_past = decode(Tensor::FromVector<int32_t>({0}, {}), 3);
+  ASSERT_FALSE(empty_past.ok());
+  EXPECT_NE(empty_past.status().message().find("past_sequence_length 0"), std::string::npos);
+  auto step = decode(p3, 3);  // zero past, one token: every probability on zero values
+  ASSERT_TRUE(step.ok()) << step.status().message();
+  EXPECT_EQ((*step)[1].dims(), (Dims{2, 2, 6, 4}));
+  EXPECT_EQ((*step)[1].data<float>()[3 * 4], 0.5f);  // present_key row 3 of (0, 0): the new key
 }
 
 // DynamicQuantizeLSTM's refusals: a sequence length past the sequence, per-column uint8 zero

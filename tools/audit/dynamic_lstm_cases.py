@@ -5,7 +5,7 @@ scales, bias, peepholes, initial states, sequence lengths with empty and finishe
 input_forget, every activation, Y present or not, inputs on the quantizer's ties), written as
 ONNX backend tests into tests/data/ort_dynamic_lstm/<case>/ (model.onnx, test_data_set_0/
 input_k.pb in graph-input order and ORT's outputs as output_k.pb, and ort_cpu) for
-tests/e2e/dynamic_quantize_lstm_test.cc.
+tests/e2e/ort_op_cases_test.cc.
 
   ORT_PEER_DIR=... /usr/bin/python3 tools/audit/dynamic_lstm_cases.py [CASE ...]
 """

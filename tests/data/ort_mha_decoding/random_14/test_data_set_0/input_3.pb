@@ -1,0 +1,1 @@
+Battention_biasJ6'W?ğ•æ¿XÉÀHµèÀMLy?
