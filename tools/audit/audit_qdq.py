@@ -112,6 +112,27 @@ def l2_bytes():
     return int(subprocess.run(["getconf", "LEVEL2_CACHE_SIZE"], capture_output=True, text=True).stdout.strip() or 0)
 
 
+def write_ort_backend_case(model_dir, inputs_dir, dst):
+    """Runs ORT (--opt disabled, one thread) on model_dir/model.onnx with the inputs in inputs_dir
+    (<name>.npy) and writes the case in the ONNX backend-test layout into dst: model.onnx,
+    test_data_set_0/input_k.pb in graph-input order, ORT's outputs as output_k.pb, and ort_cpu
+    (the CPU class and L2 size ORT's kernels depended on)."""
+    out_dir = os.path.join(model_dir, "ort")
+    subprocess.run(["node", ORT_RUN, os.path.join(model_dir, "model.onnx"), "--inputs", inputs_dir, "--out", out_dir,
+                    "--opt", "disabled", "--threads", "1", "--quiet"], check=True)
+    model = onnx.load(os.path.join(model_dir, "model.onnx"))
+    shutil.rmtree(dst, ignore_errors=True)
+    os.makedirs(os.path.join(dst, "test_data_set_0"))
+    shutil.copy(os.path.join(model_dir, "model.onnx"), dst)
+    for prefix, values, folder in (("input", model.graph.input, inputs_dir), ("output", model.graph.output, out_dir)):
+        for k, v in enumerate(values):
+            a = np.load(os.path.join(folder, v.name + ".npy"))
+            with open(os.path.join(dst, "test_data_set_0", f"{prefix}_{k}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(a, v.name).SerializeToString())
+    with open(os.path.join(dst, "ort_cpu"), "w") as f:
+        f.write(f"{ort_cpu()} l2={l2_bytes()}\n")
+
+
 def tiers():
     """(name, --isa, environment) for every tier this CPU runs."""
     flags = open("/proc/cpuinfo").read()

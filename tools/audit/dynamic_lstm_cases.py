@@ -11,7 +11,6 @@ tests/e2e/ort_op_cases_test.cc.
 """
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -20,7 +19,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import audit_qdq  # noqa: E402  (ort_cpu, l2_bytes)
+import audit_qdq  # noqa: E402  (write_ort_backend_case)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = tempfile.mkdtemp(prefix="qrt-dqlstm-")
@@ -210,21 +209,7 @@ CASES = {
 def write_data(name):
     """Runs ORT on the case in ROOT and writes it in the ONNX backend-test layout under DATA."""
     d = os.path.join(ROOT, name)
-    model = onnx.load(os.path.join(d, "model.onnx"))
-    out_dir = os.path.join(d, "ort")
-    subprocess.run(["node", audit_qdq.ORT_RUN, os.path.join(d, "model.onnx"), "--inputs", os.path.join(d, "inputs"),
-                    "--out", out_dir, "--opt", "disabled", "--threads", "1", "--quiet"], check=True)
-    dst = os.path.join(DATA, name)
-    shutil.rmtree(dst, ignore_errors=True)
-    os.makedirs(os.path.join(dst, "test_data_set_0"))
-    shutil.copy(os.path.join(d, "model.onnx"), dst)
-    for prefix, values, folder in (("input", model.graph.input, "inputs"), ("output", model.graph.output, "ort")):
-        for k, v in enumerate(values):
-            a = np.load(os.path.join(d, folder, v.name + ".npy"))
-            with open(os.path.join(dst, "test_data_set_0", f"{prefix}_{k}.pb"), "wb") as f:
-                f.write(numpy_helper.from_array(a, v.name).SerializeToString())
-    with open(os.path.join(dst, "ort_cpu"), "w") as f:
-        f.write(f"{audit_qdq.ort_cpu()} l2={audit_qdq.l2_bytes()}\n")
+    audit_qdq.write_ort_backend_case(d, os.path.join(d, "inputs"), os.path.join(DATA, name))
 
 
 if __name__ == "__main__":

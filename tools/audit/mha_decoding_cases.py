@@ -13,16 +13,15 @@ import json
 import os
 import random
 import shutil
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import audit_qdq  # noqa: E402  (ORT_RUN, ort_cpu, l2_bytes)
+import audit_qdq  # noqa: E402  (write_ort_backend_case)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "..", "tests", "data", "ort_mha_decoding")
@@ -149,21 +148,7 @@ CHOSEN = {
 def write_data(name, cfg, work):
     d = os.path.join(work, name)
     build(d, cfg)
-    out_dir = os.path.join(d, "ort")
-    subprocess.run(["node", audit_qdq.ORT_RUN, os.path.join(d, "model.onnx"), "--inputs", os.path.join(d, "inputs"),
-                    "--out", out_dir, "--opt", "disabled", "--threads", "1", "--quiet"], check=True)
-    model = onnx.load(os.path.join(d, "model.onnx"))
-    dst = os.path.join(DATA, name)
-    shutil.rmtree(dst, ignore_errors=True)
-    os.makedirs(os.path.join(dst, "test_data_set_0"))
-    shutil.copy(os.path.join(d, "model.onnx"), dst)
-    for prefix, values, folder in (("input", model.graph.input, "inputs"), ("output", model.graph.output, "ort")):
-        for k, v in enumerate(values):
-            a = np.load(os.path.join(d, folder, v.name + ".npy"))
-            with open(os.path.join(dst, "test_data_set_0", f"{prefix}_{k}.pb"), "wb") as f:
-                f.write(numpy_helper.from_array(a, v.name).SerializeToString())
-    with open(os.path.join(dst, "ort_cpu"), "w") as f:
-        f.write(f"{audit_qdq.ort_cpu()} l2={audit_qdq.l2_bytes()}\n")
+    audit_qdq.write_ort_backend_case(d, os.path.join(d, "inputs"), os.path.join(DATA, name))
 
 
 if __name__ == "__main__":
