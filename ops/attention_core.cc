@@ -51,7 +51,7 @@ Status BuildMask(const AttentionCore& c, const int32_t* mask, float* out) {
 
 // The past rows of one head, then its new ones, into `dst`.
 const float* Concat(const float* past, const float* now, int64_t past_values, int64_t new_values, float* dst) {
-  std::memcpy(dst, past, size_t(past_values) * sizeof(float));
+  if (past_values > 0) std::memcpy(dst, past, size_t(past_values) * sizeof(float));  // no past: null
   std::memcpy(dst + past_values, now, size_t(new_values) * sizeof(float));
   return dst;
 }
