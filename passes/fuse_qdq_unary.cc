@@ -222,6 +222,10 @@ StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId q_id) {
 
 }  // namespace
 
+bool IsElementwiseRegionOp(const OpDef* def) {
+  return std::find(std::begin(kElementwiseOps), std::end(kElementwiseOps), def) != std::end(kElementwiseOps);
+}
+
 StatusOr<int> FuseQdqUnary(Graph& g, Explanations* explain) {
   return RunPatterns(g, "fuse-qdq-unary", {{"dq-elementwise-q", &kQuantizeLinearOp, FuseChain}}, explain);
 }

@@ -45,7 +45,8 @@ const std::vector<Pass>& AllPasses() {
 }
 
 Status RunPasses(Graph& graph, const std::string& spec, bool validate_each,
-                 std::vector<std::pair<std::string, int>>* stats, Explanations* explain) {
+                 std::vector<std::pair<std::string, int>>* stats, Explanations* explain,
+                 const std::vector<std::shared_ptr<const UserPatternSet>>& patterns) {
   std::vector<const Pass*> selected;
   auto add_default = [&] {
     for (const Pass& p : AllPasses()) {
@@ -80,18 +81,28 @@ Status RunPasses(Graph& graph, const std::string& spec, bool validate_each,
   for (const Pass& p : AllPasses()) {
     if (std::find(selected.begin(), selected.end(), &p) != selected.end()) ordered.push_back(&p);
   }
-  for (const Pass* p : ordered) {
-    StatusOr<int> n = p->run(graph, explain);
-    if (!n.ok()) return n.status().WithContext(StrCat("pass ", p->name));
+  QRT_RETURN_IF_ERROR(CheckUserPatternNames(patterns));
+  auto finish = [&](std::string_view name, const StatusOr<int>& n) -> Status {
+    if (!n.ok()) return n.status().WithContext(StrCat("pass ", name));
     graph.Compact();
     // A pass that rewrote nothing left the graph as it was: validating it again would only
     // repeat the topological sort (a tenth of a second per pass at 10^6 nodes).
     if (validate_each && *n > 0) {
-      QRT_RETURN_IF_ERROR(graph.Validate().WithContext(StrCat("after pass ", p->name)));
+      QRT_RETURN_IF_ERROR(graph.Validate().WithContext(StrCat("after pass ", name)));
     }
-    stats->emplace_back(std::string(p->name), *n);
-  }
-  return Status::Ok();
+    stats->emplace_back(std::string(name), *n);
+    return Status::Ok();
+  };
+  auto run_user = [&](PatternStage stage) -> Status {
+    for (const auto& set : patterns) {
+      if (set == nullptr || set->stage() != stage) continue;
+      for (size_t i = 0; i < set->size(); ++i) QRT_RETURN_IF_ERROR(finish(set->name(i), set->Run(i, graph, explain)));
+    }
+    return Status::Ok();
+  };
+  QRT_RETURN_IF_ERROR(run_user(PatternStage::kBefore));
+  for (const Pass* p : ordered) QRT_RETURN_IF_ERROR(finish(p->name, p->run(graph, explain)));
+  return run_user(PatternStage::kAfter);
 }
 
 }  // namespace qrt

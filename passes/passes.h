@@ -13,6 +13,9 @@ StatusOr<int> EliminateIdentity(Graph& graph, Explanations* explain);
 StatusOr<int> FoldConstants(Graph& graph, Explanations* explain);
 // Q(f(DQ(x))) -> LookupTable(x, table) for unary f and per-tensor 8-bit quantization.
 StatusOr<int> FuseQdqUnary(Graph& graph, Explanations* explain);
+// Whether fuse-qdq-unary's regions may hold an op: element-wise, its output at an index depending
+// only on its inputs at that index (user lookup-table patterns, user_patterns.h, use the list too).
+bool IsElementwiseRegionOp(const OpDef* def);
 // Q([Relu|Clip](Conv(DQ(x), DQ(w), DQ(b)))) -> qrt:QLinearConv: within one step.
 StatusOr<int> FuseQdqConv(Graph& graph, Explanations* explain);
 // Q(MatMul(DQ, DQ)) -> QLinearMatMul, Q(Gemm(DQ, DQ, DQ)) -> qrt:QLinearConv 1x1: within one step.

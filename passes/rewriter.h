@@ -6,6 +6,7 @@
 // `qrt inspect --explain`.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -86,9 +87,10 @@ class Rewriter {
 };
 
 struct Pattern {
-  std::string_view name;
-  const OpDef* anchor;  // the anchor's op
-  StatusOr<Verdict> (*apply)(Rewriter& rw, NodeId anchor);
+  std::string_view name;  // the caller keeps the characters alive while the pattern runs
+  const OpDef* anchor;    // the anchor's op
+  // A function, or an object carrying state (a user pattern's parsed form: user_patterns.h).
+  std::function<StatusOr<Verdict>(Rewriter& rw, NodeId anchor)> apply;
 };
 
 // The order in which a round visits the anchors: the graph's node order, its topological

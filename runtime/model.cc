@@ -34,8 +34,8 @@ StatusOr<std::shared_ptr<const Plan>> CompiledModel::PlanFor(const std::vector<T
 StatusOr<std::shared_ptr<const CompiledModel>> Compile(Graph graph, const CompileOptions& options) {
   auto model = std::shared_ptr<CompiledModel>(new CompiledModel());
   QRT_RETURN_IF_ERROR(graph.Validate());
-  QRT_RETURN_IF_ERROR(
-      RunPasses(graph, options.passes, options.validate_after_each_pass, &model->pass_stats_, &model->explanations_));
+  QRT_RETURN_IF_ERROR(RunPasses(graph, options.passes, options.validate_after_each_pass, &model->pass_stats_,
+                                &model->explanations_, options.patterns));
   QRT_ASSIGN_OR_RETURN(model->order_, graph.TopologicalOrder());
   model->plan_options_.isa = EffectiveIsa(options.max_isa);
   model->plan_options_.threads = options.threads < 1 ? 1 : options.threads;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "passes/rewriter.h"
+#include "passes/user_patterns.h"
 #include "runtime/graph.h"
 #include "runtime/plan.h"
 
@@ -22,6 +23,8 @@ struct CompileOptions {
   size_t memory_limit = 0;  // most bytes of activation arena a run may take; 0: no limit
   bool validate_after_each_pass = true;
   std::string conv_algorithm;  // PlanOptions::conv_algorithm
+  // User fusion patterns (passes/user_patterns.h, docs/patterns.md), run whatever `passes` says.
+  std::vector<std::shared_ptr<const UserPatternSet>> patterns;
 };
 
 // Rewrites made by each pass, in pipeline order.
