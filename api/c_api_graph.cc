@@ -18,8 +18,21 @@ qrt_graph::qrt_graph(std::shared_ptr<const qrt::Graph> g) : graph(std::move(g)) 
     }
     return t;
   };
-  for (qrt::ValueId id : graph->inputs) inputs.push_back(table(id));
-  for (qrt::ValueId id : graph->outputs) outputs.push_back(table(id));
+  auto symbols = [&](qrt::ValueId id) {
+    std::vector<std::string> names;
+    const qrt::Value& v = graph->value(id);
+    if (v.shape)
+      for (const qrt::Dim& d : *v.shape) names.push_back(d.is_static() ? "" : d.symbol);
+    return names;
+  };
+  for (qrt::ValueId id : graph->inputs) {
+    inputs.push_back(table(id));
+    input_symbols.push_back(symbols(id));
+  }
+  for (qrt::ValueId id : graph->outputs) {
+    outputs.push_back(table(id));
+    output_symbols.push_back(symbols(id));
+  }
   auto name_of = [&](qrt::ValueId id) { return id.valid() ? graph->value(id).name.c_str() : ""; };
   for (uint32_t i = 0; i < graph->num_nodes(); ++i) {
     const qrt::Node& n = graph->node(qrt::NodeId{i});

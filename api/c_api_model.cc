@@ -93,12 +93,7 @@ size_t qrt_model_pass_count(const qrt_model* model) { return model ? model->mode
 qrt_status qrt_model_pass(const qrt_model* model, size_t index, const char** name, int64_t* rewrites) {
   return Guard([&]() -> qrt::Status {
     if (model == nullptr) return qrt::InvalidArgument("qrt_model_pass: model is NULL");
-    const qrt::PassStats& stats = model->model->pass_stats();
-    if (index >= stats.size())
-      return qrt::InvalidArgument("pass index ", index, " out of range: ", stats.size(), " passes ran");
-    if (name) *name = stats[index].first.c_str();
-    if (rewrites) *rewrites = stats[index].second;
-    return qrt::Status::Ok();
+    return qrt::capi::PassAt(model->model->pass_stats(), index, name, rewrites);
   });
 }
 
@@ -106,13 +101,8 @@ size_t qrt_model_explanation_count(const qrt_model* model) { return model ? mode
 
 qrt_status qrt_model_explanation(const qrt_model* model, size_t index, qrt_explanation* out) {
   return Guard([&]() -> qrt::Status {
-    if (model == nullptr || out == nullptr) return qrt::InvalidArgument("qrt_model_explanation: NULL argument");
-    const qrt::Explanations& all = model->model->explanations();
-    if (index >= all.size()) return qrt::InvalidArgument("explanation index ", index, " out of range: ", all.size());
-    const qrt::Explanation& e = all[index];
-    *out = qrt_explanation{e.pass.c_str(), e.pattern.c_str(),   e.node.c_str(),
-                           e.op.c_str(),   e.rewritten ? 1 : 0, e.reason.c_str()};
-    return qrt::Status::Ok();
+    if (model == nullptr) return qrt::InvalidArgument("qrt_model_explanation: model is NULL");
+    return qrt::capi::ExplanationAt(model->model->explanations(), index, out);
   });
 }
 

@@ -30,7 +30,11 @@ struct qrt_graph {
     qrt::NodeId id;
     std::vector<const char*> inputs, outputs;
   };
-  std::vector<NodeTable> nodes;  // live nodes, in graph order
+  std::vector<NodeTable> nodes;                                         // live nodes, in graph order
+  std::vector<std::vector<std::string>> input_symbols, output_symbols;  // "" for static/unnamed dims
+  // For a graph qrt_graph_apply_passes made: what its passes did.
+  qrt::PassStats passes;
+  qrt::Explanations explanations;
 };
 
 struct qrt_options {
@@ -87,5 +91,12 @@ qrt_dtype ToCDtype(DataType t);
 StatusOr<Dims> CheckedDims(qrt_dtype dtype, int32_t rank, const int64_t* dims, const void* data, size_t size_bytes);
 
 qrt_tensor_view ViewOf(const Tensor& t);
+
+// Entry `index` of a pass report, for qrt_model_pass/qrt_graph_pass and the explanations.
+Status PassAt(const PassStats& stats, size_t index, const char** name, int64_t* rewrites);
+Status ExplanationAt(const Explanations& all, size_t index, qrt_explanation* out);
+
+// A string the caller frees with qrt_string_free.
+char* NewCString(const std::string& s);
 
 }  // namespace qrt::capi

@@ -156,4 +156,12 @@ StatusOr<std::string> GraphToJson(const Graph& graph, const Plan* plan) {
   }
 }
 
+StatusOr<std::string> AttributesToJson(const Attributes& attrs) {
+  json j = json::object();
+  for (const auto& [name, a] : attrs.all()) {
+    QRT_ASSIGN_OR_RETURN(j[name], AttrJson(a));
+  }
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);  // names from a model may not be UTF-8
+}
+
 }  // namespace qrt

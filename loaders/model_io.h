@@ -27,6 +27,9 @@ StatusOr<std::string> GraphToOnnx(const Graph& graph, const Plan* plan);
 // of the outer value before the node. Fails if the capture name now names another value.
 StatusOr<std::vector<std::pair<std::string, std::string>>> RenamedCaptures(const Graph& graph, const Node& node);
 
+// A node's attributes as one JSON object, in the form the JSON writer gives them.
+StatusOr<std::string> AttributesToJson(const Attributes& attrs);
+
 bool EndsWith(const std::string& s, const std::string& suffix);
 
 }  // namespace qrt

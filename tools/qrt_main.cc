@@ -39,6 +39,7 @@ struct CommonOptions {
   int threads = 1;
   uint64_t memory_limit = 0;
   std::string conv_algorithm = "auto";
+  std::vector<std::string> pattern_files;  // --patterns (docs/patterns.md)
 };
 
 struct Loaded {
@@ -56,7 +57,7 @@ api::Result<Loaded> LoadAndCompile(const CommonOptions& o) {
   l.graph = std::move(g).value();
   auto t1 = Clock::now();
   api::Result<api::Model> m =
-      api::Model::Compile(l.graph, {o.passes, o.isa, o.threads, o.memory_limit, o.conv_algorithm});
+      api::Model::Compile(l.graph, {o.passes, o.isa, o.threads, o.memory_limit, o.conv_algorithm, o.pattern_files});
   if (!m.ok()) return m.status();
   l.compile_ms = MsSince(t1);
   l.model = std::move(m).value();
@@ -128,39 +129,47 @@ Status Run(const CommonOptions& o, const std::vector<std::string>& pairs, const 
   return Status();
 }
 
-// Per pass, what each candidate became, grouped by pattern and outcome: how many, and the
-// first few nodes.
-void PrintExplanations(const api::Model& model) {
-  std::printf("explain (per pass and pattern: the candidates rewritten, and those refused, by reason):\n");
-  std::string pass;
-  std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // in first-seen order
-  auto flush = [&]() {
-    for (const auto& [what, nodes] : groups) {
-      std::printf("    %s x%zu:", what.c_str(), nodes.size());
-      for (size_t i = 0; i < nodes.size() && i < 3; ++i) std::printf(" %s", nodes[i].c_str());
-      std::printf("%s\n", nodes.size() > 3 ? " ..." : "");
-    }
-    groups.clear();
-  };
-  for (const qrt_explanation& e : model.explanations()) {
-    if (pass != e.pass) {
-      flush();
-      pass = e.pass;
-      std::printf("  %s\n", e.pass);
-    }
-    const std::string what =
-        std::string(e.pattern) + (e.rewritten ? ": rewritten" : std::string(": refused, ") + e.reason);
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == what; });
-    if (it == groups.end()) it = groups.insert(groups.end(), {what, {}});
-    it->second.push_back(std::string(e.node) + " (" + e.op + ")");
-  }
-  flush();
+// Per pass, what each candidate became, grouped by pattern and outcome.
+Status PrintExplanations(const api::Model& model) {
+  api::Result<std::string> text = model.ExplainText();
+  if (!text.ok()) return text.status();
+  std::fputs(text.value().c_str(), stdout);
+  return Status();
 }
 
-Status Inspect(const CommonOptions& o, bool as_json, const std::string& dot, bool explain) {
+// The page of the graph before and after the passes; with `profile`, each node's mean time
+// over a few runs on seeded random inputs.
+Status WriteHtml(const CommonOptions& o, const Loaded& l, const std::string& path, bool profile) {
+  std::vector<std::pair<std::string, double>> times;
+  if (profile) {
+    api::Result<std::vector<api::Tensor>> inputs = GatherInputs(l.graph, o.model, {}, "", false);
+    if (!inputs.ok()) return inputs.status();
+    CLI_RETURN_IF_ERROR(FillRandomInputs(l.graph, &*inputs, 12345));
+    api::Result<api::Context> ctx = api::Context::Create(l.model);
+    if (!ctx.ok()) return ctx.status();
+    CLI_RETURN_IF_ERROR(BindInputs(*ctx, *inputs));
+    CLI_RETURN_IF_ERROR(ctx->Run());  // warm-up, untimed
+    CLI_RETURN_IF_ERROR(ctx->SetProfiling(true));
+    for (int i = 0; i < 10; ++i) CLI_RETURN_IF_ERROR(ctx->Run());
+    for (const qrt_profile_entry& e : ctx->Profile()) {
+      times.emplace_back(e.node_name, e.runs ? 1e-3 * double(e.total_ns) / double(e.runs) : 0.0);
+    }
+  }
+  api::Result<std::string> html =
+      api::Graph::ToHtml(l.graph, l.model.graph(), std::filesystem::path(o.model).filename().string(), times);
+  if (!html.ok()) return html.status();
+  std::ofstream f(path, std::ios::binary);
+  f << html.value();
+  if (!f) return Status(QRT_IO_ERROR, path + ": cannot write");
+  return Status();
+}
+
+Status Inspect(const CommonOptions& o, bool as_json, const std::string& dot, bool explain, const std::string& html,
+               bool profile) {
   api::Result<Loaded> l = LoadAndCompile(o);
   if (!l.ok()) return l.status();
   const api::Graph optimized = l->model.graph();
+  if (!html.empty()) CLI_RETURN_IF_ERROR(WriteHtml(o, *l, html, profile));
   const std::map<std::string, int> before = OpHistogram(l->graph), after = OpHistogram(optimized);
   if (!dot.empty()) {
     std::ofstream f(dot);
@@ -230,7 +239,7 @@ Status Inspect(const CommonOptions& o, bool as_json, const std::string& dot, boo
   std::printf("kernel ISA tiers (ceiling %s, model %s):", o.isa.c_str(), l->model.isa().c_str());
   for (const auto& [tier, n] : tiers) std::printf(" %s %d", tier.c_str(), n);
   std::printf("\n");
-  if (explain) PrintExplanations(l->model);
+  if (explain) CLI_RETURN_IF_ERROR(PrintExplanations(l->model));
   return Status();
 }
 
@@ -362,6 +371,8 @@ Status Convert(const CommonOptions& o, const std::string& out) {
 void AddCommon(CLI::App* app, CommonOptions& o, bool with_model = true) {
   if (with_model) app->add_option("MODEL", o.model, "model file (.onnx or .json)")->required();
   app->add_option("--passes", o.passes, "default | none | comma-separated pass names");
+  app->add_option("--patterns", o.pattern_files, "a user fusion pattern file (docs/patterns.md); repeatable")
+      ->allow_extra_args(false);  // one file per --patterns, so MODEL is never taken for one
   app->add_option("--isa", o.isa, "ISA ceiling: auto | scalar | avx2 | avx2-vnni | avx512 | avx512-vnni")
       ->check(CLI::IsMember({"auto", "scalar", "avx2", "avx2-vnni", "avx512", "avx512-vnni"}));
   app->add_option("--threads", o.threads, "intra-op threads")->check(CLI::Range(1, 256));
@@ -389,7 +400,7 @@ int Main(int argc, char** argv) {
   app.require_subcommand(1);
   CommonOptions o;
   std::vector<std::string> pairs;
-  std::string dir, output_dir, dot, out;
+  std::string dir, output_dir, dot, out, html;
   bool as_json = false, profile = false, explain = false;
   int warmup = 10, iters = 100;
 
@@ -404,6 +415,10 @@ int Main(int argc, char** argv) {
   inspect->add_flag("--json", as_json, "print JSON");
   inspect->add_flag("--explain", explain, "per pass, which pattern rewrote each candidate node or why each refused");
   inspect->add_option("--dot", dot, "write Graphviz DOT of the optimized graph");
+  CLI::Option* html_option = inspect->add_option(
+      "--html", html, "write one self-contained HTML page of the graph before and after the passes");
+  inspect->add_flag("--profile", profile, "with --html: colour the optimized graph's nodes by their share of run time")
+      ->needs(html_option);
 
   CLI::App* bench = app.add_subcommand("bench", "time repeated runs of a model");
   AddCommon(bench, o);
@@ -436,7 +451,7 @@ int Main(int argc, char** argv) {
   if (*run)
     s = Run(o, pairs, dir, output_dir);
   else if (*inspect)
-    s = Inspect(o, as_json, dot, explain);
+    s = Inspect(o, as_json, dot, explain, html, profile);
   else if (*bench)
     s = Bench(o, pairs, dir, warmup, iters, as_json, profile);
   else if (*convert)

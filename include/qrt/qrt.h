@@ -172,6 +172,18 @@ QRT_API size_t qrt_graph_node_count(const qrt_graph* graph);
 QRT_API qrt_status qrt_graph_node(const qrt_graph* graph, size_t index, qrt_node_info* out);
 /* Writes the graph as .onnx or .json (by extension). */
 QRT_API qrt_status qrt_graph_save(const qrt_graph* graph, const char* path);
+/* The name of dimension `dim` of input/output `index` when it is symbolic ("batch"), ""
+ * when it is static or unnamed. The string lives as long as the graph. */
+QRT_API qrt_status qrt_graph_input_dim_symbol(const qrt_graph* graph, size_t index, int32_t dim, const char** out);
+QRT_API qrt_status qrt_graph_output_dim_symbol(const qrt_graph* graph, size_t index, int32_t dim, const char** out);
+/* Node `index`'s attributes as the text of one JSON object, as qrt's JSON format writes them
+ * (docs/json-format.md): numbers, strings, lists; a tensor as {"tensor": {"dtype", "shape",
+ * "data_base64"}}; a subgraph as {"graph": {...}}. Free *out with qrt_string_free. */
+QRT_API qrt_status qrt_graph_node_attributes_json(const qrt_graph* graph, size_t index, char** out);
+/* A deep copy: an owned graph that shares nothing with `graph`. */
+QRT_API qrt_status qrt_graph_copy(const qrt_graph* graph, qrt_graph** out);
+/* Strings qrt allocates for its caller. */
+QRT_API void qrt_string_free(char* s);
 
 /* ---- compile options --------------------------------------------------------------- */
 
@@ -198,6 +210,19 @@ QRT_API qrt_status qrt_options_set_memory_limit(qrt_options* options, uint64_t b
  * that it cannot compute exactly fails to compile; the other family ignores it. For tests and
  * measurements. */
 QRT_API qrt_status qrt_options_set_conv_algorithm(qrt_options* options, const char* name);
+/* Adds user-defined fusion patterns (docs/patterns.md) from a pattern file's JSON text;
+ * `source` names it in errors (NULL: "<patterns>"). The text is parsed and checked now: a
+ * malformed pattern fails here, naming the pattern. Patterns run after the passes (or before,
+ * when the file says so), also when the passes are "none". */
+QRT_API qrt_status qrt_options_add_patterns(qrt_options* options, const char* json_text, const char* source);
+/* The same from a file. */
+QRT_API qrt_status qrt_options_add_patterns_file(qrt_options* options, const char* path);
+
+/* Runs the passes and user patterns of `options` (qrt_options_set_passes,
+ * qrt_options_add_patterns) on a copy of `graph`; *out is the rewritten graph, which records
+ * the passes' rewrites and explanations (qrt_graph_pass, qrt_graph_explanation). The graph is
+ * validated after each pass. Nothing is planned or compiled. */
+QRT_API qrt_status qrt_graph_apply_passes(const qrt_graph* graph, const qrt_options* options, qrt_graph** out);
 
 /* ---- compiled models --------------------------------------------------------------- */
 
@@ -229,6 +254,24 @@ typedef struct qrt_explanation {
 } qrt_explanation;
 QRT_API size_t qrt_model_explanation_count(const qrt_model* model);
 QRT_API qrt_status qrt_model_explanation(const qrt_model* model, size_t index, qrt_explanation* out);
+/* The same for a graph made by qrt_graph_apply_passes (none for a loaded graph). */
+QRT_API size_t qrt_graph_pass_count(const qrt_graph* graph);
+QRT_API qrt_status qrt_graph_pass(const qrt_graph* graph, size_t index, const char** name, int64_t* rewrites);
+QRT_API size_t qrt_graph_explanation_count(const qrt_graph* graph);
+QRT_API qrt_status qrt_graph_explanation(const qrt_graph* graph, size_t index, qrt_explanation* out);
+/* The explanations as `qrt inspect --explain` prints them: per pass and pattern, the
+ * candidates rewritten and those refused, grouped by reason. Free *out with qrt_string_free. */
+QRT_API qrt_status qrt_model_explain_text(const qrt_model* model, char** out);
+QRT_API qrt_status qrt_graph_explain_text(const qrt_graph* graph, char** out);
+
+/* One self-contained HTML page (no network) drawing `before` and `after` (usually a loaded
+ * graph and its optimized form) side by side: fused nodes marked and linked to the nodes they
+ * replaced, each node's op, shapes, dtypes and quantization parameters on hover. When
+ * profile_count > 0, profile_nodes[i] (a node of `after`) took profile_us[i] microseconds per
+ * run, drawn as its share of the total. Free *out with qrt_string_free. */
+QRT_API qrt_status qrt_graph_to_html(const qrt_graph* before, const qrt_graph* after, const char* title,
+                                     size_t profile_count, const char* const* profile_nodes, const double* profile_us,
+                                     char** out);
 /* What each step of the model's plan (for its declared input shapes) runs: the node and, where
  * an op chooses among ways of computing (a convolution's algorithm), that choice; "" otherwise.
  * No entries when an input shape is symbolic. Strings live as long as the model. */

@@ -56,16 +56,44 @@ class Span {
 };
 
 // The qrt_dtype of a C++ element type.
-template <class T> constexpr qrt_dtype DtypeOf();
-template <> constexpr qrt_dtype DtypeOf<float>() { return QRT_FLOAT32; }
-template <> constexpr qrt_dtype DtypeOf<double>() { return QRT_FLOAT64; }
-template <> constexpr qrt_dtype DtypeOf<uint8_t>() { return QRT_UINT8; }
-template <> constexpr qrt_dtype DtypeOf<int8_t>() { return QRT_INT8; }
-template <> constexpr qrt_dtype DtypeOf<uint16_t>() { return QRT_UINT16; }
-template <> constexpr qrt_dtype DtypeOf<int16_t>() { return QRT_INT16; }
-template <> constexpr qrt_dtype DtypeOf<int32_t>() { return QRT_INT32; }
-template <> constexpr qrt_dtype DtypeOf<int64_t>() { return QRT_INT64; }
-template <> constexpr qrt_dtype DtypeOf<bool>() { return QRT_BOOL; }
+template <class T>
+constexpr qrt_dtype DtypeOf();
+template <>
+constexpr qrt_dtype DtypeOf<float>() {
+  return QRT_FLOAT32;
+}
+template <>
+constexpr qrt_dtype DtypeOf<double>() {
+  return QRT_FLOAT64;
+}
+template <>
+constexpr qrt_dtype DtypeOf<uint8_t>() {
+  return QRT_UINT8;
+}
+template <>
+constexpr qrt_dtype DtypeOf<int8_t>() {
+  return QRT_INT8;
+}
+template <>
+constexpr qrt_dtype DtypeOf<uint16_t>() {
+  return QRT_UINT16;
+}
+template <>
+constexpr qrt_dtype DtypeOf<int16_t>() {
+  return QRT_INT16;
+}
+template <>
+constexpr qrt_dtype DtypeOf<int32_t>() {
+  return QRT_INT32;
+}
+template <>
+constexpr qrt_dtype DtypeOf<int64_t>() {
+  return QRT_INT64;
+}
+template <>
+constexpr qrt_dtype DtypeOf<bool>() {
+  return QRT_BOOL;
+}
 
 #if QRT_API_EXCEPTIONS
 class Error : public std::runtime_error {
@@ -106,7 +134,7 @@ class Status {
 template <class T>
 class Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit, like absl::StatusOr
+  Result(T value) : value_(std::move(value)) {}          // NOLINT: implicit, like absl::StatusOr
   Result(Status status) : status_(std::move(status)) {}  // NOLINT
   bool ok() const { return status_.ok(); }
   const Status& status() const { return status_; }
@@ -203,13 +231,26 @@ struct ValueInfo {
   std::string name;
   qrt_dtype dtype = QRT_UNDEFINED;
   bool has_shape = false;
-  std::vector<int64_t> shape;  // -1 for a symbolic dimension
+  std::vector<int64_t> shape;        // -1 for a symbolic dimension
+  std::vector<std::string> symbols;  // per dimension: its name when symbolic, else ""
 };
 
 struct NodeInfo {
   std::string name, domain, op_type;
   std::vector<std::string> inputs, outputs;  // "" for an omitted optional value
 };
+
+namespace detail {
+// Takes a string qrt allocated: copies it out and frees it.
+inline Result<std::string> TakeString(qrt_status s, char* text) {
+  if (s != QRT_OK) return Status::FromC(s);
+  std::string out = text ? text : "";
+  qrt_string_free(text);
+  return out;
+}
+}  // namespace detail
+
+struct Options;
 
 // A loaded model before compilation, or a view of a compiled model's optimized graph.
 class Graph {
@@ -238,10 +279,62 @@ class Graph {
     for (size_t i = 0; i < qrt_graph_node_count(g_.get()); ++i) {
       qrt_node_info n;
       if (qrt_graph_node(g_.get(), i, &n) != QRT_OK) break;
-      nodes.push_back(NodeInfo{n.name, n.domain, n.op_type, {n.inputs, n.inputs + n.input_count},
-                               {n.outputs, n.outputs + n.output_count}});
+      nodes.push_back(NodeInfo{
+          n.name, n.domain, n.op_type, {n.inputs, n.inputs + n.input_count}, {n.outputs, n.outputs + n.output_count}});
     }
     return nodes;
+  }
+  // Node `index`'s attributes as a JSON object's text (qrt_graph_node_attributes_json).
+  Result<std::string> node_attributes_json(size_t index) const {
+    char* text = nullptr;
+    qrt_status s = qrt_graph_node_attributes_json(g_.get(), index, &text);
+    return detail::TakeString(s, text);
+  }
+  // An independent, owned copy.
+  Result<Graph> Copy() const {
+    qrt_graph* g = nullptr;
+    if (qrt_status s = qrt_graph_copy(g_.get(), &g); s != QRT_OK) return Status::FromC(s);
+    return Graph(g, true);
+  }
+  // The graph the passes and patterns of `options` make of this one (defined after Options).
+  Result<Graph> ApplyPasses(const Options& options) const;
+  // For a graph ApplyPasses made: each pass's rewrites, and what each candidate became.
+  std::vector<std::pair<std::string, int64_t>> passes() const {
+    std::vector<std::pair<std::string, int64_t>> out;
+    for (size_t i = 0; i < qrt_graph_pass_count(g_.get()); ++i) {
+      const char* name = nullptr;
+      int64_t n = 0;
+      if (qrt_graph_pass(g_.get(), i, &name, &n) == QRT_OK) out.emplace_back(name, n);
+    }
+    return out;
+  }
+  std::vector<qrt_explanation> explanations() const {
+    std::vector<qrt_explanation> out;
+    for (size_t i = 0; i < qrt_graph_explanation_count(g_.get()); ++i) {
+      qrt_explanation e{};
+      if (qrt_graph_explanation(g_.get(), i, &e) == QRT_OK) out.push_back(e);
+    }
+    return out;
+  }
+  Result<std::string> ExplainText() const {
+    char* text = nullptr;
+    qrt_status s = qrt_graph_explain_text(g_.get(), &text);
+    return detail::TakeString(s, text);
+  }
+  // The HTML page of `before` and `after` side by side (qrt_graph_to_html); `profile` gives
+  // microseconds per node of `after`, or is empty.
+  static Result<std::string> ToHtml(const Graph& before, const Graph& after, const std::string& title,
+                                    const std::vector<std::pair<std::string, double>>& profile = {}) {
+    std::vector<const char*> names;
+    std::vector<double> us;
+    for (const auto& [name, t] : profile) {
+      names.push_back(name.c_str());
+      us.push_back(t);
+    }
+    char* text = nullptr;
+    qrt_status s = qrt_graph_to_html(before.c_graph(), after.c_graph(), title.c_str(), names.size(), names.data(),
+                                     us.data(), &text);
+    return detail::TakeString(s, text);
   }
   Result<size_t> input_index(const std::string& name) const { return Find(qrt_graph_find_input, name); }
   Result<size_t> output_index(const std::string& name) const { return Find(qrt_graph_find_output, name); }
@@ -249,15 +342,23 @@ class Graph {
   const qrt_graph* c_graph() const { return g_.get(); }
 
  private:
-  Graph(qrt_graph* g, bool owned) : g_(g, owned ? qrt_graph_destroy : [](qrt_graph*) {}) {}
+  Graph(qrt_graph* g, bool owned)
+      : g_(
+            g, owned ? qrt_graph_destroy : [](qrt_graph*) {}) {}
   using Getter = qrt_status (*)(const qrt_graph*, size_t, qrt_value_info*);
+  using SymbolGetter = qrt_status (*)(const qrt_graph*, size_t, int32_t, const char**);
   std::vector<ValueInfo> Values(size_t n, Getter get) const {
+    const SymbolGetter symbol = get == qrt_graph_input ? qrt_graph_input_dim_symbol : qrt_graph_output_dim_symbol;
     std::vector<ValueInfo> out;
     for (size_t i = 0; i < n; ++i) {
       qrt_value_info v;
       if (get(g_.get(), i, &v) != QRT_OK) break;
-      ValueInfo info{v.name, v.dtype, v.rank >= 0, {}};
+      ValueInfo info{v.name, v.dtype, v.rank >= 0, {}, {}};
       if (v.rank > 0) info.shape.assign(v.dims, v.dims + v.rank);
+      for (int32_t d = 0; d < v.rank; ++d) {
+        const char* name = "";
+        info.symbols.push_back(symbol(g_.get(), i, d, &name) == QRT_OK ? name : "");
+      }
       out.push_back(std::move(info));
     }
     return out;
@@ -275,9 +376,41 @@ struct Options {
   std::string passes = "default";  // "default", "none" or a comma-separated list of pass names
   std::string isa = "auto";        // a ceiling: "auto", "scalar", "avx2", "avx2-vnni", "avx512", "avx512-vnni"
   int threads = 1;
-  uint64_t memory_limit = 0;       // bytes of activation memory a run may take; 0: no limit
-  std::string conv_algorithm = "auto";  // qrt_options_set_conv_algorithm
+  uint64_t memory_limit = 0;               // bytes of activation memory a run may take; 0: no limit
+  std::string conv_algorithm = "auto";     // qrt_options_set_conv_algorithm
+  std::vector<std::string> pattern_files;  // user pattern files (docs/patterns.md)
+  std::vector<std::string> pattern_texts;  // user patterns as JSON text
 };
+
+namespace detail {
+// A C options object holding `options`.
+inline Result<std::shared_ptr<qrt_options>> MakeOptions(const Options& options) {
+  qrt_options* o = nullptr;
+  if (qrt_status s = qrt_options_create(&o); s != QRT_OK) return Status::FromC(s);
+  std::shared_ptr<qrt_options> owned(o, qrt_options_destroy);
+  qrt_status s = qrt_options_set_passes(o, options.passes.c_str());
+  if (s == QRT_OK) s = qrt_options_set_isa(o, options.isa.c_str());
+  if (s == QRT_OK) s = qrt_options_set_threads(o, options.threads);
+  if (s == QRT_OK) s = qrt_options_set_memory_limit(o, options.memory_limit);
+  if (s == QRT_OK) s = qrt_options_set_conv_algorithm(o, options.conv_algorithm.c_str());
+  for (const std::string& f : options.pattern_files) {
+    if (s == QRT_OK) s = qrt_options_add_patterns_file(o, f.c_str());
+  }
+  for (const std::string& t : options.pattern_texts) {
+    if (s == QRT_OK) s = qrt_options_add_patterns(o, t.c_str(), nullptr);
+  }
+  if (s != QRT_OK) return Status::FromC(s);
+  return owned;
+}
+}  // namespace detail
+
+inline Result<Graph> Graph::ApplyPasses(const Options& options) const {
+  Result<std::shared_ptr<qrt_options>> o = detail::MakeOptions(options);
+  if (!o.ok()) return o.status();
+  qrt_graph* g = nullptr;
+  if (qrt_status s = qrt_graph_apply_passes(g_.get(), o.value().get(), &g); s != QRT_OK) return Status::FromC(s);
+  return Graph(g, true);
+}
 
 // One step of a compiled model's plan (qrt_model_kernel).
 struct KernelInfo {
@@ -330,6 +463,11 @@ class Model {
     }
     return out;
   }
+  Result<std::string> ExplainText() const {
+    char* text = nullptr;
+    qrt_status s = qrt_model_explain_text(m_.get(), &text);
+    return detail::TakeString(s, text);
+  }
   std::string isa() const { return qrt_model_isa(m_.get()); }
   Status Save(const std::string& path) const { return Status::FromC(qrt_model_save(m_.get(), path.c_str())); }
   const qrt_model* c_model() const { return m_.get(); }
@@ -337,17 +475,10 @@ class Model {
  private:
   template <class F>
   static Result<Model> Make(const Options& options, F make) {
-    qrt_options* o = nullptr;
-    if (qrt_status s = qrt_options_create(&o); s != QRT_OK) return Status::FromC(s);
-    detail::Owned<qrt_options, qrt_options_destroy> owned(o);
-    qrt_status s = qrt_options_set_passes(o, options.passes.c_str());
-    if (s == QRT_OK) s = qrt_options_set_isa(o, options.isa.c_str());
-    if (s == QRT_OK) s = qrt_options_set_threads(o, options.threads);
-    if (s == QRT_OK) s = qrt_options_set_memory_limit(o, options.memory_limit);
-    if (s == QRT_OK) s = qrt_options_set_conv_algorithm(o, options.conv_algorithm.c_str());
+    Result<std::shared_ptr<qrt_options>> o = detail::MakeOptions(options);
+    if (!o.ok()) return o.status();
     qrt_model* m = nullptr;
-    if (s == QRT_OK) s = make(o, &m);
-    if (s != QRT_OK) return Status::FromC(s);
+    if (qrt_status s = make(o.value().get(), &m); s != QRT_OK) return Status::FromC(s);
     Model model;
     model.m_.reset(m, qrt_model_destroy);
     return model;
