@@ -11,5 +11,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libdnnl-dev ocl-icd-opencl-dev \
   libonnx-dev libprotobuf-dev protobuf-compiler \
   nlohmann-json3-dev libgtest-dev libbenchmark-dev libcli11-dev \
-  libonnx-testdata python3-onnx python3-numpy >/dev/null
+  libonnx-testdata python3-onnx python3-numpy \
+  pybind11-dev python3-dev python3-pytest chromium >/dev/null
 echo "qrt dependencies installed"

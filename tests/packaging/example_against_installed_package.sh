@@ -29,4 +29,12 @@ cc -std=c99 -o "$work/hello_pc" "$src/tools/example/hello.c" $(pkg-config --cfla
   -Wl,-rpath,"$(pkg-config --variable=libdir qrt)"
 out=$("$work/hello_pc" "$model/model.onnx")
 grep -q "nodes after passes" <<<"$out"
+# The Python package, when the build made one: imported from the prefix alone, away from the tree.
+for site in "$work"/prefix/lib/python3*/site-packages; do
+  [ -d "$site/qrt" ] || continue
+  out=$(cd "$work" && PYTHONPATH=$site /usr/bin/python3 -c \
+    "import qrt; m = qrt.compile('$model/model.onnx'); print(qrt.__file__, dict(m.passes)['fuse-dq-mul-q'])")
+  echo "$out"
+  grep -q "^$site/qrt/__init__.py 1$" <<<"$out"
+done
 echo "installed package: OK"
