@@ -59,6 +59,8 @@ std::string AttrText(const AttrValue& v) {
   return "a list";
 }
 
+constexpr int64_t kMaxSearchSteps = 1 << 14;
+
 class Matcher {
  public:
   Matcher(const Graph& g, const UserPattern& p) : g_(g), p_(p) {}
@@ -184,6 +186,11 @@ class Matcher {
 
   // The node's checks once it is bound: attributes, output constraints and inputs.
   bool Step(const State& s, size_t k, PatternMatch* out) {
+    // Two operand orders per commutative node make the search exponential in the worst case
+    // (a symmetric tree of Adds): past the budget the anchor is refused, not searched for hours.
+    if (++steps_ > kMaxSearchSteps) {
+      return Fail(1 << 30, StrCat("the match search took more than ", kMaxSearchSteps, " steps at this node"));
+    }
     if (k == p_.order.size()) return Finish(s, out);
     const int pn = p_.order[k];
     const MatchNodeSpec& spec = p_.nodes[size_t(pn)];
@@ -281,6 +288,7 @@ class Matcher {
   const Graph& g_;
   const UserPattern& p_;
   int depth_ = -1;
+  int64_t steps_ = 0;
   std::string reason_;
 };
 

@@ -541,5 +541,38 @@ TEST(UserPatternNodes, APatternThatNeverSettlesStops) {
       << model.status().message();
 }
 
+// A symmetric pattern where both operand orders of every Add bind, and the match fails only
+// at its end (the first Add's output is a graph output): 2^24 orders to try. The search stops at
+// its budget with a reason instead of running for minutes.
+TEST(UserPatternRefusal, ExponentialSearchStopsAtItsBudget) {
+  constexpr int kAdds = 24;
+  std::string nodes = R"({"id": "n1", "op": "Add", "inputs": ["$x", "$x"]})";
+  for (int i = 2; i <= kAdds; ++i) {
+    nodes += R"(, {"id": "n)" + std::to_string(i) + R"(", "op": "Add", "inputs": ["n)" + std::to_string(i - 1) +
+             R"(", "$v)" + std::to_string(i) + R"("]})";
+  }
+  const std::string text = R"({"patterns": [{"name": "add-tree", "match": {"nodes": [)" + nodes +
+                           R"(]}, "replace": {"op": {"op": "Neg", "inputs": ["$x"]}}}]})";
+  auto set = ParseUserPatterns(text, "tree.json");
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  GraphJson g;
+  g.inputs = {Input("x", "float32", "[4]")};
+  g.outputs = {Output("a1"), Output("a" + std::to_string(kAdds))};
+  g.nodes = {Op("Add", {"x", "x"}, "a1")};
+  for (int i = 2; i <= kAdds; ++i) {
+    const std::string prev = "a" + std::to_string(i - 1);
+    g.nodes.push_back(Op("Add", {prev, prev}, "a" + std::to_string(i)));
+  }
+  Graph graph = Load(g);
+  std::vector<std::pair<std::string, int>> stats;
+  Explanations explain;
+  ASSERT_TRUE(RunPasses(graph, "none", true, &stats, &explain, {*set}).ok());
+  ASSERT_EQ(stats.size(), 1u);
+  EXPECT_EQ(stats[0], std::make_pair(std::string("add-tree"), 0));
+  bool stopped = false;
+  for (const Explanation& e : explain) stopped |= testing::Contains(e.reason, "match search took more than");
+  EXPECT_TRUE(stopped);
+}
+
 }  // namespace
 }  // namespace qrt
