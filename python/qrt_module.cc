@@ -127,6 +127,13 @@ struct PyModel {
   std::mutex mu;
   std::vector<qrt::api::ValueInfo> inputs, outputs;
 
+  // The run lock, taken without the GIL: a thread waiting for it while holding the GIL would
+  // stop the running thread from taking the GIL back.
+  std::unique_lock<std::mutex> Lock() {
+    py::gil_scoped_release release;
+    return std::unique_lock<std::mutex>(mu);
+  }
+
   // Binds `inputs` (name -> array) to the context: borrowed when contiguous and of the input's
   // dtype; `keep` holds the arrays alive through the run.
   void Bind(const py::dict& feed, std::vector<py::array>& keep) {
@@ -263,7 +270,7 @@ PYBIND11_MODULE(_qrt, m) {
            })
       .def("run",
            [](PyModel& model, const py::dict& feed) {
-             std::lock_guard<std::mutex> lock(model.mu);
+             std::unique_lock<std::mutex> lock = model.Lock();
              std::vector<py::array> keep;
              model.Bind(feed, keep);
              qrt::api::Status s;
@@ -276,7 +283,7 @@ PYBIND11_MODULE(_qrt, m) {
            })
       .def("profile", [](PyModel& model, const py::dict& feed, int runs) {
         if (runs < 1) Raise(qrt::api::Status(QRT_INVALID_ARGUMENT, "runs must be at least 1"));
-        std::lock_guard<std::mutex> lock(model.mu);
+        std::unique_lock<std::mutex> lock = model.Lock();
         std::vector<py::array> keep;
         model.Bind(feed, keep);
         Check(model.ctx.Run());  // the plan exists before the counters start

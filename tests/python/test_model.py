@@ -117,3 +117,29 @@ def test_shared_models_none_vs_default_and_ort(name, exact):
             assert c["differ"] == 0, (out, c)
         else:
             assert c["max_abs"] <= 1e-5 * float(np.max(np.abs(expected[out]))), (out, c)
+
+
+def test_runs_from_many_threads_agree(mul_add, random_u8):
+    import threading
+
+    m = qrt.compile(mul_add)
+    feeds = [{"x": random_u8((1, 8, 4, 4), seed=s)} for s in range(8)]
+    want = [m.run(f)["y"].copy() for f in feeds]
+    errors = []
+
+    def worker(k):
+        try:
+            for _ in range(50):
+                got = m.run(feeds[k])["y"]
+                if not np.array_equal(got.view(np.uint32), want[k].view(np.uint32)):
+                    errors.append(k)
+        except Exception as e:  # noqa: BLE001
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in threads), "a run deadlocked"
+    assert errors == []
