@@ -21,6 +21,7 @@ struct NbitsState {
   bool int8_path = false, has_zero_points = false, has_bias = false;
   NbitsRowFn row = nullptr;
   NbitsRowsFn rows = nullptr;
+  NbitsInt8Fn int8 = nullptr;
 };
 
 Status RunNbits(const NbitsState& s, const RunArgs& args) {
@@ -37,7 +38,7 @@ Status RunNbits(const NbitsState& s, const RunArgs& args) {
   float* y = args.output(0)->data<float>();
   if (s.m == 0 || s.n == 0) return Status::Ok();
   if (s.int8_path) {
-    ref::MatMulNbitsInt8(w, s.m, a, bias, y);
+    s.int8(w, s.m, a, bias, y);
   } else if (s.m == 1) {
     s.row(w, a, bias, 0, s.n, y);
   } else {
@@ -94,7 +95,9 @@ Status PrepareNbits(PrepareContext& ctx) {
     return InvalidArgument("bias must be ", n, " float32 values");
   }
   s.int8_path = accuracy == 4;
-  if (!s.int8_path) {
+  if (s.int8_path) {
+    s.int8 = SelectNbitsInt8(ctx.isa());
+  } else {
     s.row = SelectNbitsRow(ctx.isa());
     s.rows = SelectNbitsRows(ctx.isa());
   }

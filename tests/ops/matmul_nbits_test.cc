@@ -3,6 +3,7 @@
 // are in tests/data/audit (matmul_nbits_*).
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,7 @@ Attributes NbitsAttrs(int64_t k, int64_t n, int64_t block) {
   return a;
 }
 
-StatusOr<Tensor> RunNbits(const NbitsCase& c) {
+StatusOr<Tensor> RunNbits(const NbitsCase& c, Isa isa = kIsaAuto) {
   ModelBuilder b("nbits", {{"", 21}, {"com.microsoft", 1}}, false);
   QRT_RETURN_IF_ERROR(b.AddInput("a", DataType::kFloat32, ShapeFromDims(c.a.dims())));
   QRT_RETURN_IF_ERROR(b.AddInitializer("b", c.b.Clone()));
@@ -47,7 +48,7 @@ StatusOr<Tensor> RunNbits(const NbitsCase& c) {
   QRT_RETURN_IF_ERROR(b.AddNode(std::move(n)));
   QRT_RETURN_IF_ERROR(b.AddOutput("y", DataType::kUndefined, std::nullopt));
   QRT_ASSIGN_OR_RETURN(Graph g, b.Finish());
-  QRT_ASSIGN_OR_RETURN(std::vector<Tensor> y, testing::RunGraph(std::move(g), {c.a}, "none", kIsaAuto));
+  QRT_ASSIGN_OR_RETURN(std::vector<Tensor> y, testing::RunGraph(std::move(g), {c.a}, "none", isa));
   return std::move(y[0]);
 }
 
@@ -65,6 +66,40 @@ TEST(MatMulNBits, WeightsAreCodesMinusEightTimesTheScale) {
     ASSERT_EQ(y->dims(), (Dims{1, 2}));
     EXPECT_EQ(y->data<float>()[0], 5.f) << accuracy;
     EXPECT_EQ(y->data<float>()[1], 15.f) << accuracy;
+  }
+}
+
+// accuracy_level 4 (the int8 path) through the op at every tier this CPU has: the bytes of the
+// scalar tier's reference kernel, for 3-D A (5 rows, the last one unpaired), zero points and bias.
+TEST(MatMulNBits, Int8PathGivesTheSameBytesAtEveryTier) {
+  const int64_t k = 200, n = 7, block = 32, blocks = (k + block - 1) / block;
+  std::vector<float> a(static_cast<size_t>(5 * k)), scales(static_cast<size_t>(n * blocks)),
+      bias(static_cast<size_t>(n));
+  std::vector<uint8_t> codes(static_cast<size_t>(n * blocks * block / 2)),
+      zps(static_cast<size_t>(n * ((blocks + 1) / 2)));
+  uint32_t x = 12345;
+  auto next = [&x] { return x = x * 1664525u + 1013904223u; };
+  for (float& v : a) v = float(int32_t(next()) >> 8) * 1e-5f;
+  for (float& v : scales) v = float(next() % 1000 + 1) * 1e-3f;
+  for (float& v : bias) v = float(int32_t(next()) >> 16) * 1e-3f;
+  for (uint8_t& v : codes) v = uint8_t(next() >> 24);
+  for (uint8_t& v : zps) v = uint8_t(next() >> 24);
+  NbitsCase c;
+  c.a = Tensor::FromVector<float>(a, {1, 5, k});
+  c.b = Tensor::FromVector<uint8_t>(codes, {n, blocks, block / 2});
+  c.scales = Tensor::FromVector<float>(scales, {n * blocks});
+  c.attrs = NbitsAttrs(k, n, block);
+  c.attrs.Set("accuracy_level", int64_t(4));
+  c.extra = {"z", "", "bias"};
+  c.extra_inits = {{"z", Tensor::FromVector<uint8_t>(zps, {n * ((blocks + 1) / 2)})},
+                   {"bias", Tensor::FromVector<float>(bias, {n})}};
+  auto want = RunNbits(c, Isa::kScalar);
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  for (Isa isa : TiersThisCpuHas()) {
+    auto got = RunNbits(c, isa);
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    ASSERT_EQ(got->dims(), (Dims{1, 5, n}));
+    EXPECT_EQ(std::memcmp(got->data<float>(), want->data<float>(), size_t(5 * n) * sizeof(float)), 0) << IsaName(isa);
   }
 }
 

@@ -1,7 +1,8 @@
 // Benchmarks of MatMulNBits' kernels (ops/kernels/nbits/matmul_nbits.h): a token's
 // matrix-vector product (one row of A) over 4-bit weights of a small language model's layer
 // (4096 x 4096, blocks of 32), reported as bytes of packed weights (codes and scales) read per
-// second beside memcpy of the same bytes; and a 64-token prompt (m = 64) in GFLOP/s.
+// second beside memcpy of the same bytes; and a 64-token prompt (m = 64) in GFLOP/s. The int8
+// path (accuracy_level 4, NbitsInt8*) on the same layer, one row and 64 rows, at each tier.
 //   qrt_kernel_bench --benchmark_filter='Nbits|NbitsMemcpy'
 #include <benchmark/benchmark.h>
 
@@ -86,12 +87,39 @@ void BM_NbitsPrompt(benchmark::State& state, Isa isa) {
                                                  benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
 }
 
+// accuracy_level 4: A quantized per call, then the integer partial sums.
+void BM_NbitsInt8(benchmark::State& state, Isa isa, int64_t m) {
+  if (isa != Isa::kScalar && EffectiveIsa(isa) != isa) return state.SkipWithError("tier not on this CPU");
+  const Layer& layer = BigLayer();
+  const NbitsInt8Fn f = SelectNbitsInt8(isa);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> value(-1.f, 1.f);
+  std::vector<float> a(size_t(m * layer.k)), y(size_t(m * layer.n));
+  for (float& v : a) v = value(rng);
+  const NbitsWeights w = layer.weights();
+  for (auto _ : state) {
+    f(w, m, a.data(), nullptr, y.data());
+    benchmark::DoNotOptimize(y.data());
+  }
+  if (m == 1) state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(layer.bytes()));
+  state.counters["GFLOP/s"] = benchmark::Counter(double(state.iterations()) * 2.0 * double(m * layer.k * layer.n),
+                                                 benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
+}
+
 BENCHMARK_CAPTURE(BM_NbitsRow, scalar, Isa::kScalar)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_NbitsRow, avx2, Isa::kAvx2)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_NbitsRow, avx512, Isa::kAvx512)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_NbitsMemcpy)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_NbitsPrompt, avx2, Isa::kAvx2)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_NbitsPrompt, avx512, Isa::kAvx512)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_NbitsInt8, row_scalar, Isa::kScalar, 1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_NbitsInt8, row_avx2, Isa::kAvx2, 1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_NbitsInt8, row_avx512, Isa::kAvx512, 1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_NbitsInt8, row_avx512_vnni, Isa::kAvx512Vnni, 1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_NbitsInt8, prompt64_scalar, Isa::kScalar, 64)->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK_CAPTURE(BM_NbitsInt8, prompt64_avx2, Isa::kAvx2, 64)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_NbitsInt8, prompt64_avx512, Isa::kAvx512, 64)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_NbitsInt8, prompt64_avx512_vnni, Isa::kAvx512Vnni, 64)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace qrt

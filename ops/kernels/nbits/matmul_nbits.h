@@ -42,6 +42,10 @@ using NbitsRowFn = void (*)(const NbitsWeights& w, const float* a, const float* 
 // Rows [0, m) of A (lda k) and columns [n_begin, n_end), in the m > 1 order; y has ldy n.
 using NbitsRowsFn = void (*)(const NbitsWeights& w, int64_t m, const float* a, const float* bias, int64_t n_begin,
                              int64_t n_end, float* y);
+// accuracy_level 4, all of Y: m rows of A (lda k), every column (ldy n). A is quantized once per
+// call. Rows whose int8 codes would leave -127..127 (A not finite, or 127 / amax overflowing for
+// a block of tiny values) are computed by the reference in every kernel.
+using NbitsInt8Fn = void (*)(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y);
 
 namespace ref {
 void MatMulNbitsRow(const NbitsWeights& w, const float* a, const float* bias, int64_t n_begin, int64_t n_end, float* y);
@@ -55,15 +59,23 @@ namespace avx2 {
 void MatMulNbitsRow(const NbitsWeights& w, const float* a, const float* bias, int64_t n_begin, int64_t n_end, float* y);
 void MatMulNbitsRows(const NbitsWeights& w, int64_t m, const float* a, const float* bias, int64_t n_begin,
                      int64_t n_end, float* y);
+void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y);
 }  // namespace avx2
 
 namespace avx512 {
 void MatMulNbitsRow(const NbitsWeights& w, const float* a, const float* bias, int64_t n_begin, int64_t n_end, float* y);
 void MatMulNbitsRows(const NbitsWeights& w, int64_t m, const float* a, const float* bias, int64_t n_begin,
                      int64_t n_end, float* y);
+// The int8 path with AVX512BW (VPMADDUBSW).
+void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y);
 }  // namespace avx512
+
+namespace avx512vnni {  // the int8 path with VPDPBUSD
+void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y);
+}  // namespace avx512vnni
 
 NbitsRowFn SelectNbitsRow(Isa isa);
 NbitsRowsFn SelectNbitsRows(Isa isa);
+NbitsInt8Fn SelectNbitsInt8(Isa isa);
 
 }  // namespace qrt

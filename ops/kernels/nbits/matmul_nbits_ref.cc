@@ -19,6 +19,15 @@ float Weight(const NbitsWeights& w, int64_t col, int64_t kk) {
   return float(w.code(col, kk) - w.zero_point(col, b)) * w.scales[col * w.blocks + b];
 }
 
+// An int8 code of A: rint(v) when it is a number in int8's range. NaN, infinities and values past
+// int8 (a subnormal amax makes 127 / amax infinite) give -128: x86's conversion returns INT32_MIN
+// for them and a saturating narrow keeps -128. Written out so such inputs are defined behaviour;
+// ORT's output for them was not compared.
+int32_t Int8Code(float v) {
+  if (!(v >= -128.5f && v <= 127.5f)) return -128;
+  return int32_t(std::clamp(std::nearbyint(v), -128.f, 127.f));
+}
+
 }  // namespace
 
 void MatMulNbitsRow(const NbitsWeights& w, const float* a, const float* bias, int64_t n_begin, int64_t n_end,
@@ -69,7 +78,7 @@ void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const flo
       const float inv = amax != 0.f ? 127.f / amax : 0.f;
       int32_t sum = 0;
       for (int64_t kk = k0; kk < k0 + bs; ++kk) {
-        const int32_t q = kk < k1 ? int32_t(std::nearbyint(row[kk] * inv)) : 0;
+        const int32_t q = kk < k1 ? Int8Code(row[kk] * inv) : 0;
         qa[size_t(kk)] = q;
         sum += q;
       }

@@ -14,4 +14,10 @@ NbitsRowsFn SelectNbitsRows(Isa isa) {
   return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::MatMulNbitsRows) : ref::MatMulNbitsRows;
 }
 
+NbitsInt8Fn SelectNbitsInt8(Isa isa) {
+  if (CanUseAvx512Vnni(isa)) return PickedAt(Isa::kAvx512Vnni, avx512vnni::MatMulNbitsInt8);
+  if (CanUseAvx512(isa)) return PickedAt(Isa::kAvx512, avx512::MatMulNbitsInt8);
+  return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::MatMulNbitsInt8) : ref::MatMulNbitsInt8;
+}
+
 }  // namespace qrt

@@ -2,13 +2,20 @@
 // reference's bits on inputs spread over many binades (any other order of the sums changes
 // bits), on -0 and zero rows, K not a multiple of 16 or of the block, every block size and
 // N % 4 tail; and every path, the int8 one included, gives the exact product when all of it is
-// representable.
+// representable. The int8 path's kernel at every tier (SelectNbitsInt8) gives
+// ref::MatMulNbitsInt8's bytes over every lane layout and its tails (partial last block, k below
+// a block, groups of 128 k with 8-lane tail blocks), N % 4 and odd M (the reduction rules), zero
+// rows, ties at .5 after scaling, large magnitudes and rows the reference must take itself.
 #include "ops/kernels/nbits/matmul_nbits.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "tests/kernels/kernel_test_util.h"
@@ -150,6 +157,172 @@ TEST(MatMulNbitsKernel, EveryPathIsExactWhenEverythingIsRepresentable) {
         EXPECT_EQ(int8[i], want[i]) << "int8 block " << block << " m " << m << " element " << i;
       }
     }
+  }
+}
+
+struct NamedInt8 {
+  std::string tier;
+  NbitsInt8Fn fn;
+};
+
+// The int8 kernel SelectNbitsInt8 gives at each tier this CPU has (under QRT_MAX_ISA), scalar first.
+std::vector<NamedInt8> Int8KernelsThisCpuRuns() {
+  std::vector<NamedInt8> k;
+  for (Isa isa : TiersThisCpuHas()) k.push_back({std::string(IsaName(isa)), SelectNbitsInt8(isa)});
+  return k;
+}
+
+std::string Describe(const Problem& p) {
+  return "block " + std::to_string(p.block) + " k " + std::to_string(p.k) + " n " + std::to_string(p.n) + " m " +
+         std::to_string(p.m) + (p.zero_points ? " zp" : "") + (p.bias ? " bias" : "");
+}
+
+// Every int8 kernel's output, byte for byte, against ref::MatMulNbitsInt8.
+void ExpectInt8SameAsReference(const Problem& p, const std::string& what) {
+  const NbitsWeights w = p.weights();
+  const float* bias = p.bias ? p.b.data() : nullptr;
+  std::vector<float> want(size_t(p.m * p.n));
+  ref::MatMulNbitsInt8(w, p.m, p.a.data(), bias, want.data());
+  for (const NamedInt8& k : Int8KernelsThisCpuRuns()) {
+    std::vector<float> got(want.size(), -1.f);
+    k.fn(w, p.m, p.a.data(), bias, got.data());
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(Bits(got[i]), Bits(want[i])) << k.tier << " " << what << " " << Describe(p) << " row " << i / p.n
+                                             << " column " << i % p.n << ": got " << got[i] << ", want " << want[i];
+    }
+  }
+}
+
+TEST(MatMulNbitsInt8Kernel, EachCeilingGetsItsKernel) {
+  EXPECT_EQ(SelectNbitsInt8(Isa::kScalar), &ref::MatMulNbitsInt8);
+  for (Isa isa : TiersThisCpuHas()) {
+    const NbitsInt8Fn f = SelectNbitsInt8(isa);
+    if (CanUseAvx512Vnni(isa))
+      EXPECT_EQ(f, &avx512vnni::MatMulNbitsInt8) << IsaName(isa);
+    else if (CanUseAvx512(isa))
+      EXPECT_EQ(f, &avx512::MatMulNbitsInt8) << IsaName(isa);
+    else if (CanUseAvx2(isa))
+      EXPECT_EQ(f, &avx2::MatMulNbitsInt8) << IsaName(isa);
+  }
+}
+
+// k below a block, a partial last block, and block counts around each layout's group (2 blocks of
+// 64, 4 of 32, 8 of 16: the tail blocks take 16 or 8 lanes); n = 1..9; m = 1, 2, 3, 5.
+TEST(MatMulNbitsInt8Kernel, EveryLayoutAndTailGivesTheReferenceBits) {
+  std::mt19937 rng(::qrt::testing::TestSeed() + 10);
+  for (int64_t block : {16, 32, 64, 128, 256}) {
+    const int64_t group = std::max<int64_t>(1, 128 / block);
+    for (int64_t k : {block / 2 + 3, block + 5, (group - 1) * block + 7, group * block, group * block + 9,
+                      (2 * group + 3) * block - 5, (3 * group - 1) * block}) {
+      if (k < 1) continue;
+      for (int64_t n = 1; n <= 9; ++n) {
+        for (int64_t m : {1, 2, 3, 5}) {
+          const int variant = int(n + m + k) % 4;
+          ExpectInt8SameAsReference(Random(rng, m, k, n, block, variant & 1, variant & 2), "sweep");
+          if (HasFatalFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+TEST(MatMulNbitsInt8Kernel, ZeroPointsAndBiasEitherWay) {
+  std::mt19937 rng(::qrt::testing::TestSeed() + 11);
+  for (int64_t block : {16, 32, 64, 128, 256}) {
+    for (int zp = 0; zp < 2; ++zp) {
+      for (int bias = 0; bias < 2; ++bias) {
+        ExpectInt8SameAsReference(Random(rng, 3, 3 * block + 40, 7, block, zp, bias), "zp/bias");
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// Rows and blocks of zeros (amax 0: codes 0, sa 0), -0, and a lone nonzero element.
+TEST(MatMulNbitsInt8Kernel, ZeroRowsAndBlocks) {
+  std::mt19937 rng(::qrt::testing::TestSeed() + 12);
+  for (int64_t block : {16, 32, 64, 128, 256}) {
+    for (int64_t m : {1, 2, 3, 5}) {
+      Problem p = Random(rng, m, 5 * block + 3, 6, block, true, true);
+      for (int64_t kk = 0; kk < p.k; ++kk) p.a[size_t(kk)] = 0.f;                             // row 0
+      for (int64_t kk = block; kk < 2 * block; ++kk) p.a[size_t((m - 1) * p.k + kk)] = -0.f;  // a block
+      if (m > 2) {
+        for (int64_t kk = 0; kk < p.k; ++kk) p.a[size_t(p.k + kk)] = kk == 7 ? -3.f : 0.f;
+      }
+      ExpectInt8SameAsReference(p, "zeros");
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+// a * (127 / amax) exactly halfway between integers: amax 127 (inv 1) and 254 (inv 0.5), so
+// rint's ties to even decide the codes.
+TEST(MatMulNbitsInt8Kernel, TiesAtHalfRoundToEven) {
+  std::mt19937 rng(::qrt::testing::TestSeed() + 13);
+  std::uniform_int_distribution<int> half(-126, 125);
+  for (int64_t block : {16, 32, 64, 128, 256}) {
+    for (int64_t m : {1, 2, 3}) {
+      Problem p = Random(rng, m, 4 * block, 5, block, true, false);
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t kk = 0; kk < p.k; ++kk) {
+          const bool wide = (kk / block) % 2;
+          float v = float(half(rng)) + 0.5f;
+          if (kk % block == 0) v = 127.f;
+          p.a[size_t(i * p.k + kk)] = wide ? 2.f * v : v;
+        }
+      }
+      ExpectInt8SameAsReference(p, "ties");
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+// A near 1e30 and scales near 1e8 (products near the float range's end, some infinite), and
+// A spread over 60 binades.
+TEST(MatMulNbitsInt8Kernel, LargeMagnitudes) {
+  std::mt19937 rng(::qrt::testing::TestSeed() + 14);
+  for (int64_t block : {16, 32, 64, 128, 256}) {
+    for (int64_t m : {1, 2, 5}) {
+      Problem p = Random(rng, m, 3 * block + 17, 9, block, true, true);
+      for (float& v : p.a) v = Spread(rng, 95, 100);
+      for (float& v : p.scales) v = Spread(rng, 20, 27);
+      ExpectInt8SameAsReference(p, "large");
+      for (float& v : p.a) v = Spread(rng, -30, 30);
+      ExpectInt8SameAsReference(p, "spread");
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+// Rows whose codes leave -127..127 (NaN, infinity, a subnormal amax whose 127 / amax overflows)
+// are computed by the reference inside every kernel; paired rows and a lone last row. K is 1 and
+// the code 0 or 1, so the reference's integer sums stay in range.
+TEST(MatMulNbitsInt8Kernel, RowsTheReferenceTakes) {
+  std::mt19937 rng(::qrt::testing::TestSeed() + 15);
+  const float odd[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), 1e-40f};
+  for (int64_t block : {16, 64, 256}) {
+    for (int64_t m : {1, 2, 3}) {
+      for (float v : odd) {
+        Problem p = Random(rng, m, 1, 6, block, true, true);
+        for (uint8_t& c : p.codes) c = uint8_t(c & 0xF1);  // k = 0 takes code 0 or 1
+        p.a[size_t(m - 1)] = v;
+        ExpectInt8SameAsReference(p, "odd row");
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// A random sweep: sizes, block, zero points and bias drawn from the seed.
+TEST(MatMulNbitsInt8Kernel, RandomSweep) {
+  const uint32_t seed = ::qrt::testing::TestSeed() + 16;
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> pick_block(0, 4), pick_k(1, 700), pick_n(1, 21), pick_m(1, 7), coin(0, 1);
+  for (int t = 0; t < 200; ++t) {
+    const int64_t block = int64_t(16) << pick_block(rng), k = pick_k(rng), n = pick_n(rng), m = pick_m(rng);
+    ExpectInt8SameAsReference(Random(rng, m, k, n, block, coin(rng), coin(rng)),
+                              "seed " + std::to_string(seed) + " case " + std::to_string(t));
+    if (HasFatalFailure()) return;
   }
 }
 

@@ -1,0 +1,48 @@
+// The steps of MatMulNBits' int8 path (accuracy_level 4) for the SIMD kernels: ref::MatMulNbitsInt8's
+// lane layouts cut into steps of at most 128 k, each one FMA per lane. Out of line in a file built
+// for the baseline ISA (nbits_reduce.h says why).
+#pragma once
+
+#include <cstdint>
+
+#include "ops/kernels/nbits/matmul_nbits.h"
+
+namespace qrt::nbits {
+
+// Which 16-bit words (two k codes of A or W each: a byte's low and high nibble) lane l sums, the
+// words counted in the step's bytes. Every lane sums two words, one for kBytes.
+enum class Int8Layout : uint8_t {
+  kSpan,    // words l and 16 + l: 128 k of one block of 128 or more; a tail block of 64 or 32 k
+  kGroups,  // l = 4g + 2s + t: words 16s + 4g + t and that + 2: 128 k over blocks of 32 or 16
+  kPairs,   // l = 4g + 2h + r: words 16r + 4g + h and that + 2: two blocks of 64
+  kBytes,   // lane l < 8 takes byte l: a tail block of 16
+};
+
+struct Int8Step {
+  Int8Layout layout = Int8Layout::kSpan;
+  uint8_t blocks = 1;           // blocks the step spans (1, 2, 4 or 8)
+  uint8_t bytes = 64;           // code bytes it reads: 64, 32, 16 or 8
+  uint8_t lane_block[16] = {};  // lane -> its block, counted from `block`
+  int64_t block = 0;            // first block
+  int64_t offset = 0;           // byte offset in a column's codes: the first k / 2
+};
+
+struct Int8Plan {
+  int64_t count = 0;    // steps
+  int64_t fold_at = 0;  // with eight_lanes, lanes l + 8 fold into l before step fold_at
+  bool eight_lanes = false;
+};
+
+// Steps for blocks of `block` (16..256) and `blocks` blocks: at most this many.
+int64_t Int8StepCapacity(int64_t block, int64_t blocks);
+Int8Plan MakeInt8Plan(int64_t block, int64_t blocks, Int8Step* steps);
+
+// VPERMW's index for `layout` (not kBytes): output words 2l and 2l + 1 are lane l's words.
+void Int8WordIndex(Int8Layout layout, int16_t index[32]);
+
+// One row of Y by ref::MatMulNbitsInt8 (all columns), for a row whose int8 codes leave
+// -127..127 (A not finite, or 127 / amax overflowing): `paired` says whether the row is one of
+// a pair (index < m / 2 * 2), which picks its 16-lane reduction.
+void Int8RowByReference(const NbitsWeights& w, const float* row, bool paired, const float* bias, float* y);
+
+}  // namespace qrt::nbits
