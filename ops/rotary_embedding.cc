@@ -59,8 +59,10 @@ Status PrepareRotary(PrepareContext& ctx) {
   QRT_ASSIGN_OR_RETURN(int64_t interleaved, ctx.attrs().GetInt("interleaved", 0));
   QRT_ASSIGN_OR_RETURN(int64_t num_heads, ctx.attrs().GetInt("num_heads", 0));
   QRT_ASSIGN_OR_RETURN(int64_t rotary_dim, ctx.attrs().GetInt("rotary_embedding_dim", 0));
+  // is_packed_batching is read and, as by ONNX Runtime 1.30's CPU kernel, not used: its outputs
+  // with 0 and 1 are the same bytes for every layout above (tests/data/audit/rotary_packed_*).
   QRT_ASSIGN_OR_RETURN(int64_t packed, ctx.attrs().GetInt("is_packed_batching", 0));
-  if (packed != 0) return Unsupported("RotaryEmbedding with is_packed_batching");
+  if (packed != 0 && packed != 1) return InvalidArgument("is_packed_batching must be 0 or 1, not ", packed);
   s.interleaved = interleaved != 0;
   s.row = SelectRotaryRow(ctx.isa());
   s.four_d = x.dims.size() == 4;

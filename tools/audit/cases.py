@@ -653,6 +653,12 @@ def rotary_cases():
         cos, sin = caches(30, 24)
         out.append(case(f"rotary_i{inter}_4d", "RotaryEmbedding", [2, 3, 5, 24], dict(interleaved=inter),
                         consts=[rng.integers(0, 30, (2, 5)).astype(I64), cos, sin], seed=len(out), **ms))
+    # is_packed_batching: ORT 1.30's CPU kernel reads the same layouts and ignores the flag.
+    cos, sin = caches(32, 24)
+    out.append(case("rotary_packed_3d", "RotaryEmbedding", [2, 5, 48], dict(num_heads=2, is_packed_batching=1),
+                    consts=[rng.integers(0, 32, (2, 5)).astype(I64), cos, sin], seed=len(out), **ms))
+    out.append(case("rotary_packed_4d_start", "RotaryEmbedding", [2, 3, 5, 24],
+                    dict(interleaved=1, is_packed_batching=1), consts=[i64(4), cos, sin], seed=len(out), **ms))
     return out
 
 
