@@ -98,7 +98,8 @@ std::vector<float> GridWeights(const ConvGeometry& g, std::mt19937& rng, QuantGr
 // Values on 8-bit grids, as in a QDQ graph: x = fl(d * s_x) (u8, zero point 128), w = fl(e * s_w[c])
 // (s8 per channel); the output scale makes the outputs span the 8-bit range, as calibration does.
 // codes: X read and Y written as uint8 codes (link-conv-codes), the int8 path only.
-void BM_ConvInt8(benchmark::State& state, const Layer& l, bool int8, bool codes = false) {
+// isa: the ceiling the plan picks its kernel under (the AVX2 kernel at kAvx2).
+void BM_ConvInt8(benchmark::State& state, const Layer& l, bool int8, bool codes = false, Isa isa = kIsaAuto) {
   const ConvGeometry g = GeometryOf(l);
   std::mt19937 rng(7);
   QuantGrid xg, wg;
@@ -115,7 +116,7 @@ void BM_ConvInt8(benchmark::State& state, const Layer& l, bool int8, bool codes 
   for (float v : y) top = std::max(top, std::fabs(v));
   OutputEpilogue epilogue;
   epilogue.before.map = avx512::QuantizeDequantizeS8, epilogue.before.scale = top / 127, epilogue.before.zero_point = 0;
-  const auto plan = PlanPointwiseInt8(g, w.data(), wg, xg, b.data());
+  const auto plan = PlanPointwiseInt8(g, w.data(), wg, xg, b.data(), 0, isa);
   if (plan == nullptr) return state.SkipWithError("no int8 plan");
   PointwiseInt8Args a;
   a.x = x.data(), a.w = w.data(), a.bias = b.data(), a.y = y.data(), a.epilogue = epilogue, a.before_signed = true;
@@ -189,8 +190,17 @@ void RegisterInt8() {
                           {"pw_2048to256_7", 2048, 256, 7, 1, 1, 1}, {"pw_4096to64_7", 4096, 64, 7, 1, 1, 1},
                           {"pw_320to1280_7", 320, 1280, 7, 1, 1, 1}, {"pw_24to144_56", 24, 144, 56, 1, 1, 1},
                           {"pw_16to96_112", 16, 96, 112, 1, 1, 1},   {"pw_32to16_112", 32, 16, 112, 1, 1, 1},
-                          {"pw_144to24_56", 144, 24, 56, 1, 1, 1}};
+                          {"pw_144to24_56", 144, 24, 56, 1, 1, 1},   {"pw_96to24_56", 96, 24, 56, 1, 1, 1},
+                          {"pw_192to32_28", 192, 32, 28, 1, 1, 1}};
   for (const Layer& l : layers) {
+    // The AVX2 kernel (VPMADDWD on int16 pairs), floats and codes, on any CPU with AVX2.
+    for (bool codes : {false, true}) {
+      const std::string name = std::string("ConvGrid_") + l.name + (codes ? "/int8_avx2_codes" : "/int8_avx2");
+      benchmark::RegisterBenchmark(name.c_str(), [l, codes](benchmark::State& s) {
+        BM_ConvInt8(s, l, true, codes, Isa::kAvx2);
+      })->UseRealTime();
+    }
+    if (!CanUseAvx512Vnni(kIsaAuto)) continue;
     for (bool int8 : {false, true}) {
       const std::string name = std::string("ConvGrid_") + l.name + (int8 ? "/int8_vnni" : "/f32_avx512");
       benchmark::RegisterBenchmark(name.c_str(), [l, int8](benchmark::State& s) {

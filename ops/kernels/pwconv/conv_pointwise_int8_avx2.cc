@@ -75,7 +75,8 @@ bool Pack(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, 
   const __m256 low = _mm256_set1_ps(float(p.d_low)), high = _mm256_set1_ps(float(p.d_high));
   const __m256 magic = _mm256_set1_ps(12582912.0f);  // 1.5 * 2^23: (t + magic) - magic = rint(t)
   return PackColumns<V>(p, cols, out, norms, floats, [&](int64_t k, int h, __m256i valid, __m256* xv, __m256* d) {
-    *xv = _mm256_maskload_ps(x + k * ld + 8 * h, valid);
+    const float* from = x + k * ld + 8 * h;
+    *xv = cols >= 8 * (h + 1) ? _mm256_loadu_ps(from) : _mm256_maskload_ps(from, valid);
     const __m256 t = _mm256_min_ps(high, _mm256_max_ps(low, _mm256_mul_ps(*xv, inverse)));
     *d = _mm256_sub_ps(_mm256_add_ps(t, magic), magic);
     // As DequantizeLinear computes it: (float(q) - float(zp)) * s = fl(d * s). NaN differs.
@@ -83,33 +84,69 @@ bool Pack(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, 
   });
 }
 
-// PackColumns from X's codes (one byte per element, rows ld apart): d = (q ^ flip) - offset, the
-// floats fl(d * s_x) as DequantizeLinear makes them. Lanes past cols read the byte that gives
-// d = 0 (from a copy: there is no masked byte load).
+// Packs columns [0, cols) of X's codes (one byte per element, rows ld apart) as PackColumns
+// does, in integers: d = (q ^ flip) - offset as int16, rows 2p and 2p+1 interleaved by bytes
+// before they are widened, and norms[j] >= ||d||_2 from the exact int32 sum of squares
+// (VPMADDWD of each pair with itself: k * 255^2 < 2^31), which float conversion, the raise by
+// 2^-11 and the square root round by far less than the raise. The floats are not made here
+// (FloatsOfPairs, for the blocks with outputs to recompute): with few input channels, widening
+// every code to a float cost more than the sums. Lanes past cols read the byte that gives d = 0
+// (from a copy: there is no masked byte load), and so does row k past an odd k.
 template <int V>
-void PackCodes(const PointwiseInt8Plan& p, const uint8_t* q, int64_t ld, int64_t cols, int32_t* out, float* norms,
-               float* floats) {
-  const __m256 scale = _mm256_set1_ps(p.x_scale);
-  const __m256i offset = _mm256_set1_epi32(p.x_offset);
+void PackCodePairs(const PointwiseInt8Plan& p, const uint8_t* q, int64_t ld, int64_t cols, int32_t* out, float* norms) {
   const uint8_t flip = p.x_signed ? 0x80 : 0;  // int8: q + 128
-  const __m128i flips = _mm_set1_epi8(char(flip));
-  PackColumns<V>(p, cols, out, norms, floats, [&](int64_t k, int h, __m256i, __m256* xv, __m256* d) {
-    const uint8_t* from = q + k * ld + 8 * h;
-    const int64_t n = cols - 8 * h;
-    __m128i codes;
-    if (n >= 8) {
-      codes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(from));
-    } else {
-      uint8_t tail[8];
-      std::memset(tail, uint8_t(p.x_offset) ^ flip, sizeof(tail));
-      std::memcpy(tail, from, size_t(std::max<int64_t>(n, 0)));
-      codes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(tail));
+  const uint8_t zero_byte = uint8_t(uint8_t(p.x_offset) ^ flip);
+  const __m128i flips = _mm_set1_epi8(char(flip)), zeros = _mm_set1_epi8(char(zero_byte));
+  const __m256i offset = _mm256_set1_epi16(int16_t(p.x_offset));
+  auto load = [&](int64_t k, int v) {
+    if (k >= p.k) return zeros;
+    const uint8_t* from = q + k * ld + 16 * v;
+    const int64_t n = cols - 16 * v;
+    if (n >= 16) return _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(from)), flips);
+    alignas(16) uint8_t tail[16];
+    std::memset(tail, zero_byte ^ flip, sizeof(tail));
+    std::memcpy(tail, from, size_t(std::max<int64_t>(n, 0)));
+    return _mm_xor_si128(_mm_load_si128(reinterpret_cast<const __m128i*>(tail)), flips);
+  };
+  __m256i squares[V][2];
+  for (int v = 0; v < V; ++v) squares[v][0] = squares[v][1] = _mm256_setzero_si256();
+  for (int64_t r = 0; r < p.rows; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) {
+      const __m128i a = load(2 * r, v), b = load(2 * r + 1, v);
+      const __m256i lo = _mm256_sub_epi16(_mm256_cvtepu8_epi16(_mm_unpacklo_epi8(a, b)), offset);
+      const __m256i hi = _mm256_sub_epi16(_mm256_cvtepu8_epi16(_mm_unpackhi_epi8(a, b)), offset);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + r * kBlock + 16 * v), lo);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + r * kBlock + 16 * v + 8), hi);
+      squares[v][0] = _mm256_add_epi32(squares[v][0], _mm256_madd_epi16(lo, lo));
+      squares[v][1] = _mm256_add_epi32(squares[v][1], _mm256_madd_epi16(hi, hi));
     }
-    const __m256i byte = _mm256_cvtepu8_epi32(_mm_xor_si128(codes, flips));
-    *d = _mm256_cvtepi32_ps(_mm256_sub_epi32(byte, offset));
-    *xv = _mm256_mul_ps(*d, scale);
-    return 0;
-  });
+  }
+  const __m256 raise = _mm256_set1_ps(1.f + 1.f / 2048.f);
+  for (int v = 0; v < V; ++v) {
+    for (int h = 0; h < 2; ++h) {
+      const __m256 raised = _mm256_mul_ps(_mm256_cvtepi32_ps(squares[v][h]), raise);
+      _mm256_storeu_ps(norms + 16 * v + 8 * h, _mm256_sqrt_ps(raised));
+    }
+  }
+}
+
+// The floats (k x 64) of the first ceil(cols / 16) vectors of a block packed by PackCodePairs:
+// fl(d * s_x), as DequantizeLinear makes them.
+void FloatsOfPairs(const PointwiseInt8Plan& p, const int32_t* packed, int64_t cols, float* floats) {
+  const __m256 scale = _mm256_set1_ps(p.x_scale);
+  const int64_t halves = 2 * ((cols + 15) / 16);
+  for (int64_t r = 0; r < p.rows; ++r) {
+    for (int64_t h = 0; h < halves; ++h) {
+      const __m256i pair = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(packed + r * kBlock + 8 * h));
+      const __m256i low = _mm256_srai_epi32(_mm256_slli_epi32(pair, 16), 16);
+      _mm256_store_ps(floats + (2 * r) * kBlock + 8 * h, _mm256_mul_ps(_mm256_cvtepi32_ps(low), scale));
+      if (2 * r + 1 < p.k) {
+        const __m256i high = _mm256_srai_epi32(pair, 16);
+        _mm256_store_ps(floats + (2 * r + 1) * kBlock + 8 * h, _mm256_mul_ps(_mm256_cvtepi32_ps(high), scale));
+      }
+    }
+  }
 }
 
 // out[r][h] = the int32 sums over every pair of one vector of 16 columns (x at its first column
@@ -194,19 +231,21 @@ void ReferenceHalf(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const
   }
   const FakeQuantStep& fq = a.epilogue.before;
   const int64_t lanes = std::min<int64_t>(valid, 8);
+  // The N channels' outputs in one call of the element-wise quantizer (a call per channel of 8
+  // values cost more than their sums at small k).
+  alignas(32) float out[8 * N];
   for (int i = 0; i < N; ++i) {
     if (a.bias != nullptr) c[i] = _mm256_add_ps(c[i], _mm256_set1_ps(a.bias[channels[i]]));
-    alignas(32) float out[8];
-    _mm256_store_ps(out, c[i]);
-    if (codes != nullptr) {  // QuantizeLinear of the reference's floats
-      uint8_t q[8];
-      a.quantize(8, out, fq.scale, fq.zero_point, q);
-      std::memcpy(codes + channels[i] * p.columns, q, size_t(lanes));
-      continue;
-    }
-    fq.map(8, out, fq.scale, fq.zero_point, out);
-    std::memcpy(y + channels[i] * p.columns, out, size_t(lanes) * sizeof(float));
+    _mm256_store_ps(out + 8 * i, c[i]);
   }
+  if (codes != nullptr) {  // QuantizeLinear of the reference's floats
+    uint8_t q[8 * N];
+    a.quantize(8 * N, out, fq.scale, fq.zero_point, q);
+    for (int i = 0; i < N; ++i) std::memcpy(codes + channels[i] * p.columns, q + 8 * i, size_t(lanes));
+    return;
+  }
+  fq.map(8 * N, out, fq.scale, fq.zero_point, out);
+  for (int i = 0; i < N; ++i) std::memcpy(y + channels[i] * p.columns, out + 8 * i, size_t(lanes) * sizeof(float));
 }
 
 using ReferenceFn = void (*)(const PointwiseInt8Plan&, const PointwiseInt8Args&, const float*, float*, uint8_t*,
@@ -240,7 +279,12 @@ void FinishTile(const PointwiseInt8Plan& p, const PointwiseInt8Step* steps, cons
       } else {
         // As the reference's quantizer: (t + 1.5 * 2^23) - 1.5 * 2^23.
         const __m256 step = _mm256_sub_ps(_mm256_add_ps(t, rule.magic), rule.magic);
-        _mm256_maskstore_ps(y + c * p.columns + 8 * h, masks[h], _mm256_mul_ps(step, rule.scale));
+        float* to = y + c * p.columns + 8 * h;
+        // VMASKMOVPS stores are slow on AMD (microcoded): a full half takes a plain store.
+        if (cols >= 8 * (h + 1))
+          _mm256_storeu_ps(to, _mm256_mul_ps(step, rule.scale));
+        else
+          _mm256_maskstore_ps(to, masks[h], _mm256_mul_ps(step, rule.scale));
       }
     }
     if (kCodes) {
@@ -267,9 +311,9 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
                        const PointwiseInt8Scratch& scratch) {
   using PackFn = bool (*)(const PointwiseInt8Plan&, const float*, int64_t, int64_t, int32_t*, float*, float*);
   constexpr PackFn kPack[kTileVectors + 1] = {nullptr, Pack<1>, Pack<2>, Pack<3>, Pack<4>};
-  using PackCodesFn = void (*)(const PointwiseInt8Plan&, const uint8_t*, int64_t, int64_t, int32_t*, float*, float*);
-  constexpr PackCodesFn kPackCodes[kTileVectors + 1] = {nullptr, PackCodes<1>, PackCodes<2>, PackCodes<3>,
-                                                        PackCodes<4>};
+  using PackCodesFn = void (*)(const PointwiseInt8Plan&, const uint8_t*, int64_t, int64_t, int32_t*, float*);
+  constexpr PackCodesFn kPackCodes[kTileVectors + 1] = {nullptr, PackCodePairs<1>, PackCodePairs<2>, PackCodePairs<3>,
+                                                        PackCodePairs<4>};
   const int64_t blocks = last - first;
   auto columns_of = [&](int64_t b) { return std::min(kBlock, p.columns - (first + b) * kBlock); };
   auto packed_of = [&](int64_t b) { return scratch.packed + b * p.rows * kBlock; };
@@ -282,8 +326,7 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
     const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
     bool on_grid = true;
     if (x_codes != nullptr) {
-      kPackCodes[(cols + 15) / 16](p, x_codes + j0, p.columns, cols, packed_of(b), scratch.norms + b * kBlock,
-                                   floats_of(b));
+      kPackCodes[(cols + 15) / 16](p, x_codes + j0, p.columns, cols, packed_of(b), scratch.norms + b * kBlock);
     } else {
       on_grid =
           kPack[(cols + 15) / 16](p, x + j0, p.columns, cols, packed_of(b), scratch.norms + b * kBlock, floats_of(b));
@@ -322,6 +365,9 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
   for (int64_t b = 0; b < blocks; ++b) {
     if (count[4 * b] < 0) continue;
     const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
+    if (x_codes != nullptr && (count[4 * b] | count[4 * b + 1] | count[4 * b + 2] | count[4 * b + 3]) != 0) {
+      FloatsOfPairs(p, packed_of(b), cols, floats_of(b));
+    }
     for (int v = 0; 16 * v < cols; ++v) {
       const int32_t* list = open + (4 * b + v) * p.channels;
       const int64_t n = count[4 * b + v];

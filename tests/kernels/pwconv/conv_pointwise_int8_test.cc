@@ -322,6 +322,32 @@ INT8_TEST(OutputsOnRoundingBoundariesAreRecomputedAsTheReferenceDoes) {
   }
 }
 
+// MobileNetV2's few input channels (k = 16, 24, 32) and k around them, odd k (a last pair
+// with one row), column tails, sums on ties (recomputed from the floats the AVX2 kernel makes
+// from X's codes only for blocks that need them), saturation and zero points at both ends; X
+// from its floats and from its codes (ExpectExact).
+INT8_TEST(FewInputChannelsFromCodes) {
+  struct Z {
+    bool x_signed;
+    int32_t x_zp;
+    bool y_signed;
+    int32_t y_zp;
+  };
+  for (const Z& z :
+       {Z{false, 128, true, 0}, Z{false, 0, false, 255}, Z{true, 127, true, -128}, Z{true, -128, false, 0}}) {
+    for (Data d : {Data::kSpread, Data::kBoundaries, Data::kSaturating}) {
+      for (int64_t k : {15, 16, 17, 24, 31, 32}) {
+        for (int64_t columns : {9, 64, 150}) {
+          Case c;
+          c.x_signed = z.x_signed, c.x_zp = z.x_zp, c.y_signed = z.y_signed, c.y_zp = z.y_zp, c.data = d;
+          c.k = k, c.columns = columns, c.channels = 14;
+          ExpectExact(c);
+        }
+      }
+    }
+  }
+}
+
 // The argument's own case: an output whose float sum (the reference's) and exact integer sum
 // fall on two sides of a rounding boundary. The output scale is planted, a few ulps at a time,
 // until the reference's step of the float sum differs from the step of the estimate the
