@@ -318,7 +318,9 @@ class Parser {
     // The output: given, or the one node no other node reads.
     std::vector<int> readers(p.nodes.size(), 0);
     for (const MatchNodeSpec& n : p.nodes) {
-      for (const PatternRef& r : n.inputs) readers[size_t(r.index)] += r.kind == PatternRef::Kind::kNode;
+      for (const PatternRef& r : n.inputs) {
+        if (r.kind == PatternRef::Kind::kNode) ++readers[size_t(r.index)];  // a variable's index is not a node's
+      }
     }
     if (m.contains("output")) {
       if (!m["output"].is_string() || !ids.count(m["output"].get<std::string>())) {
