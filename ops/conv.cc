@@ -21,6 +21,10 @@
 //       max|x - x_zp| * sum_k |w'| <= 2^24 for every output channel: every partial sum
 //       in any order is then an integer of magnitude <= 2^24, exact in f32 (FMA too).
 //       Depthwise convolutions prefer this path (OnednnInt8Pays, conv_plan.cc).
+//     - exact-f32: the same bound and the same floats through qrt's own float kernels, X's
+//       codes read as x - x_zp while the planes are filled. Taken at the AVX2 tier and above
+//       where the float planner picks the 3x3 depthwise lanes or rows kernels (oneDNN's
+//       depthwise took 37 us where these take 10 on a 32-channel stride-2 layer).
 //     - reference: everything else (full-range weights with long reductions, non-constant
 //       weights or zero points).
 //     The bias is added to the exact accumulator in int32 (wrapping) by qrt in every
@@ -163,7 +167,8 @@ StatusOr<ConvAlgorithm> ForcedAlgorithm(const PrepareContext& ctx) {
 }
 
 bool IsIntegerAlgorithm(ConvAlgorithm a) {
-  return a == ConvAlgorithm::kOnednnInt8 || a == ConvAlgorithm::kOnednnF32 || a == ConvAlgorithm::kIgemm;
+  return a == ConvAlgorithm::kOnednnInt8 || a == ConvAlgorithm::kOnednnF32 || a == ConvAlgorithm::kIgemm ||
+         a == ConvAlgorithm::kExactF32;
 }
 
 Status NotApplicable(ConvAlgorithm a, const char* why) {
@@ -488,7 +493,12 @@ struct IntConvState {
   bool qlinear = false;
   // Input indices; -1 when absent.
   int w = 1, x_zp = -1, w_zp = -1, bias = -1, x_scale = -1, w_scale = -1, y_scale = -1, y_zp = -1;
-  ConvAlgorithm path = ConvAlgorithm::kReference;  // or kOnednnInt8, kOnednnF32, kIgemm
+  ConvAlgorithm path = ConvAlgorithm::kReference;  // or kOnednnInt8, kOnednnF32, kIgemm, kExactF32
+  // kExactF32: qrt's float kernels on w - w_zp (wf) and X's codes read as x - x_zp.
+  ConvFloatPlan float_plan;
+  ConvFloatKernels float_kernels;
+  DequantizeRowKernels dequantize_x;
+  std::vector<float> wf;
   std::shared_ptr<const onednn::Conv> onednn;
   IgemmKernel igemm;
   std::vector<int16_t> w16;  // kIgemm with constant W: rows of w - w_zp (IgemmRowsToInt16)
@@ -645,6 +655,27 @@ Status RunIntConv(const IntConvState& s, const RunArgs& args) {
       WithConvTypes(s, [&](auto tx, auto tw) { RunIgemmTyped<decltype(tx), decltype(tw)>(s, args, a); });
       break;
     }
+    case ConvAlgorithm::kExactF32: {
+      // X's codes read as float(q) - float(x_zp), times 1: the exact x - x_zp. Every partial sum
+      // is an integer below 2^24 (checked at prepare), so any summation order gives the exact
+      // sum, and the float accumulators convert to int32 without loss.
+      const int32_t x_zp = ZeroPointAt(s.x_zp >= 0 ? args.input(s.x_zp) : nullptr, 0);
+      const ConvInputCodes codes{x.raw(), s.dequantize_x, 1.f, x_zp, s.x_dtype == DataType::kInt8};
+      const float* xf = nullptr;
+      if (!s.float_plan.handles_codes()) {
+        float* t = ThreadScratchFloats(ScratchSlot::kOp1, size_t(x.numel()));
+        s.dequantize_x.row(x.numel(), x.raw(), 1.f, x_zp, t);
+        xf = t;
+      }
+      float* scratch =
+          ThreadScratchFloats(ScratchSlot::kOp2, size_t(std::max<int64_t>(1, s.float_plan.scratch_floats)));
+      float* af = static_cast<float*>(acc);
+      ConvFloatOrdered(s.float_plan, s.g, xf, s.wf.data(), nullptr, af, s.float_kernels, scratch, s.threads, nullptr,
+                       xf == nullptr ? &codes : nullptr);
+      int32_t* ai = static_cast<int32_t*>(acc);
+      for (int64_t i = 0; i < out_count; ++i) ai[i] = int32_t(af[i]);
+      break;
+    }
     default: {  // kReference
       int32_t* a = static_cast<int32_t*>(acc);
       WithConvTypes(s, [&](auto tx, auto tw) { RunRefTyped<decltype(tx), decltype(tw)>(s, args, a); });
@@ -690,7 +721,8 @@ Status ChoosePath(PrepareContext& ctx, IntConvState& s) {
     }
     return Status::Ok();
   }
-  if (!onednn::UsableUnder(ctx.isa())) {
+  const bool onednn_ok = onednn::UsableUnder(ctx.isa());
+  if (!onednn_ok && forced != ConvAlgorithm::kExactF32) {
     return forced == ConvAlgorithm::kAuto ? Status::Ok()
                                           : NotApplicable(forced, "ISA ceilings below oneDNN's tier run the reference");
   }
@@ -745,6 +777,27 @@ Status ChoosePath(PrepareContext& ctx, IntConvState& s) {
     s.path = ConvAlgorithm::kOnednnF32;
     return true;
   };
+  // qrt's float kernels where they are fast for g (3x3 depthwise: lanes or rows) and exact.
+  auto try_exact_f32 = [&](bool forcing) -> bool {
+    if (!f32_ok || s.g.batch == 0) return false;
+    s.float_kernels = SelectConvFloatKernels(ctx.isa());
+    std::optional<ConvFloatPlan> plan = PlanConvFloat(s.g, AvailableIn(s.float_kernels));
+    if (!plan) return false;
+    const bool fast =
+        plan->algorithm == ConvAlgorithm::kDepthwiseLanes || plan->algorithm == ConvAlgorithm::kDepthwiseRows;
+    if (!forcing && !fast) return false;
+    s.float_plan = *plan;
+    s.dequantize_x = SelectDequantizeRows(s.x_dtype, ctx.isa());
+    s.wf.assign(wq.begin(), wq.end());
+    s.threads = ctx.threads();
+    s.path = ConvAlgorithm::kExactF32;
+    return true;
+  };
+  if (forced == ConvAlgorithm::kExactF32) {
+    return try_exact_f32(true) ? Status::Ok() : NotApplicable(forced, "not provably exact here");
+  }
+  if (forced == ConvAlgorithm::kAuto && igemm_ok && try_exact_f32(false)) return Status::Ok();
+  if (!onednn_ok) return Status::Ok();
   if (forced == ConvAlgorithm::kOnednnInt8) {
     if (!int8_ok) return NotApplicable(forced, "not provably exact here");
     // oneDNN 2.6 has no u8 x s8 convolution for some grouped and dilated geometries without AVX-512.

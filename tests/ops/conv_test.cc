@@ -294,6 +294,12 @@ TEST_P(ConvPaths, QLinearConvBitExact) {
           if (f32.ok()) {
             EXPECT_EQ(testing::CompareBits(*f32, *want), "") << label << " (f32 path)";
           }
+          // qrt's own float kernels under the same exactness bound, at every tier.
+          for (Isa isa : TiersThisCpuHas()) {
+            auto own = testing::linalg::RunNode("QLinearConv", in, a, isa, "exact-f32");
+            if (f32.ok()) EXPECT_TRUE(own.ok()) << label << ": " << own.status().message();
+            if (own.ok()) EXPECT_EQ(testing::CompareBits(*own, *want), "") << label << " (exact-f32 path)";
+          }
           ExpectIgemmExact("QLinearConv", in, a, *want, label);
         }
       }

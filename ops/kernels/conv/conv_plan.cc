@@ -177,12 +177,14 @@ std::string_view ConvAlgorithmName(ConvAlgorithm a) {
       return "onednn-f32";
     case ConvAlgorithm::kIgemm:
       return "igemm";
+    case ConvAlgorithm::kExactF32:
+      return "exact-f32";
   }
   return "auto";
 }
 
 std::optional<ConvAlgorithm> ParseConvAlgorithm(std::string_view name) {
-  for (int i = 0; i <= int(ConvAlgorithm::kIgemm); ++i) {
+  for (int i = 0; i <= int(ConvAlgorithm::kExactF32); ++i) {
     if (ConvAlgorithmName(ConvAlgorithm(i)) == name) return ConvAlgorithm(i);
   }
   return std::nullopt;

@@ -38,6 +38,9 @@ enum class ConvAlgorithm : uint8_t {
   kOnednnF32,   // (x - zp) and (w - zp) as floats, every partial sum an exact integer
   // ConvInteger and QLinearConv in exact int16 x int16 -> int32 products (ops/kernels/igemm):
   kIgemm,  // im2col panels and the integer GEMM, AVX2 and above
+  // ConvInteger and QLinearConv through qrt's float kernels on x - x_zp and w - w_zp, where every
+  // partial sum is an exact integer (3x3 depthwise: the lanes and rows kernels):
+  kExactF32,
 };
 
 // "padded-rows-window" etc.; ParseConvAlgorithm takes the same names (and "auto").
