@@ -131,7 +131,7 @@ void Tile(const NbitsWeights& w, const Int8Plan& plan, const Int8Step* steps, co
 }
 
 // r[c] (lanes = k) becomes r[k] (lanes = c): a 16 x 16 transpose in registers.
-void Transpose16(__m512 r[16]) {
+__attribute__((always_inline)) inline void Transpose16(__m512 r[16]) {
   __m512 a[16], b[16], c[16];
   for (int i = 0; i < 8; ++i) {
     a[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
@@ -158,11 +158,14 @@ void Transpose16(__m512 r[16]) {
 // y += the zero points' share, c = fma(sa * sum qa, -sb * zp, c) over blocks from +0, for
 // columns [j0, j0 + 64) of every row: -sb * zp per block is computed 16 blocks at a time per
 // column and transposed, so that a register holds 16 columns' chains.
-void AddZeroPointShare(const NbitsWeights& w, int64_t m, const float* asum, float* nz, float* y) {
-  constexpr int64_t kChunk = 64;
+constexpr int64_t kZeroPointChunk = 64;
+
+// Columns [j0, j0 + kZeroPointChunk) only.
+void AddZeroPointShareChunk(const NbitsWeights& w, int64_t m, const float* asum, float* nz, float* y, int64_t j0) {
+  constexpr int64_t kChunk = kZeroPointChunk;
   const int64_t zp_row = (w.blocks + 1) / 2;
   const __m512 sign = _mm512_castsi512_ps(_mm512_set1_epi32(int(0x80000000u)));
-  for (int64_t j0 = 0; j0 < w.n; j0 += kChunk) {
+  {
     const int64_t cols = std::min(kChunk, w.n - j0), regs = (cols + 15) / 16;
     for (int64_t g = 0; g < 16 * regs; g += 16) {
       for (int64_t b0 = 0; b0 < w.blocks; b0 += 16) {
@@ -210,6 +213,10 @@ void AddZeroPointShare(const NbitsWeights& w, int64_t m, const float* asum, floa
   }
 }
 
+void AddZeroPointShare(const NbitsWeights& w, int64_t m, const float* asum, float* nz, float* y) {
+  for (int64_t j0 = 0; j0 < w.n; j0 += kZeroPointChunk) AddZeroPointShareChunk(w, m, asum, nz, y, j0);
+}
+
 template <class Dot, int R, int C>
 void Tiles(const NbitsWeights& w, const Int8Plan& plan, const Int8Step* steps, const __m512i* word_index,
            const uint8_t* qa, int64_t qa_row, const float* sa, int64_t i0, int64_t j0, int64_t m, const float* bias,
@@ -238,6 +245,148 @@ void Tiles(const NbitsWeights& w, const Int8Plan& plan, const Int8Step* steps, c
   }
 }
 
+// One row of A (m = 1). The steps from the first that share its layout and read 64 bytes (all
+// of them for blocks of 128 or more; the whole groups of 128 k otherwise) keep their lanes in
+// another order: dword p holds reference lane order[p], chosen so that lane's block is p % B,
+// B the blocks a step spans. A step's sa * sb is then B products repeated (one broadcast load of
+// the column's B scales, one multiply: the reference's rounded sa * sb per lane), and W's words
+// are moved by the same one VPERMW. After those steps one VPERMPS puts the lanes back in the
+// reference's order and the other steps run as in Tile.
+struct Row1Plan {
+  int64_t fast = 0;  // steps [0, fast) in the permuted order
+  int blocks = 0;    // B
+  __m512i unpermute;
+};
+
+inline Row1Plan MakeRow1Plan(const Int8Plan& plan, const Int8Step* steps, __m512i* word_index) {
+  Row1Plan r;
+  const int64_t main_end = plan.eight_lanes ? plan.fold_at : plan.count;
+  if (main_end == 0 || steps[0].bytes != 64 || steps[0].layout == Int8Layout::kBytes) return r;
+  const Int8Step& first = steps[0];
+  const int b = first.blocks;
+  int order[16], count[8] = {};
+  for (int l = 0; l < 16; ++l) {
+    const int lb = first.lane_block[l];
+    if (lb >= b || count[lb] >= 16 / b) return r;
+    order[count[lb]++ * b + lb] = l;
+  }
+  int64_t fast = 0;
+  while (fast < main_end && steps[fast].layout == first.layout && steps[fast].bytes == 64 &&
+         steps[fast].blocks == first.blocks && steps[fast].offset == 64 * fast &&
+         std::memcmp(steps[fast].lane_block, first.lane_block, 16) == 0)
+    ++fast;
+  for (int64_t s = fast; s < plan.count; ++s) {
+    if (steps[s].layout == first.layout) return r;  // would be arranged in the permuted order
+  }
+  alignas(64) int16_t base[32], index[32];
+  alignas(64) int32_t inverse[16];
+  _mm512_store_si512(base, word_index[int(first.layout)]);
+  for (int p = 0; p < 16; ++p) {
+    index[2 * p] = base[2 * order[p]];
+    index[2 * p + 1] = base[2 * order[p] + 1];
+    inverse[order[p]] = p;
+  }
+  word_index[int(first.layout)] = _mm512_load_si512(index);
+  r.fast = fast;
+  r.blocks = b;
+  r.unpermute = _mm512_load_si512(inverse);
+  return r;
+}
+
+template <int B>
+inline __m512 BroadcastScales(const float* p) {
+  if constexpr (B == 1) return _mm512_set1_ps(*p);
+  if constexpr (B == 2) return _mm512_castpd_ps(_mm512_set1_pd(*reinterpret_cast<const double*>(p)));
+  if constexpr (B == 4) return _mm512_broadcast_f32x4(_mm_loadu_ps(p));
+  if constexpr (B == 8) return _mm512_broadcast_f32x8(_mm256_loadu_ps(p));
+}
+
+// Columns j0 .. j0 + C - 1 of the row; fast_sa holds each permuted step's sa per dword.
+template <class Dot, int C, int B>
+void Row1Tile(const NbitsWeights& w, const Int8Plan& plan, const Row1Plan& r1, const Int8Step* steps,
+              const __m512i* word_index, const uint8_t* qa, const float* sa, const float* fast_sa, int64_t j0,
+              float* lanes) {
+  const int64_t row_bytes = w.blocks * (w.block / 2);
+  const __m512i nibble = _mm512_set1_epi8(15);
+  const __m512i index = word_index[int(steps[0].layout)];
+  const uint8_t* codes = w.codes + j0 * row_bytes;
+  const float* scales = w.scales + j0 * w.blocks;
+  __m512 acc[C];
+  for (int c = 0; c < C; ++c) acc[c] = _mm512_setzero_ps();
+  for (int64_t s = 0; s < r1.fast; ++s) {
+    const __m512i qlo = _mm512_loadu_si512(qa + 128 * s), qhi = _mm512_loadu_si512(qa + 128 * s + 64);
+    const __m512 sas = _mm512_loadu_ps(fast_sa + 16 * s);
+    const int64_t blk = steps[s].block;
+    for (int c = 0; c < C; ++c) {
+      const __m512i x = _mm512_permutexvar_epi16(index, _mm512_loadu_si512(codes + c * row_bytes + 64 * s));
+      const __m512i lo = _mm512_and_si512(x, nibble), hi = _mm512_and_si512(_mm512_srli_epi16(x, 4), nibble);
+      const __m512 p = _mm512_cvtepi32_ps(Dot()(lo, qlo, hi, qhi));
+      acc[c] = _mm512_fmadd_ps(p, _mm512_mul_ps(sas, BroadcastScales<B>(scales + c * w.blocks + blk)), acc[c]);
+    }
+  }
+  for (int c = 0; c < C; ++c) acc[c] = _mm512_permutexvar_ps(r1.unpermute, acc[c]);
+  auto run = [&](int64_t s0, int64_t s1) {
+    for (int64_t s = s0; s < s1; ++s) {
+      const Int8Step& st = steps[s];
+      const __m512i lane_block = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(st.lane_block)));
+      const __mmask16 span = __mmask16((1u << st.blocks) - 1);
+      const __m512i qlo = _mm512_loadu_si512(qa + 128 * s), qhi = _mm512_loadu_si512(qa + 128 * s + 64);
+      const __m512 sar = _mm512_permutexvar_ps(lane_block, _mm512_maskz_loadu_ps(span, sa + st.block));
+      for (int c = 0; c < C; ++c) {
+        const __m512i x = Arrange(st, word_index, codes + c * row_bytes + st.offset);
+        const __m512i lo = _mm512_and_si512(x, nibble), hi = _mm512_and_si512(_mm512_srli_epi16(x, 4), nibble);
+        const __m512 sb =
+            _mm512_permutexvar_ps(lane_block, _mm512_maskz_loadu_ps(span, scales + c * w.blocks + st.block));
+        const __m512 p = _mm512_cvtepi32_ps(Dot()(lo, qlo, hi, qhi));
+        acc[c] = _mm512_fmadd_ps(p, _mm512_mul_ps(sar, sb), acc[c]);
+      }
+    }
+  };
+  const int64_t main_end = plan.eight_lanes ? plan.fold_at : plan.count;
+  run(r1.fast, main_end);
+  if (plan.eight_lanes) {
+    for (int c = 0; c < C; ++c) acc[c] = _mm512_add_ps(acc[c], _mm512_shuffle_f32x4(acc[c], acc[c], 0xEE));
+    run(plan.fold_at, plan.count);
+  }
+  for (int c = 0; c < C; ++c) _mm512_storeu_ps(lanes + 16 * c, acc[c]);
+}
+
+template <class Dot, int C, int B>
+void Row1Tiles(const NbitsWeights& w, const Int8Plan& plan, const Row1Plan& r1, const Int8Step* steps,
+               const __m512i* word_index, const uint8_t* qa, const float* sa, const float* fast_sa, int64_t j0,
+               const float* bias, float* y) {
+  alignas(64) float lanes[16 * C];
+  Row1Tile<Dot, C, B>(w, plan, r1, steps, word_index, qa, sa, fast_sa, j0, lanes);
+  const int64_t whole_groups = w.n / 4 * 4;
+  for (int c = 0; c < C; ++c) {
+    const int64_t j = j0 + c;
+    const float* x = lanes + 16 * c;
+    float v;
+    if (plan.eight_lanes)
+      v = j < whole_groups ? nbits::FoldGroups8(x) : nbits::Tree8(x);
+    else
+      v = j < whole_groups ? nbits::FoldGroups16(x) : nbits::Tree16(x);
+    y[j] = bias ? v + bias[j] : v;
+  }
+}
+
+template <class Dot, int B>
+void Row1(const NbitsWeights& w, const Int8Plan& plan, const Row1Plan& r1, const Int8Step* steps,
+          const __m512i* word_index, const uint8_t* qa, const float* sa, const float* fast_sa, const float* asum,
+          float* nz, const float* bias, float* y) {
+  constexpr int kCols = 4;
+  static_assert(kZeroPointChunk % kCols == 0);
+  for (int64_t c0 = 0; c0 < w.n; c0 += kZeroPointChunk) {
+    const int64_t c1 = std::min(w.n, c0 + kZeroPointChunk);
+    int64_t j0 = c0;
+    for (; j0 + kCols <= c1; j0 += kCols)
+      Row1Tiles<Dot, kCols, B>(w, plan, r1, steps, word_index, qa, sa, fast_sa, j0, bias, y);
+    for (; j0 < c1; ++j0) Row1Tiles<Dot, 1, B>(w, plan, r1, steps, word_index, qa, sa, fast_sa, j0, bias, y);
+    // While this chunk's scales are in cache.
+    AddZeroPointShareChunk(w, 1, asum, nz, y, c0);
+  }
+}
+
 // The whole product; Dot()(lo, qlo, hi, qhi) gives each dword's four-byte products of lo and
 // qlo plus those of hi and qhi (codes unsigned, A's signed), exactly.
 template <class Dot>
@@ -255,12 +404,25 @@ void MatMulInt8(const NbitsWeights& w, int64_t m, const float* a, const float* b
   uint8_t* qa = ThreadScratchArray<uint8_t>(ScratchSlot::kOp0, size_t(m * qa_row + padded + 64));
   int8_t* natural = reinterpret_cast<int8_t*>(qa + m * qa_row);
   const int64_t chunk_floats = 64 * w.blocks;
-  float* floats = ThreadScratchFloats(ScratchSlot::kOp2, size_t(2 * m * w.blocks + chunk_floats + m));
+  float* floats = ThreadScratchFloats(ScratchSlot::kOp2, size_t(2 * m * w.blocks + chunk_floats + m + 16 * capacity));
   float *sa = floats, *asum = floats + m * w.blocks, *nz = asum + m * w.blocks, *irregular = nz + chunk_floats;
+  const Row1Plan r1 = m == 1 ? MakeRow1Plan(plan, steps, word_index) : Row1Plan();
   for (int64_t i = 0; i < m; ++i) {
     const bool regular = QuantizeRow(w, a + i * w.k, natural, sa + i * w.blocks, asum + i * w.blocks);
     irregular[i] = regular ? 0.f : 1.f;
     ArrangeRow(plan, steps, word_index, natural, qa + i * qa_row);
+  }
+  if (r1.fast > 0) {
+    float* fast_sa = irregular + m;
+    for (int64_t s = 0; s < r1.fast; ++s) {
+      for (int p = 0; p < 16; ++p) fast_sa[16 * s + p] = sa[steps[s].block + p % r1.blocks];
+    }
+    if (r1.blocks == 1) Row1<Dot, 1>(w, plan, r1, steps, word_index, qa, sa, fast_sa, asum, nz, bias, y);
+    if (r1.blocks == 2) Row1<Dot, 2>(w, plan, r1, steps, word_index, qa, sa, fast_sa, asum, nz, bias, y);
+    if (r1.blocks == 4) Row1<Dot, 4>(w, plan, r1, steps, word_index, qa, sa, fast_sa, asum, nz, bias, y);
+    if (r1.blocks == 8) Row1<Dot, 8>(w, plan, r1, steps, word_index, qa, sa, fast_sa, asum, nz, bias, y);
+    if (irregular[0] != 0.f) nbits::Int8RowByReference(w, a, false, bias, y);
+    return;
   }
   constexpr int kRows = 4, kCols = 3;
   int64_t j0 = 0;
