@@ -296,7 +296,11 @@ inline Row1Plan MakeRow1Plan(const Int8Plan& plan, const Int8Step* steps, __m512
 template <int B>
 inline __m512 BroadcastScales(const float* p) {
   if constexpr (B == 1) return _mm512_set1_ps(*p);
-  if constexpr (B == 2) return _mm512_castpd_ps(_mm512_set1_pd(*reinterpret_cast<const double*>(p)));
+  if constexpr (B == 2) {  // two floats as one double, read by memcpy: p need not be 8-byte aligned
+    double pair;
+    std::memcpy(&pair, p, sizeof(pair));
+    return _mm512_castpd_ps(_mm512_set1_pd(pair));
+  }
   if constexpr (B == 4) return _mm512_broadcast_f32x4(_mm_loadu_ps(p));
   if constexpr (B == 8) return _mm512_broadcast_f32x8(_mm256_loadu_ps(p));
 }
