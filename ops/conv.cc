@@ -61,6 +61,7 @@
 #include "ops/conv_integer_to_float.h"
 #include "ops/conv_quantize_dequantize.h"
 #include "ops/kernels/common/thread_scratch.h"
+#include "ops/kernels/conv/code_patches.h"
 #include "ops/kernels/conv/conv_float.h"
 #include "ops/kernels/conv/conv_ref.h"
 #include "ops/kernels/dwconv/depthwise_int8.h"
@@ -75,6 +76,7 @@
 #include "ops/qlinear_conv.h"
 #include "ops/quantize_dequantize.h"
 #include "runtime/kernel_isa.h"
+#include "runtime/quant_grid.h"
 
 namespace qrt {
 namespace {
@@ -206,15 +208,16 @@ struct ConvState {
 };
 
 // Takes the int8 pointwise path where it applies: qrt:ConvQuantizeDequantize with a fake
-// quantization first, constant W and bias, W and X on 8-bit grids, a 1x1 direct convolution.
-// Only where PointwiseInt8Pays (conv_plan.cc), unless forced; any other forced algorithm
-// refuses it. x_grid: X's grid (that of its codes with input_codes), null if unknown; y_grid: the
-// fake quantization's, null unless constant (the plan then keeps its step constants).
+// quantization first (a clamp before it too: conv_pointwise_int8.cc, ClampSteps), constant W and bias, W and X on 8-bit
+// grids, group 1 (a 1x1 direct convolution, or any other over its patch matrix of codes). Only where PointwiseInt8Pays
+// (conv_plan.cc), unless forced; any other forced algorithm refuses it. x_grid: X's grid (that of its codes with
+// input_codes), null if unknown; y_grid: the fake quantization's, null unless constant (the plan then keeps its step
+// constants).
 Status ChooseInt8(const PrepareContext& ctx, ConvAlgorithm forced, const QuantGrid* x_grid, const QuantGrid* y_grid,
                   ConvState& s) {
   const bool wanted = forced == ConvAlgorithm::kPointwiseInt8;
   if ((forced != ConvAlgorithm::kAuto && !wanted) || !CanUseAvx2(ctx.isa()) || s.steps.fake_quant_before == nullptr ||
-      s.steps.clamp) {
+      std::isnan(s.steps.clamp_lo) || std::isnan(s.steps.clamp_hi)) {
     return wanted ? NotApplicable(forced, "it needs a fake quantization first and the AVX2 tier") : Status::Ok();
   }
   const TensorInfo &w = ctx.input(1), &b = ctx.input(2);
@@ -283,6 +286,38 @@ OutputEpilogue EpilogueOf(const ConvState& s, const RunArgs& args) {
   return epilogue;
 }
 
+// The int8 path over patches: X's codes (made from its floats where every one lies on the grid,
+// else false: the float path runs), then per image their patch matrix, the 1x1 convolution of
+// the plan over it. False, having written nothing, where the run is declined.
+bool ConvPatchesInt8(const ConvState& s, PointwiseInt8Args a) {
+  const PointwiseInt8Plan& p = *s.int8;
+  const int64_t plane = s.g.in_channels * s.g.in_spatial();
+  const int32_t zero_point = p.x_offset + (p.x_signed ? -128 : 0);  // x_offset = zero point - type's lowest
+  const uint8_t* codes = static_cast<const uint8_t*>(a.x_codes);
+  if (codes == nullptr) {
+    auto* made = static_cast<uint8_t*>(ThreadScratch(ScratchSlot::kPatchInputCodes, size_t(s.g.batch * plane)));
+    if (!CodesOnGrid(a.x, s.g.batch * plane, p.x_scale, p.x_inverse, zero_point,
+                     p.x_signed ? DataType::kInt8 : DataType::kUInt8, made)) {
+      return false;
+    }
+    codes = made;
+  }
+  const uint8_t pad = uint8_t(zero_point);  // d = 0, the padding's value
+  auto* planes = static_cast<uint8_t*>(ThreadScratch(ScratchSlot::kPatchPlanes, size_t(CodePlanesBytes(s.g))));
+  auto* patches =
+      static_cast<uint8_t*>(ThreadScratch(ScratchSlot::kPatchCodes, size_t(p.k * p.columns + kCodePatchesSlack)));
+  PointwiseInt8Args image = a;
+  image.batch = 1, image.x = nullptr;
+  for (int64_t n = 0; n < s.g.batch; ++n) {
+    BuildCodePatches(s.g, codes + n * plane, pad, planes, patches);
+    image.x_codes = patches;
+    if (a.y != nullptr) image.y = a.y + n * p.channels * p.columns;
+    if (a.codes != nullptr) image.codes = static_cast<uint8_t*>(a.codes) + n * p.channels * p.columns;
+    if (!ConvPointwiseInt8(p, image)) return false;  // the first image's, for the same reason every time
+  }
+  return true;
+}
+
 // f32 in N x C x spatial: the int8 path where planned and it takes the run, else the ordered
 // float convolution; X read, and Y written, as codes with input_codes and output_codes.
 void RunConvF32(const ConvState& s, const RunArgs& args) {
@@ -311,7 +346,7 @@ void RunConvF32(const ConvState& s, const RunArgs& args) {
       a.codes = y.raw(), a.quantize = s.steps.quantize_y;
     else
       a.y = y.data<float>();
-    if (ConvPointwiseInt8(*s.int8, a)) return;
+    if (s.int8->patches ? ConvPatchesInt8(s, a) : ConvPointwiseInt8(*s.int8, a)) return;
   }
   ConvInputCodes codes;
   const float* x = nullptr;

@@ -14,16 +14,18 @@
 // bit-identical. A Relu or Clip with constant bounds right after the convolution (ReLU6 before a
 // quantizer, as Vitis AI and tf2onnx leave it) becomes the epilogue's first step, the clamp
 // (attributes clamp_min, clamp_max), computed as ops/unary.cc computes Clip.
-// And, for 1x1 convolutions whose output only a QuantizeLinear reads (MobileNetV2's projections,
-// whose 8-bit output feeds a QuantizedAdd):
+// And, for one-group convolutions whose output only a QuantizeLinear reads (MobileNetV2's
+// projections, whose 8-bit output feeds a QuantizedAdd; YOLOv8n's 3x3 convolutions, whose codes
+// feed its SiLU):
 //   x --Conv(w, b)--> y --QuantizeLinear(s, z)--> q
 //     =>   x --ConvQuantizeDequantize(w, b, s, z)--> y' --QuantizeLinear(s, z)--> q
 // Q(DQ(Q(y))) = Q(y) for every y: DQ(Q(y)) = fl(d * s) with |d| <= 255, and fl(fl(d * s) / s)
 // is within 2^-14 of d, so it rounds back to d (s a positive normal float32 constant at most
 // FLT_MAX / 256, so that fl(d * s) neither overflows nor loses bits below the normal range).
-// The fused convolution's output then lies on an 8-bit grid, and on CPUs with AVX-512 VNNI it
-// sums in int8 (ops/kernels/pwconv/conv_pointwise_int8.h); elsewhere the added step costs one pass
-// over the (small) output, so only 1x1 convolutions, where the integer path applies, are taken.
+// The fused convolution's output then lies on an 8-bit grid, and from the AVX2 tier on it sums in
+// int8 (ops/kernels/pwconv/conv_pointwise_int8.h, over patches where the kernel is not 1x1);
+// elsewhere the added step costs one pass over the output, so only one-group convolutions, where
+// the integer path applies, are taken.
 // Legality: a default-domain Conv; every value of the chain but the last is read only by the
 // next node and is not a graph output; the PRelu's slope is a float32 constant with one value,
 // or one per output channel (which needs W's shape: a constant, or the DQ of one). The fused
@@ -152,7 +154,7 @@ StatusOr<Verdict> FuseChain(Rewriter& rw, NodeId last_id) {
   return Rewrote();
 }
 
-// Conv -> QuantizeLinear (1x1): the convolution takes the fake quantization, the
+// Conv -> QuantizeLinear (one group): the convolution takes the fake quantization, the
 // QuantizeLinear stays and reads the same value name.
 StatusOr<Verdict> FusePointwiseBeforeQuantize(Rewriter& rw, NodeId q_id) {
   const Graph& g = rw.graph();
@@ -165,7 +167,7 @@ StatusOr<Verdict> FusePointwiseBeforeQuantize(Rewriter& rw, NodeId q_id) {
   if (!IsRequantizableQuantize(g, q)) return Refuse("the scale or zero point does not make Q(DQ(Q(y))) = Q(y)");
   const Node& conv = g.node(conv_id);
   if (conv.outputs.size() != 1 || conv.inputs.size() < 2 || conv.inputs.size() > 3) return Refuse("malformed Conv");
-  if (!IsPointwise(g, conv)) return Refuse("the Conv is not 1x1 (only there does the int8 path apply)");
+  if (!IsGroupOneConv(g, conv)) return Refuse("the Conv has groups (the int8 path takes one group only)");
   Node fused = MakeNode(kQrtConvQuantizeDequantizeOp, conv.name, {}, {y}, conv.attrs);
   fused.inputs.resize(cqd::kZeroPoint + 1);
   SetConvInputs(conv, fused);

@@ -11,11 +11,12 @@
 //   2. x --CQD (w, b, s, z)--> f --QuantizeLinear(s, z)--> q   (a projection before its Add)
 //        =>  x --CQD(output_codes)--> q
 //      Q(DQ(Q(y))) = Q(y) (fuse-conv-fake-quant, which made this pair): the codes directly.
-//   3. q --DequantizeLinear(s, z)--> x --CQD 1x1 or depthwise--> g
+//   3. q --DequantizeLinear(s, z)--> x --CQD one-group or depthwise--> g
 //        =>  q --CQD(..., s, z, input_codes)--> g
 //      The int8 path packs the codes for VPDPBUSD without checking or rounding floats; the
 //      depthwise rows dequantize as they copy. The DequantizeLinear goes when nothing else reads it.
-// Writers and readers are 1x1 CQDs (the int8 path packs and writes codes) and depthwise ones
+// Writers and readers are one-group CQDs (the int8 path packs, or builds patches of, and writes
+// codes) and depthwise ones
 // (one input and one output channel per group, 2-D: the padded-rows kernels dequantize input
 // rows as they read them and quantize their outputs); a writer's only step is the fake
 // quantization, and a reader's X is what the writer wrote or what a DequantizeLinear with one
@@ -42,19 +43,19 @@ bool IsDepthwise2d(const Graph& g, const Node& conv) {
   return w != nullptr && w->size() == 4 && (*w)[1] == 1 && group.ok() && *group == (*w)[0];
 }
 
-// A 1x1 or depthwise CQD not yet writing codes whose only step is the fake quantization (X, W,
+// A one-group or depthwise CQD not yet writing codes whose only step is the fake quantization (X, W,
 // B, its scale and zero point; input_codes may follow): no clamp either.
 bool IsWriter(const Graph& g, const Node& n) {
   return IsConvFakeQuant(n) && !n.attrs.Has(cqd::kOutputCodes) && !n.attrs.Has(cqd::kClampMin) &&
          !n.attrs.Has(cqd::kClampMax) && n.outputs.size() == 1 && InputOr(n, cqd::kScale).valid() &&
          !InputOr(n, cqd::kSlope).valid() && !InputOr(n, cqd::kScaleAfter).valid() &&
-         !InputOr(n, cqd::kZeroPointAfter).valid() && (IsPointwise(g, n) || IsDepthwise2d(g, n));
+         !InputOr(n, cqd::kZeroPointAfter).valid() && (IsGroupOneConv(g, n) || IsDepthwise2d(g, n));
 }
 
 // A CQD not yet reading codes that could read them well, with X as input 0 and at most 8 inputs.
 bool IsReader(const Graph& g, const Node& n) {
   return IsConvFakeQuant(n) && !n.attrs.Has(cqd::kInputCodes) && n.inputs.size() <= cqd::kCodesScale &&
-         (IsPointwise(g, n) || IsDepthwise2d(g, n));
+         (IsGroupOneConv(g, n) || IsDepthwise2d(g, n));
 }
 
 // `reader` with X read as codes q with this scale and zero point.
@@ -91,7 +92,7 @@ StatusOr<Verdict> LinkWriter(Rewriter& rw, NodeId writer_id) {
   const Graph& g = rw.graph();
   const Node& writer = g.node(writer_id);
   if (!IsWriter(g, writer)) {
-    return Refuse("not a 1x1 or depthwise fused convolution whose only step is the fake quantization");
+    return Refuse("not a one-group or depthwise fused convolution whose only step is the fake quantization");
   }
   if (!HasSingleUse(g, writer.outputs[0])) return Refuse("its output has other readers or is a graph output");
   const NodeId next_id = g.Consumers(writer.outputs[0])[0];
@@ -120,7 +121,7 @@ StatusOr<Verdict> ReadDequantizeLinearCodes(Rewriter& rw, NodeId reader_id) {
   const Graph& g = rw.graph();
   const Node& reader = g.node(reader_id);
   if (reader.attrs.Has(cqd::kInputCodes)) return Refuse("it reads codes already");
-  if (!IsReader(g, reader) || reader.inputs.empty()) return Refuse("not a 1x1 or depthwise fused convolution");
+  if (!IsReader(g, reader) || reader.inputs.empty()) return Refuse("not a one-group or depthwise fused convolution");
   DqInfo dq;
   if (!MatchDq(g, reader.inputs[cqd::kX], &dq)) return Refuse("X is not made by a DequantizeLinear");
   if (!IsConstScalar(g, dq.scale) || (dq.zero_point.valid() && !IsConstScalar(g, dq.zero_point)) ||

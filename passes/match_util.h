@@ -237,6 +237,14 @@ inline bool IsPointwise(const Graph& g, const Node& conv) {
   return group.ok() && *group == 1 && auto_pad.ok() && *auto_pad != "SAME_UPPER" && *auto_pad != "SAME_LOWER";
 }
 
+// A convolution with one group and W's dims known (1-D to 3-D): the integer path's, through its
+// patches where it is not 1x1 (ops/kernels/pwconv/conv_pointwise_int8.h).
+inline bool IsGroupOneConv(const Graph& g, const Node& conv) {
+  const Dims* w = WeightDims(g, conv.inputs[1]);
+  auto group = conv.attrs.GetInt("group", 1);
+  return w != nullptr && w->size() >= 3 && w->size() <= 5 && group.ok() && *group == 1;
+}
+
 // A zero-filled constant of the given dtype and dims, for an absent zero point.
 inline ValueId ZeroConstant(Graph& g, const std::string& base, DataType t, const Dims& dims) {
   ValueId id = g.AddUniqueValue(base, t);

@@ -450,11 +450,14 @@ TEST(FuseConvFakeQuant, LeavesAConvolutionBeforeAQuantizeLinearWhenTheRulesDoNot
   };
   QuantizeSpec s;
   EXPECT_EQ(rewrites(s), 1);
+  // Any kernel, stride or padding with one group is taken (the int8 path runs over patches).
   QuantizeSpec t = s;
-  t.w = {13, 40, 3, 3}, t.attrs = R"({"pads":[1,1,1,1]})";  // not 1x1
-  EXPECT_EQ(rewrites(t), 0);
+  t.w = {13, 40, 3, 3}, t.attrs = R"({"pads":[1,1,1,1]})";
+  EXPECT_EQ(rewrites(t), 1);
+  EXPECT_EQ(testing::CompareFusedToUnfused([&] { return LoadQuantize(t); }, {Input(t.x, 29)}, {"default"}), "");
   t = s, t.attrs = R"({"strides":[2,2]})";
-  EXPECT_EQ(rewrites(t), 0);
+  EXPECT_EQ(rewrites(t), 1);
+  EXPECT_EQ(testing::CompareFusedToUnfused([&] { return LoadQuantize(t); }, {Input(t.x, 31)}, {"default"}), "");
   t = s, t.w = {40, 1, 1, 1}, t.attrs = R"({"group":40})";
   EXPECT_EQ(rewrites(t), 0);
   t = s, t.conv_read_elsewhere = true;  // the float output is needed too

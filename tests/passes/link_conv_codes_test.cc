@@ -218,11 +218,13 @@ TEST(LinkConvCodes, CodeTypesZeroPointsAtTheEndsBatchesAndThreads) {
 TEST(LinkConvCodes, LeavesPairsItCannotLink) {
   LinkSpec s;
   EXPECT_EQ(Links(s), 1);
+  // One-group convolutions of any kernel read and write codes too (the int8 path over patches).
   LinkSpec t = s;
-  t.dw_not_depthwise = true;  // the reader is not depthwise
-  EXPECT_EQ(Links(t), 0);
-  t = s, t.pw_not_pointwise = true;  // the writer is not 1x1
-  EXPECT_EQ(Links(t), 0);
+  t.dw_not_depthwise = true;  // the reader is a full 3x3 convolution
+  EXPECT_EQ(Links(t), 1);
+  ExpectExact(t, 36);
+  t = s, t.pw_not_pointwise = true;  // the writer is 3x3
+  EXPECT_EQ(Links(t), 1);
   t = s, t.f_read_elsewhere = true;  // the floats are needed too
   EXPECT_EQ(Links(t), 0);
   t = s, t.f_is_output = true;
@@ -230,7 +232,7 @@ TEST(LinkConvCodes, LeavesPairsItCannotLink) {
   t = s, t.prelu = true;  // the writer's epilogue has a PRelu before the fake quantization
   EXPECT_EQ(Links(t), 0);
   // Unlinked graphs still run exactly.
-  t = s, t.pw_not_pointwise = true;
+  t = s, t.prelu = true;
   ExpectExact(t, 35);
 }
 

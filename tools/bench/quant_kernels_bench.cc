@@ -262,6 +262,7 @@ void Register() {
     }
   }
   std::vector<std::pair<const char*, LookupTableFn>> tables = {{"ref", ref::LookupTable}};
+  if (DetectCpuFeatures().avx2) tables.push_back({"avx2", avx2::LookupTable});
   if (DetectCpuFeatures().avx512_vbmi) tables.push_back({"avx512", avx512::LookupTable});
   for (const auto& [tag, fn] : tables) {
     for (int64_t n : sizes) {

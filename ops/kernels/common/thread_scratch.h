@@ -27,6 +27,9 @@ enum class ScratchSlot {
   kPointwiseFloats,
   kPointwiseOutputs,
   kPointwiseSteps,
+  kPatchInputCodes,
+  kPatchPlanes,
+  kPatchCodes,     // the int8 path over patches: X's codes, padded planes, patches (ops/conv.cc)
   kDepthwiseRing,  // the int8 depthwise convolution
   kConvPlanes,
   kConvTaps,

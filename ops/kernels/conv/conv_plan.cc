@@ -219,7 +219,8 @@ std::optional<ConvFloatPlan> PlanConvFloat(const ConvGeometry& g, ConvKernelsAva
 bool PointwiseInt8Pays(const ConvGeometry& g, Isa tier) {
   const int64_t most =
       tier == Isa::kAvx512Vnni ? kThresholds.pointwise_int8_max_channels : kThresholds.pointwise_int8_avx2_max_channels;
-  return g.in_channels >= kThresholds.pointwise_int8_min_channels && g.in_channels <= most;
+  const int64_t k = g.reduction_size();  // the input channels, or a patch's length
+  return k >= kThresholds.pointwise_int8_min_channels && k <= most;
 }
 
 bool DepthwiseInt8Pays(const ConvGeometry& g) {

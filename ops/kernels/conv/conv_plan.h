@@ -70,8 +70,8 @@ std::optional<ConvFloatPlan> PlanConvFloat(const ConvGeometry& g, ConvKernelsAva
                                            ConvAlgorithm forced = ConvAlgorithm::kAuto);
 
 // The thresholds the op's planner applies beside PlanConvFloat (the table in conv_plan.cc).
-// Whether the int8 pointwise path is worth planning for this many input channels, with the
-// kernel of `tier` (PointwiseInt8Tier: AVX-512 VNNI's quads or AVX2's pairs).
+// Whether the int8 pointwise path is worth planning for this many input channels (or this
+// patch length, C x kernel size), with the kernel of `tier` (PointwiseInt8Tier: AVX-512 VNNI's quads or AVX2's pairs).
 bool PointwiseInt8Pays(const ConvGeometry& g, Isa tier);
 // Whether the int8 depthwise path beats the float kernels on this plane.
 bool DepthwiseInt8Pays(const ConvGeometry& g);

@@ -44,4 +44,18 @@ OutputEpilogue OutputEpilogue::FromRow(int64_t first) const {
   return e;
 }
 
+OutputEpilogue OutputEpilogue::Head() const {
+  OutputEpilogue e;
+  e.clamp = clamp, e.clamp_lo = clamp_lo, e.clamp_hi = clamp_hi;
+  e.before = before;
+  return e;
+}
+
+OutputEpilogue OutputEpilogue::Tail() const {
+  OutputEpilogue e = *this;
+  e.clamp = false;
+  e.before = FakeQuantStep();
+  return e;
+}
+
 }  // namespace qrt

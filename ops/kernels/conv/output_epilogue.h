@@ -46,6 +46,10 @@ struct OutputEpilogue {
   void Apply(float* y, int64_t n, int64_t row) const;
   // The same epilogue for rows numbered from `first`.
   OutputEpilogue FromRow(int64_t first) const;
+  // Its first steps, the clamp and the first fake quantization (the step an exact integer
+  // path proves), and the steps after them.
+  OutputEpilogue Head() const;
+  OutputEpilogue Tail() const;
 };
 
 }  // namespace qrt

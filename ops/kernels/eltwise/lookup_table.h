@@ -16,9 +16,13 @@ namespace avx512 {
 // AVX-512 BW + VBMI: the table in four registers, two VPERMT2B and a blend per 64 bytes.
 void LookupTable(int64_t n, const uint8_t* x, const uint8_t* table, uint8_t* y);
 }  // namespace avx512
+namespace avx2 {
+// AVX2: 16 rows of the table by VPSHUFB, the row chosen by a tree of VPBLENDVB per 32 bytes.
+void LookupTable(int64_t n, const uint8_t* x, const uint8_t* table, uint8_t* y);
+}  // namespace avx2
 
-// Isa::kAvx2 picks the AVX-512 kernel where the CPU has AVX-512 BW and VBMI (AVX2 has no
-// byte permute across a 256-entry table that beats the scalar loop); else the reference.
+// The AVX-512 kernel where the ceiling and the CPU allow AVX-512 BW and VBMI, else AVX2's, else
+// the reference.
 LookupTableFn SelectLookupTable(Isa isa);
 
 }  // namespace qrt

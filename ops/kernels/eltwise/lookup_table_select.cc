@@ -5,7 +5,8 @@
 namespace qrt {
 
 LookupTableFn SelectLookupTable(Isa isa) {
-  return CanUseAvx512Vbmi(isa) ? PickedAt(Isa::kAvx512, avx512::LookupTable) : ref::LookupTable;
+  if (CanUseAvx512Vbmi(isa)) return PickedAt(Isa::kAvx512, avx512::LookupTable);
+  return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::LookupTable) : ref::LookupTable;
 }
 
 }  // namespace qrt

@@ -32,19 +32,26 @@ std::vector<int64_t> TermWeights(int64_t k, int64_t k_block) {
 
 struct RowSums {
   int64_t codes = 0;             // sum_k e_k, |.| <= 128 * 4096
+  int64_t magnitudes = 0;        // sum_k |e_k|
   int64_t weighted_squares = 0;  // sum_k ((r_k + 10) e_k)^2 < 4096 * (2^13 * 2^7)^2 = 2^52: exact
 };
 
 // A weight row's sums, in a function of their own so that they stay in registers (inlined into
 // the plan, GCC kept one in memory, each add waiting on the last).
 [[gnu::noinline]] RowSums SumsOf(const uint8_t* codes, const std::vector<int64_t>& term_weights) {
-  int64_t sum = 0, weighted_squares = 0;
+  int64_t sum = 0, magnitudes = 0, weighted_squares = 0;
   for (size_t i = 0; i < term_weights.size(); ++i) {
     const int64_t e = int8_t(codes[i]), weighted = term_weights[i] * e;
     sum += e;
+    magnitudes += e < 0 ? -e : e;
     weighted_squares += weighted * weighted;
   }
-  return {sum, weighted_squares};
+  return {sum, magnitudes, weighted_squares};
+}
+
+bool PowerOfTwo(float v) {
+  int exponent;
+  return std::isnormal(v) && v > 0.f && std::frexp(v, &exponent) == 0.5f;
 }
 
 }  // namespace
@@ -81,16 +88,19 @@ void PointwiseInt8FloatColumns(const PointwiseInt8Plan& p, const PointwiseInt8Ar
 std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g, const float* w,
                                                            const QuantGrid& w_grid, const QuantGrid& x_grid,
                                                            const float* bias, float output_scale, Isa isa) {
-  // The direct 1x1 case of the ordered convolution, with more than one output channel (one
-  // channel takes the GEMM's one-row order) and k small enough for the error bound's constants
-  // and for int32 sums (4096 * 255 * 128 < 2^31).
+  // The direct 1x1 case of the ordered convolution, or any other group-1 convolution as the 1x1
+  // convolution over its patch matrix (the ordered convolution's GEMM with the n of the whole
+  // image, conv_float.h: the same products in the same order); more than one output channel (one
+  // channel takes the GEMM's one-row order) and, for patches, more than one output position (a
+  // kernel as large as the input is W x X^T); k small enough for the error bound's constants and
+  // for int32 sums (4096 * 255 * 128 < 2^31).
+  bool direct = g.group == 1;
   for (int d = 0; d < 3; ++d) {
-    if (g.kernel[d] != 1 || g.stride[d] != 1 || g.dilation[d] != 1 || g.pad_begin[d] != 0 || g.pad_end[d] != 0) {
-      return nullptr;
-    }
+    direct = direct && g.kernel[d] == 1 && g.stride[d] == 1 && g.dilation[d] == 1 && g.pad_begin[d] == 0 &&
+             g.pad_end[d] == 0;
   }
-  const int64_t channels = g.out_channels, k = g.in_channels, columns = g.out_spatial();
-  if (g.group != 1 || channels < 2 || k < 1 || k > 4096 || columns < 1) return nullptr;
+  const int64_t channels = g.out_channels, k = g.reduction_size(), columns = g.out_spatial();
+  if (g.group != 1 || channels < 2 || k < 1 || k > 4096 || columns < (direct ? 1 : 2)) return nullptr;
   // X: one scale and zero point; W: signed, zero point 0, one scale or one per output channel.
   bool per_channel = false;
   if (!OneScaleGrid(x_grid) || !SymmetricWeightGrid(w_grid, channels, &per_channel)) return nullptr;
@@ -98,6 +108,7 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
   PointwiseInt8Plan& p = *plan;
   p.channels = channels;
   p.k = k;
+  p.patches = !direct;
   p.quads = (k + 3) / 4;
   p.pairs = PointwiseInt8Tier(isa) != Isa::kAvx512Vnni;
   // No kernel below AVX2: the plan is still made (the reference takes it), and runs decline.
@@ -160,6 +171,9 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
     if (!std::isfinite(b)) return nullptr;
     p.offset_sums.push_back(p.pairs ? 0 : int32_t(sums.codes * p.x_offset));
     p.multipliers.push_back(m);
+    // Exact sums (header): x_k w_k = d_k e_k 2^j exactly, every partial sum within 2^24 units.
+    p.exact_sums.push_back(PowerOfTwo(p.x_scale) && PowerOfTwo(s) &&
+                           int64_t(std::max(-p.d_low, p.d_high)) * sums.magnitudes <= (int64_t(1) << 24));
     // Computed in double (relative error ~2^-50), then pushed up by 2^-20 and rounded up.
     p.norm_bounds.push_back(
         RoundUp(double(p.x_scale) * double(s) * std::sqrt(double(sums.weighted_squares)) * (1 + std::ldexp(1.0, -20))));
@@ -191,6 +205,12 @@ bool PointwiseInt8Steps(const PointwiseInt8Plan& p, float output_scale, Pointwis
     const double push = 1 + std::ldexp(1.0, -20);
     s.reach_per_norm = RoundUp(double(p.norm_bounds[i]) * double(p.error_factor) * double(inverse) * push);
     s.limit = RoundDown(inside - double(RoundUp(double(p.bias_bounds[i]) * double(inverse) * push)));
+    // Exact sums and a power-of-two s_y: t = fl(S * M + B) is fl((s_x s_w S + b) / s_y), the
+    // reference's fl(y / s_y) itself (M and B exact, and scaling by 2^j commutes with rounding),
+    // so every lane is proven. B exact: b / s_y neither underflows nor overflows.
+    if (p.exact_sums[i] && PowerOfTwo(output_scale) && s.bias * output_scale == p.biases[i] && std::isfinite(s.bias)) {
+      s.reach_per_norm = 0.f, s.limit = 1.f;
+    }
     if (!std::isfinite(s.multiplier) || !std::isfinite(s.bias) || !std::isfinite(s.reach_per_norm) ||
         !std::isfinite(s.limit)) {
       return false;
@@ -199,15 +219,35 @@ bool PointwiseInt8Steps(const PointwiseInt8Plan& p, float output_scale, Pointwis
   return true;
 }
 
+namespace {
+
+// A clamp before the fake quantization q, as a range of steps: q is monotonic, so
+// q(clamp(y, lo, hi)) = clamp(q(y), q(lo), q(hi)), the steps' range narrowed to the steps of the
+// clamp's bounds (fl(A * s) / s rounds back to A, s and 1/s normal). False where a bound is NaN
+// or its step's float is not finite.
+bool ClampSteps(const OutputEpilogue& e, float* low, float* high) {
+  float bounds[2] = {e.clamp_lo, e.clamp_hi};
+  if (std::isnan(bounds[0]) || std::isnan(bounds[1])) return false;
+  const FakeQuantStep& fq = e.before;
+  fq.map(2, bounds, fq.scale, fq.zero_point, bounds);
+  if (!std::isfinite(bounds[0]) || !std::isfinite(bounds[1])) return false;
+  *low = std::nearbyint(bounds[0] / fq.scale), *high = std::nearbyint(bounds[1] / fq.scale);
+  return true;
+}
+
+}  // namespace
+
 bool ConvPointwiseInt8(const PointwiseInt8Plan& p, const PointwiseInt8Args& a) {
   const FakeQuantStep& fq = a.epilogue.before;
   // The step rule needs s_y and 1/s_y normal; the argument, a positive scale.
   if (p.pass == nullptr || fq.map == nullptr || !UsableStepScale(fq.scale)) {
     return false;
   }
-  OutputEpilogue rest = a.epilogue;
-  rest.before = FakeQuantStep();
+  const OutputEpilogue rest = a.epilogue.Tail();
   const bool has_rest = rest.slope != nullptr || rest.after.map != nullptr;
+  const bool clamp = a.epilogue.clamp;
+  float clamp_low = 0, clamp_high = 0;
+  if (clamp && (a.codes != nullptr || !ClampSteps(a.epilogue, &clamp_low, &clamp_high))) return false;
   if (a.codes != nullptr && (has_rest || a.quantize == nullptr)) return false;  // codes of the first step only
   // The plan's, or computed for this scale in the caller's scratch, which every thread reads.
   const PointwiseInt8Step* steps = p.steps.data();
@@ -229,6 +269,9 @@ bool ConvPointwiseInt8(const PointwiseInt8Plan& p, const PointwiseInt8Args& a) {
       const int64_t most = std::min(p.blocks_per_pass, last - first);
       const PointwiseInt8Scratch scratch{
           steps,
+          clamp,
+          clamp_low,
+          clamp_high,
           static_cast<int32_t*>(ThreadScratch(ScratchSlot::kPointwisePacked, size_t(most * p.rows * kColumns) * 4)),
           ThreadScratchFloats(ScratchSlot::kPointwiseNorms, size_t(most * kColumns)),
           static_cast<int32_t*>(ThreadScratch(ScratchSlot::kPointwiseOpen, size_t(most * 4 * p.channels) * 4)),

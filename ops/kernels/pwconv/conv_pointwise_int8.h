@@ -39,6 +39,13 @@
 //   the same step A; then q(y_ref) = A, and the first epilogue step's output, fl(A * s_y), is
 //   the reference's. Every other output (near a rounding boundary) is computed as the reference
 //   computes it; the epilogue's later steps then run on the same floats.
+// Exact sums (power-of-two scales, as Vitis AI quantizes). Where s_x and s_w[c] are powers of two
+// and max|d| * sum_k |e_k| <= 2^24, every x_k w_k is d_k e_k s_x s_w exactly and every partial sum
+// of the reference, in any order, an integer multiple of s_x s_w within 2^24 of them: exact. So
+// y_ref = fl(s_x s_w S + b), one rounding. With s_y a power of two too, t is fl(y_ref / s_y) itself,
+// the value the fake quantization rounds, and every output is proven (PointwiseInt8Steps). The
+// bound alone could not prove them: with dyadic scales, outputs sit exactly on .5 ties.
+// A clamp before the fake quantization (ReLU6) narrows the steps' range (ClampSteps in the .cc).
 #pragma once
 
 #include <cstdint>
@@ -74,6 +81,9 @@ using PointwiseInt8PassFn = void (*)(const PointwiseInt8Plan& plan, const Pointw
 
 struct PointwiseInt8Plan {
   int64_t channels = 0, k = 0, quads = 0;  // output channels, input channels, ceil(k / 4)
+  // X is the convolution's patch matrix of codes (BuildCodePatches, k = C x kernel size rows),
+  // not X itself: a kernel other than 1x1, strides, dilations or padding.
+  bool patches = false;
   // The kernel, chosen at plan time: AVX-512 VNNI on quads of bytes, or AVX2 on pairs of int16.
   PointwiseInt8PassFn pass = nullptr;
   bool pairs = false;           // weights and packed X in pairs (AVX2) rather than quads
@@ -89,6 +99,7 @@ struct PointwiseInt8Plan {
   std::vector<int32_t> weights;
   std::vector<int32_t> offset_sums;  // x_offset * sum_k e_k per channel (quads only)
   std::vector<float> multipliers;    // fl(x_scale * w_scale[c])
+  std::vector<bool> exact_sums;      // per channel: the reference's sums are exact (header)
   std::vector<float> norm_bounds;    // >= x_scale * w_scale[c] * ||(r + 10) e||_2 (r: the header)
   std::vector<float> biases;         // b[c], 0 without a bias
   std::vector<float> bias_bounds;    // >= 12 * error_factor * |b[c]|
@@ -99,7 +110,8 @@ struct PointwiseInt8Plan {
   std::vector<PointwiseInt8Step> steps;
 };
 
-// The plan for a convolution of geometry g with constant float weights w (on w_grid), float
+// The plan for a group-1 convolution of geometry g (1x1, or any kernel through its patches) with
+// constant float weights w (on w_grid), float
 // bias (nullable) and input grid x_grid, with the best kernel under the ceiling `isa` (none below
 // AVX2: ConvPointwiseInt8 then declines every run); null where the int8 path does not apply. output_scale: the fake
 // quantization's scale where it is a constant (0 if not known until run time).
@@ -154,12 +166,16 @@ bool ConvPointwiseInt8(const PointwiseInt8Plan& plan, const PointwiseInt8Args& a
 constexpr int64_t kPointwiseInt8Columns = 64;
 struct PointwiseInt8Scratch {
   const PointwiseInt8Step* steps;  // channels, at this run's output scale
-  int32_t* packed;                 // blocks x rows x 64
-  float* norms;                    // blocks x 64
-  int32_t* open;                   // blocks x 4 x channels
-  int32_t* counts;                 // blocks x 4
-  float* floats;                   // blocks x k x 64
-  float* outputs;                  // channels x 64: a block's outputs as floats, when codes are written
+  // A clamp before the fake quantization (epilogue.clamp): the steps' range [low, high] within
+  // the quantized type's (the driver's ClampSteps: why); the outputs computed as floats clamp.
+  bool clamp;
+  float clamp_low, clamp_high;
+  int32_t* packed;  // blocks x rows x 64
+  float* norms;     // blocks x 64
+  int32_t* open;    // blocks x 4 x channels
+  int32_t* counts;  // blocks x 4
+  float* floats;    // blocks x k x 64
+  float* outputs;   // channels x 64: a block's outputs as floats, when codes are written
 };
 namespace avx512 {
 void PointwiseInt8Pass(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args, const float* x,

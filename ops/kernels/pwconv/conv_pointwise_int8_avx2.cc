@@ -244,7 +244,7 @@ void ReferenceHalf(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const
     for (int i = 0; i < N; ++i) std::memcpy(codes + channels[i] * p.columns, q + 8 * i, size_t(lanes));
     return;
   }
-  fq.map(8 * N, out, fq.scale, fq.zero_point, out);
+  a.epilogue.Head().Apply(out, 8 * N, 0);  // the clamp, if any, and the fake quantization
   for (int i = 0; i < N; ++i) std::memcpy(y + channels[i] * p.columns, out + 8 * i, size_t(lanes) * sizeof(float));
 }
 
@@ -335,7 +335,11 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
     if (!on_grid) PointwiseInt8FloatColumns(p, a, x, y, codes, scratch.outputs, j0, cols);
   }
   const FakeQuantStep& fq = a.epilogue.before;
-  const Quantizer rule(fq.scale, fq.zero_point, a.before_signed);
+  Quantizer rule(fq.scale, fq.zero_point, a.before_signed);
+  if (scratch.clamp) {  // the steps' range narrowed (PointwiseInt8Scratch)
+    rule.low = _mm256_max_ps(rule.low, _mm256_set1_ps(scratch.clamp_low));
+    rule.high = _mm256_min_ps(rule.high, _mm256_set1_ps(scratch.clamp_high));
+  }
   const int32_t kept_offset = a.before_signed ? 128 : 0;  // int8 codes kept + 128 until packed
   const __m256i add = _mm256_set1_epi32(fq.zero_point + kept_offset);
   const __m128i flip = _mm_set1_epi8(char(kept_offset));

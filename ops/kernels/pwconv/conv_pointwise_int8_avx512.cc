@@ -221,6 +221,7 @@ void ReferenceVectors(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, co
     for (int i = 0; i < N; ++i) c[i] = p0 == 0 ? acc[i] : _mm512_add_ps(acc[i], c[i]);
   }
   const FakeQuantStep& fq = a.epilogue.before;
+  const OutputEpilogue head = a.epilogue.Head();
   for (int i = 0; i < N; ++i) {
     if (a.bias != nullptr) c[i] = _mm512_add_ps(c[i], _mm512_set1_ps(a.bias[channels[i]]));
     alignas(64) float out[16];
@@ -234,7 +235,7 @@ void ReferenceVectors(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, co
       }
       continue;
     }
-    fq.map(16, out, fq.scale, fq.zero_point, out);
+    head.Apply(out, 16, 0);  // the clamp, if any, and the fake quantization
     _mm512_mask_storeu_ps(y + channels[i] * p.columns, valid, _mm512_load_ps(out));
   }
 }
@@ -350,7 +351,11 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
     if (!on_grid) PointwiseInt8FloatColumns(p, a, x, y, codes, scratch.outputs, j0, cols);
   }
   const FakeQuantStep& fq = a.epilogue.before;
-  const Quantizer rule(fq.scale, fq.zero_point, a.before_signed);
+  Quantizer rule(fq.scale, fq.zero_point, a.before_signed);
+  if (scratch.clamp) {  // the steps' range narrowed (PointwiseInt8Scratch)
+    rule.low = _mm512_max_ps(rule.low, _mm512_set1_ps(scratch.clamp_low));
+    rule.high = _mm512_min_ps(rule.high, _mm512_set1_ps(scratch.clamp_high));
+  }
   const int32_t kept_offset = a.before_signed ? 128 : 0;  // int8 codes kept + 128 until packed
   const CodeForm form{_mm512_set1_epi32(fq.zero_point + kept_offset), _mm512_set1_epi8(char(kept_offset))};
   const bool with_codes = codes != nullptr;

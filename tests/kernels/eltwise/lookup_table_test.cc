@@ -17,10 +17,7 @@ TEST(LookupTableKernel, ReferenceReadsTheTable) {
   for (int i = 0; i < 256; ++i) EXPECT_EQ(y[size_t(i)], 255 - (i * 7) % 256);
 }
 
-TEST(LookupTableKernel, Avx512MatchesReference) {
-  if (!DetectCpuFeatures().avx512_vbmi)
-    GTEST_SKIP() << "CPU (or QRT_MAX_ISA) lacks AVX-512 BW + VBMI: qrt:LookupTable runs the reference table walk, "
-                    "which is the specification";
+void ExpectMatchesReference(LookupTableFn kernel) {
   std::mt19937 rng(17);
   std::vector<uint8_t> table(256);
   for (auto& v : table) v = uint8_t(rng());
@@ -29,8 +26,32 @@ TEST(LookupTableKernel, Avx512MatchesReference) {
         got(static_cast<size_t>(n) + 1, 0xA5);
     for (int64_t i = 0; i < n; ++i) x[size_t(i)] = uint8_t(i < 256 ? i : rng());
     ref::LookupTable(n, x.data(), table.data(), want.data());
-    avx512::LookupTable(n, x.data(), table.data(), got.data());
+    kernel(n, x.data(), table.data(), got.data());
     EXPECT_EQ(got, want) << "n " << n;  // includes the guard byte: nothing written past the end
+  }
+}
+
+TEST(LookupTableKernel, Avx512MatchesReference) {
+  if (!DetectCpuFeatures().avx512_vbmi)
+    GTEST_SKIP() << "CPU (or QRT_MAX_ISA) lacks AVX-512 BW + VBMI: the AVX2 kernel or the reference runs";
+  ExpectMatchesReference(avx512::LookupTable);
+}
+
+TEST(LookupTableKernel, Avx2MatchesReference) {
+  if (!DetectCpuFeatures().avx2) GTEST_SKIP() << "CPU (or QRT_MAX_ISA) lacks AVX2: the reference runs";
+  ExpectMatchesReference(avx2::LookupTable);
+}
+
+// Each tier's kernel, as the op selects it under that ceiling, on every index of a table whose
+// entries all differ.
+TEST(LookupTableKernel, SelectedKernelsReadEveryEntry) {
+  std::vector<uint8_t> table(256), x(256 * 3 + 5), want(x.size()), got(x.size());
+  for (int i = 0; i < 256; ++i) table[size_t(i)] = uint8_t((i * 73 + 11) % 256);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = uint8_t(i * 151 % 256);
+  ref::LookupTable(int64_t(x.size()), x.data(), table.data(), want.data());
+  for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
+    SelectLookupTable(isa)(int64_t(x.size()), x.data(), table.data(), got.data());
+    EXPECT_EQ(got, want) << IsaName(isa);
   }
 }
 

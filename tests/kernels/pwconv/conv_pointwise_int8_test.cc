@@ -551,15 +551,18 @@ TEST(ConvPointwiseInt8, RefusesWhatTheArgumentDoesNotCover) {
   std::vector<float> bias = in.b;
   bias[0] = std::numeric_limits<float>::infinity();
   EXPECT_EQ(PlanAt(g, in.w.data(), in.w_grid, in.x_grid, bias.data()), nullptr);
-  // Geometry: one output channel (the one-row order), a stride, padding, groups, k over 4096.
+  // Geometry: one output channel (the one-row order), groups, k over 4096, and over patches
+  // (a stride or padding) a single output position. A stride or padding plans the patches.
   ConvGeometry h = g;
   h.out_channels = 1;
   EXPECT_EQ(PlanAt(h, in.w.data(), in.w_grid, in.x_grid, b), nullptr);
-  h = g, h.stride[2] = 2;
-  EXPECT_EQ(PlanAt(h, in.w.data(), in.w_grid, in.x_grid, b), nullptr);
-  h = g, h.pad_begin[2] = 1;
-  EXPECT_EQ(PlanAt(h, in.w.data(), in.w_grid, in.x_grid, b), nullptr);
   h = g, h.group = 2;
+  EXPECT_EQ(PlanAt(h, in.w.data(), in.w_grid, in.x_grid, b), nullptr);
+  h = g, h.stride[2] = 2, h.out[2] = (g.in[2] + 1) / 2;
+  ASSERT_NE(PlanAt(h, in.w.data(), in.w_grid, in.x_grid, b), nullptr);
+  EXPECT_TRUE(PlanAt(h, in.w.data(), in.w_grid, in.x_grid, b)->patches);
+  EXPECT_FALSE(PlanAt(g, in.w.data(), in.w_grid, in.x_grid, b)->patches);
+  h = g, h.stride[2] = g.in[2], h.out[2] = 1;
   EXPECT_EQ(PlanAt(h, in.w.data(), in.w_grid, in.x_grid, b), nullptr);
   Case big = c;
   big.k = 4097, big.columns = 3;
@@ -651,6 +654,36 @@ INT8_TEST(LeavesRunsWhoseOutputScaleTheRuleCannotUse) {
   a.epilogue.before.map = nullptr;
   EXPECT_FALSE(ConvPointwiseInt8(*plan, a));
   for (float v : y) ASSERT_EQ(v, 7.f);  // nothing written
+}
+
+}  // namespace
+}  // namespace qrt
+
+namespace qrt {
+namespace {
+
+// Power-of-two scales (the boundary data: scale 1, output scale 2, half the sums odd, so ties)
+// take the exact rule where max|d| sum_k |e_k| <= 2^24, and only there: a channel of weights 127
+// over 2100 inputs of d = -128 is past it (its sums may round in float) and keeps the bound.
+INT8_TEST(PowerOfTwoScalesTakeTheExactRuleWithinItsBound) {
+  Case c;
+  c.channels = 3, c.k = 2100, c.columns = 80, c.data = Data::kBoundaries;
+  Inputs in = Make(c, TestSeed());
+  for (int64_t i = 0; i < c.k; ++i) in.w[size_t(i)] = 127.f;  // channel 0: 127 * 2100 * 128 > 2^24
+  const auto plan = PlanAt(Pointwise(c), in.w.data(), in.w_grid, in.x_grid, in.b.data(), 2.f);
+  ASSERT_NE(plan, nullptr);
+  EXPECT_FALSE(plan->exact_sums[0]);
+  EXPECT_TRUE(plan->exact_sums[1]);
+  EXPECT_TRUE(plan->exact_sums[2]);
+  ASSERT_EQ(plan->steps.size(), size_t(c.channels));
+  EXPECT_LT(plan->steps[0].limit, 0.5f);  // the bound's rule
+  EXPECT_EQ(plan->steps[1].limit, 1.f);   // every lane proven
+  EXPECT_EQ(plan->steps[1].reach_per_norm, 0.f);
+  // Not a power of two at run time: the bound's rule for every channel.
+  std::vector<PointwiseInt8Step> steps(size_t(c.channels));
+  ASSERT_TRUE(PointwiseInt8Steps(*plan, 3.f, steps.data()));
+  for (const PointwiseInt8Step& s : steps) EXPECT_LT(s.limit, 0.5f);
+  ExpectExact(c, in);
 }
 
 }  // namespace
