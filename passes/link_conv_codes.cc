@@ -15,6 +15,11 @@
 //        =>  q --CQD(..., s, z, input_codes)--> g
 //      The int8 path packs the codes for VPDPBUSD without checking or rounding floats; the
 //      depthwise rows dequantize as they copy. The DequantizeLinear goes when nothing else reads it.
+//   4. x --QuantizeDequantize(s, z)--> f --CQD--> g   (f read by nothing else)
+//        =>  x --QuantizeLinear(s, z)--> q --CQD(..., s, z, input_codes)--> g
+//      The fake quantization is DequantizeLinear(QuantizeLinear(x)) (fuse-q-dq made it of the
+//      pair), and the reader dequantizes the codes as DequantizeLinear does: the same floats,
+//      without checking a float tensor against the grid (a network's first convolution).
 // Writers and readers are one-group CQDs (the int8 path packs, or builds patches of, and writes
 // codes) and depthwise ones
 // (one input and one output channel per group, 2-D: the padded-rows kernels dequantize input
@@ -27,6 +32,7 @@
 #include <vector>
 
 #include "ops/conv_quantize_dequantize.h"
+#include "ops/quantize_dequantize.h"
 #include "passes/match_util.h"
 #include "passes/passes.h"
 #include "passes/rewriter.h"
@@ -116,12 +122,40 @@ StatusOr<Verdict> LinkWriter(Rewriter& rw, NodeId writer_id) {
   return Rewrote();
 }
 
-// 3: readers of a DequantizeLinear with one constant scale and zero point.
+// 4: a reader of a fake quantization (with one constant scale and zero point) that nothing else
+// reads: the fake quantization becomes the QuantizeLinear it stands for.
+StatusOr<Verdict> ReadFakeQuantizedCodes(Rewriter& rw, NodeId reader_id, NodeId fq_id) {
+  const Graph& g = rw.graph();
+  const Node& fq = g.node(fq_id);
+  if (fq.inputs.size() < 2 || fq.outputs.size() != 1 || !IsConstScalar(g, fq.inputs[qdq::kScale])) {
+    return Refuse("X's fake quantization is not per tensor with a constant scale");
+  }
+  const ValueId zero_point = InputOr(fq, qdq::kZeroPoint);
+  if (zero_point.valid() && !IsConstScalar(g, zero_point)) return Refuse("X's zero point is not a constant scalar");
+  const DataType type = CodeType(g, zero_point);
+  if (!Is8Bit(type)) return Refuse("X's fake quantization is not 8-bit");
+  if (!HasSingleUse(g, fq.outputs[0])) return Refuse("X's fake-quantized floats have other readers or are an output");
+  const ValueId q = rw.AddUniqueValue(g.value(fq.outputs[0]).name + "_codes", type);
+  std::vector<ValueId> q_inputs = {fq.inputs[qdq::kX], fq.inputs[qdq::kScale]};
+  if (zero_point.valid()) q_inputs.push_back(zero_point);
+  Node quantize = MakeNode(kQuantizeLinearOp, g.node(fq_id).name, q_inputs, {q});
+  Node reads = ReadingCodes(g.node(reader_id), q, g.node(fq_id).inputs[qdq::kScale], zero_point);
+  rw.EraseNode(reader_id);
+  rw.EraseNode(fq_id);
+  rw.AddNode(std::move(quantize));
+  rw.AddNode(std::move(reads));
+  return Rewrote();
+}
+
+// 3: readers of a DequantizeLinear with one constant scale and zero point (and 4, of a fake
+// quantization).
 StatusOr<Verdict> ReadDequantizeLinearCodes(Rewriter& rw, NodeId reader_id) {
   const Graph& g = rw.graph();
   const Node& reader = g.node(reader_id);
   if (reader.attrs.Has(cqd::kInputCodes)) return Refuse("it reads codes already");
   if (!IsReader(g, reader) || reader.inputs.empty()) return Refuse("not a one-group or depthwise fused convolution");
+  const NodeId fq_id = ProducerIs(g, reader.inputs[cqd::kX], kQuantizeDequantizeOp);
+  if (fq_id.valid()) return ReadFakeQuantizedCodes(rw, reader_id, fq_id);
   DqInfo dq;
   if (!MatchDq(g, reader.inputs[cqd::kX], &dq)) return Refuse("X is not made by a DequantizeLinear");
   if (!IsConstScalar(g, dq.scale) || (dq.zero_point.valid() && !IsConstScalar(g, dq.zero_point)) ||

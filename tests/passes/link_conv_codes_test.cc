@@ -30,7 +30,8 @@ struct LinkSpec {
   bool pw_not_pointwise = false;  // the first one is 3x3 (pads 1)
   bool f_read_elsewhere = false;  // a Relu reads the first fake quantization's output too
   bool f_is_output = false;
-  bool prelu = false;  // a PRelu between the first convolution and its fake quantization
+  bool fx_read_elsewhere = false;  // a Relu reads X's fake-quantized floats too
+  bool prelu = false;              // a PRelu between the first convolution and its fake quantization
   int64_t batch = 1;
 };
 
@@ -103,6 +104,10 @@ std::string Json(const LinkSpec& s) {
     outputs += R"(,{"name":"r"})";
   }
   if (s.f_is_output) outputs += R"(,{"name":"f1"})";
+  if (s.fx_read_elsewhere) {
+    nodes += R"(,{"name":"relu_x","op":"Relu","inputs":["fx"],"outputs":["rx"]})";
+    outputs += R"(,{"name":"rx"})";
+  }
   Dims xd{s.batch, s.k};
   xd.insert(xd.end(), s.spatial.begin(), s.spatial.end());
   return R"({"format":"qrt.graph","version":1,"opsets":{"":13},"inputs":[{"name":"x","dtype":"float32","shape":)" +
@@ -117,6 +122,10 @@ Graph Load(const LinkSpec& s) {
 }
 
 int Links(const LinkSpec& s) { return testing::DefaultPassOutcome(Load(s), "link-conv-codes").first; }
+
+// Rule 4's link: the first convolution reads the codes of X's fake quantization (the Q/DQ pair
+// that fuse-q-dq made one), which becomes a QuantizeLinear.
+int InputLink(const LinkSpec& s) { return s.grid_input ? 1 : 0; }
 
 // x in [-4, 4): the 1x1 convolution's outputs reach both ends of the codes.
 Tensor Input(const LinkSpec& s, uint32_t seed) {
@@ -158,8 +167,9 @@ TEST(LinkConvCodes, LinksAndStaysExactOnEveryDepthwisePath) {
       LinkSpec s;
       s.spatial = c.spatial, s.dw_kernel = c.kernel, s.dw_attrs = c.attrs, s.grid_input = grid;
       const auto [n, ops] = testing::DefaultPassOutcome(Load(s), "link-conv-codes");
-      EXPECT_EQ(n, 1) << c.what;
+      EXPECT_EQ(n, 1 + InputLink(s)) << c.what;
       EXPECT_EQ(ops.at("ConvQuantizeDequantize"), 2) << c.what;
+      EXPECT_EQ(ops.count("QuantizeDequantize"), 0u) << c.what;
       EXPECT_EQ(ops.count("DequantizeLinear"), 0u) << c.what;
       ExpectExact(s, 31);
     }
@@ -187,7 +197,7 @@ TEST(LinkConvCodes, ChainsOfConvolutions) {
       LinkSpec s;
       s.spatial = c.spatial, s.dw_attrs = c.attrs, s.projection = true, s.grid_input = grid;
       const auto [n, ops] = testing::DefaultPassOutcome(Load(s), "link-conv-codes");
-      EXPECT_EQ(n, 2) << c.what;
+      EXPECT_EQ(n, 2 + InputLink(s)) << c.what;
       EXPECT_EQ(ops.at("ConvQuantizeDequantize"), 3) << c.what;
       ExpectExact(s, 36);
       ExpectExact(s, 37, 2);
@@ -195,7 +205,7 @@ TEST(LinkConvCodes, ChainsOfConvolutions) {
   }
   LinkSpec s;
   s.second_pointwise = true, s.projection = true;
-  EXPECT_EQ(Links(s), 2);
+  EXPECT_EQ(Links(s), 2 + InputLink(s));
   ExpectExact(s, 38);
 }
 
@@ -205,7 +215,7 @@ TEST(LinkConvCodes, CodeTypesZeroPointsAtTheEndsBatchesAndThreads) {
   for (const auto& [type, zp] : zero_points) {
     LinkSpec s;
     s.zp_type = type, s.zp = zp;
-    EXPECT_EQ(Links(s), 1) << type << zp;
+    EXPECT_EQ(Links(s), 1 + InputLink(s)) << type << zp;
     ExpectExact(s, 32);
   }
   LinkSpec s;
@@ -217,20 +227,23 @@ TEST(LinkConvCodes, CodeTypesZeroPointsAtTheEndsBatchesAndThreads) {
 
 TEST(LinkConvCodes, LeavesPairsItCannotLink) {
   LinkSpec s;
-  EXPECT_EQ(Links(s), 1);
+  EXPECT_EQ(Links(s), 1 + InputLink(s));
   // One-group convolutions of any kernel read and write codes too (the int8 path over patches).
   LinkSpec t = s;
   t.dw_not_depthwise = true;  // the reader is a full 3x3 convolution
-  EXPECT_EQ(Links(t), 1);
+  EXPECT_EQ(Links(t), 1 + InputLink(t));
   ExpectExact(t, 36);
   t = s, t.pw_not_pointwise = true;  // the writer is 3x3
-  EXPECT_EQ(Links(t), 1);
+  EXPECT_EQ(Links(t), 1 + InputLink(t));
   t = s, t.f_read_elsewhere = true;  // the floats are needed too
-  EXPECT_EQ(Links(t), 0);
+  EXPECT_EQ(Links(t), InputLink(t));
   t = s, t.f_is_output = true;
-  EXPECT_EQ(Links(t), 0);
+  EXPECT_EQ(Links(t), InputLink(t));
+  t = s, t.fx_read_elsewhere = true;  // X's fake-quantized floats are needed too: no rule 4
+  EXPECT_EQ(Links(t), 1);
+  ExpectExact(t, 39);
   t = s, t.prelu = true;  // the writer's epilogue has a PRelu before the fake quantization
-  EXPECT_EQ(Links(t), 0);
+  EXPECT_EQ(Links(t), InputLink(t));
   // Unlinked graphs still run exactly.
   t = s, t.prelu = true;
   ExpectExact(t, 35);
