@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "ops/kernels/common/thread_scratch.h"
+#include "ops/kernels/common/transpose_avx2.h"
 #include "ops/kernels/nbits/matmul_nbits.h"
 #include "ops/kernels/nbits/nbits_reduce.h"
 
@@ -89,28 +90,6 @@ void MatMulNbitsRow(const NbitsWeights& w, const float* a, const float* bias, in
 }
 
 namespace {
-
-// Six rows of A (row r at rows[r]; a short tile repeats a row and drops its results) times a
-// 16-column panel: one chain of FMAs per element over all k, in twelve named registers (GCC
-// keeps an array of accumulators in memory); out is 6 x 16.
-// r[c] (lanes = k) becomes r[k] (lanes = c): an 8 x 8 transpose in registers.
-void Transpose8(__m256 r[8]) {
-  __m256 t[8], u[8];
-  for (int i = 0; i < 4; ++i) {
-    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-  }
-  for (int i = 0; i < 2; ++i) {
-    u[4 * i + 0] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
-    u[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
-    u[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
-    u[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
-  }
-  for (int i = 0; i < 4; ++i) {
-    r[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
-    r[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
-  }
-}
 
 // The panel of columns j0 .. j0 + 15 (zeros past `cols`), k-major: panel[k * 16 + c]. Eight
 // columns' 16 weights at a time are dequantized and transposed in registers (two 8 x 8 blocks),

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "ops/kernels/common/thread_scratch.h"
+#include "ops/kernels/common/transpose_avx2.h"
 #include "ops/kernels/nbits/matmul_nbits.h"
 #include "ops/kernels/nbits/nbits_int8.h"
 #include "ops/kernels/nbits/nbits_reduce.h"
@@ -180,25 +181,6 @@ void Tile(const NbitsWeights& w, const Int8Plan& plan, const Int8Step* steps, co
       _mm_storeu_ps(x + 8, _mm256_extractf128_ps(acc_u[r][c], 1));
       _mm_storeu_ps(x + 12, _mm256_extractf128_ps(acc_v[r][c], 1));
     }
-  }
-}
-
-// r[c] (lanes = k) becomes r[k] (lanes = c): an 8 x 8 transpose in registers.
-void Transpose8(__m256 r[8]) {
-  __m256 t[8], u[8];
-  for (int i = 0; i < 4; ++i) {
-    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-  }
-  for (int i = 0; i < 2; ++i) {
-    u[4 * i + 0] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
-    u[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0xEE);
-    u[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
-    u[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xEE);
-  }
-  for (int i = 0; i < 4; ++i) {
-    r[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
-    r[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
   }
 }
 
