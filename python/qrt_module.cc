@@ -104,13 +104,18 @@ py::list NodeDicts(const Graph& g) {
   return out;
 }
 
-Options MakeOptions(const std::string& passes, const std::string& isa, int threads,
-                    const std::vector<std::string>& pattern_texts) {
+// Patterns as (JSON text, source) pairs: the source names the text in errors.
+using PatternTexts = std::vector<std::pair<std::string, std::string>>;
+
+Options MakeOptions(const std::string& passes, const std::string& isa, int threads, const PatternTexts& patterns) {
   Options o;
   o.passes = passes;
   o.isa = isa;
   o.threads = threads;
-  o.pattern_texts = pattern_texts;
+  for (const auto& [text, source] : patterns) {
+    o.pattern_texts.push_back(text);
+    o.pattern_sources.push_back(source);
+  }
   return o;
 }
 
@@ -181,7 +186,7 @@ struct PyModel {
 };
 
 std::shared_ptr<PyModel> Compile(const PyGraph& g, const std::string& passes, const std::string& isa, int threads,
-                                 const std::vector<std::string>& patterns) {
+                                 const PatternTexts& patterns) {
   auto m = std::make_shared<PyModel>();
   qrt::api::Result<Model> model = [&] {
     py::gil_scoped_release release;
@@ -223,7 +228,7 @@ PYBIND11_MODULE(_qrt, m) {
              return std::make_shared<PyGraph>(PyGraph{Take(g.graph.Copy()), {}});
            })
       .def("apply_passes",
-           [](const PyGraph& g, const std::string& passes, const std::vector<std::string>& patterns) {
+           [](const PyGraph& g, const std::string& passes, const PatternTexts& patterns) {
              qrt::api::Result<Graph> r = [&] {
                py::gil_scoped_release release;
                return g.graph.ApplyPasses(MakeOptions(passes, "auto", 1, patterns));
@@ -286,14 +291,21 @@ PYBIND11_MODULE(_qrt, m) {
         std::unique_lock<std::mutex> lock = model.Lock();
         std::vector<py::array> keep;
         model.Bind(feed, keep);
-        Check(model.ctx.Run());  // the plan exists before the counters start
-        Check(model.ctx.SetProfiling(true));
         qrt::api::Status s;
+        {
+          py::gil_scoped_release release;
+          s = model.ctx.Run();  // the plan exists before the counters start
+        }
+        Check(s);
+        Check(model.ctx.SetProfiling(true));
         {
           py::gil_scoped_release release;
           for (int i = 0; i < runs && s.ok(); ++i) s = model.ctx.Run();
         }
-        Check(s);
+        if (!s.ok()) {
+          (void)model.ctx.SetProfiling(false);
+          Check(s);
+        }
         py::list out;
         for (const qrt_profile_entry& e : model.ctx.Profile()) {
           const std::string op = std::string(e.domain).empty() ? e.op_type : std::string(e.domain) + ":" + e.op_type;

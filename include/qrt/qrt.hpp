@@ -380,6 +380,8 @@ struct Options {
   std::string conv_algorithm = "auto";     // qrt_options_set_conv_algorithm
   std::vector<std::string> pattern_files;  // user pattern files (docs/patterns.md)
   std::vector<std::string> pattern_texts;  // user patterns as JSON text
+  // What names pattern_texts[i] in errors (a file it came from, say); absent or empty: "<patterns>".
+  std::vector<std::string> pattern_sources;
 };
 
 namespace detail {
@@ -396,8 +398,11 @@ inline Result<std::shared_ptr<qrt_options>> MakeOptions(const Options& options) 
   for (const std::string& f : options.pattern_files) {
     if (s == QRT_OK) s = qrt_options_add_patterns_file(o, f.c_str());
   }
-  for (const std::string& t : options.pattern_texts) {
-    if (s == QRT_OK) s = qrt_options_add_patterns(o, t.c_str(), nullptr);
+  for (size_t i = 0; i < options.pattern_texts.size(); ++i) {
+    const bool named = i < options.pattern_sources.size() && !options.pattern_sources[i].empty();
+    if (s == QRT_OK)
+      s = qrt_options_add_patterns(o, options.pattern_texts[i].c_str(),
+                                   named ? options.pattern_sources[i].c_str() : nullptr);
   }
   if (s != QRT_OK) return Status::FromC(s);
   return owned;

@@ -70,12 +70,13 @@ def _pass_spec(passes):
 
 
 def _pattern_texts(patterns):
-    """None, a Pattern, a path, JSON text or a list of these -> list of JSON texts."""
+    """None, a Pattern, a path, JSON text or a list of these -> list of (JSON text, source), the
+    source naming the text in qrt's errors."""
     if patterns is None:
         return []
     if not isinstance(patterns, (list, tuple)):
         patterns = [patterns]
-    return [p.text if isinstance(p, Pattern) else Pattern.from_json(p).text for p in patterns]
+    return [(p.text, p.source) for p in map(Pattern.from_json, patterns)]
 
 
 class Graph:

@@ -1,5 +1,6 @@
 """User patterns from Python: the three files of docs/patterns, a pattern built in Python, errors."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -149,3 +150,8 @@ def test_dtype_changing_replacement_is_an_error(tmp_path):
     path = add_chain(tmp_path)
     with pytest.raises(qrt.Error, match="q-to-dq"):
         qrt.compile(path, passes="none", patterns=[to_float])
+    # Read from a file, the pattern is named by its path in the error.
+    pattern_file = tmp_path / "to_float.json"
+    pattern_file.write_text(to_float.to_json())
+    with pytest.raises(qrt.Error, match=re.escape(str(pattern_file)) + ".*q-to-dq"):
+        qrt.compile(path, passes="none", patterns=str(pattern_file))
