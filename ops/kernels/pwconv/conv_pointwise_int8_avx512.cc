@@ -89,24 +89,67 @@ bool Pack(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, 
                         });
 }
 
-// PackColumns from X's codes (one byte per element, rows ld apart), on the grid by definition:
-// the byte VPDPBUSD reads is d + offset = q - (type's lowest), the code itself for uint8 and the
-// code + 128 for int8 (its top bit flipped); floats as DequantizeLinear makes them, fl(d * s_x).
-// Lanes past cols hold the byte `offset`: d = 0.
-template <int V>
-void PackCodes(const PointwiseInt8Plan& p, const uint8_t* q, int64_t ld, int64_t cols, int32_t* out, float* norms,
-               float* floats) {
+// X's codes (one byte per element, rows ld apart) packed for VPDPBUSD by byte shuffles: four
+// rows of 64 codes interleaved into dwords (the unpacks work within 128-bit lanes, so vector v's
+// columns 16v..16v+15 are gathered back from lane v of each unpacked vector), and norms[j] >=
+// ||d||_2 of column j from the exact sum of d^2 (VPDPWSSD on the dwords' bytes as int16, d =
+// byte - offset). The byte VPDPBUSD reads is d + offset = q - (type's lowest): the code itself for
+// uint8, the code + 128 (top bit flipped) for int8. Columns past cols and rows past k hold the
+// byte `offset` (d = 0). The floats the recomputation needs are made only where it runs
+// (CodeFloats).
+void PackCodes(const PointwiseInt8Plan& p, const uint8_t* q, int64_t ld, int64_t cols, int32_t* out, float* norms) {
+  const __mmask64 valid = cols >= kBlock ? ~__mmask64(0) : (__mmask64(1) << cols) - 1;
+  const __m512i flip = _mm512_set1_epi8(char(p.x_signed ? 0x80 : 0));
+  const __m512i zero_d = _mm512_set1_epi8(char(p.x_offset));
+  const __m512i loaded_zero_d = _mm512_xor_si512(zero_d, flip);  // flipped back when loaded
+  const __m512i offset16 = _mm512_set1_epi16(int16_t(p.x_offset)), low_bytes = _mm512_set1_epi32(0x00FF00FF);
+  auto row = [&](int64_t k) {
+    if (k >= p.k) return zero_d;
+    return _mm512_xor_si512(_mm512_mask_loadu_epi8(loaded_zero_d, valid, q + k * ld), flip);
+  };
+  __m512i squares[kTileVectors];
+  for (int v = 0; v < kTileVectors; ++v) squares[v] = _mm512_setzero_si512();
+  for (int64_t quad = 0; quad < p.quads; ++quad) {
+    const __m512i r0 = row(4 * quad), r1 = row(4 * quad + 1), r2 = row(4 * quad + 2), r3 = row(4 * quad + 3);
+    const __m512i a = _mm512_unpacklo_epi8(r0, r1), b = _mm512_unpackhi_epi8(r0, r1);
+    const __m512i c = _mm512_unpacklo_epi8(r2, r3), d = _mm512_unpackhi_epi8(r2, r3);
+    // t[i], lane L: the dwords of columns 16L + 4i .. 16L + 4i + 3.
+    const __m512i t0 = _mm512_unpacklo_epi16(a, c), t1 = _mm512_unpackhi_epi16(a, c);
+    const __m512i t2 = _mm512_unpacklo_epi16(b, d), t3 = _mm512_unpackhi_epi16(b, d);
+    const __m512i u0 = _mm512_shuffle_i32x4(t0, t1, 0x44), u1 = _mm512_shuffle_i32x4(t0, t1, 0xEE);
+    const __m512i u2 = _mm512_shuffle_i32x4(t2, t3, 0x44), u3 = _mm512_shuffle_i32x4(t2, t3, 0xEE);
+    const __m512i vectors[kTileVectors] = {_mm512_shuffle_i32x4(u0, u2, 0x88), _mm512_shuffle_i32x4(u0, u2, 0xDD),
+                                           _mm512_shuffle_i32x4(u1, u3, 0x88), _mm512_shuffle_i32x4(u1, u3, 0xDD)};
+    for (int v = 0; v < kTileVectors; ++v) {
+      _mm512_storeu_si512(out + quad * kBlock + 16 * v, vectors[v]);
+      const __m512i even = _mm512_sub_epi16(_mm512_and_si512(vectors[v], low_bytes), offset16);
+      const __m512i odd = _mm512_sub_epi16(_mm512_srli_epi16(vectors[v], 8), offset16);
+      squares[v] = _mm512_dpwssd_epi32(_mm512_dpwssd_epi32(squares[v], even, even), odd, odd);
+    }
+  }
+  // The sums are exact (k 255^2 < 2^31); converted to float they round by at most 2^-24, which
+  // the raise by 2^-11 covers, so the norm stays an upper bound.
+  for (int v = 0; v < kTileVectors; ++v) {
+    const __m512 raised = _mm512_mul_ps(_mm512_cvtepi32_ps(squares[v]), _mm512_set1_ps(1.f + 1.f / 2048.f));
+    _mm512_storeu_ps(norms + 16 * v, _mm512_sqrt_ps(raised));
+  }
+}
+
+// The floats of a block of X's codes (k x 64, 0 past cols), as DequantizeLinear makes them,
+// fl(d * s_x): what the recomputation reads.
+void CodeFloats(const PointwiseInt8Plan& p, const uint8_t* q, int64_t ld, int64_t cols, float* floats) {
   const __m512 scale = _mm512_set1_ps(p.x_scale);
   const __m512i offset = _mm512_set1_epi32(p.x_offset);
-  const __m128i flip = _mm_set1_epi8(char(p.x_signed ? 0x80 : 0));  // int8: q + 128
-  PackColumns<V>(
-      p, cols, out, norms, floats, [&](int64_t k, int v, __mmask16 valid, __m512* xv, __m512* d, __m512i* byte) {
-        const __m128i codes = _mm512_castsi512_si128(_mm512_maskz_loadu_epi8(__mmask64(valid), q + k * ld + 16 * v));
-        *byte = _mm512_mask_cvtepu8_epi32(offset, valid, _mm_xor_si128(codes, flip));
-        *d = _mm512_cvtepi32_ps(_mm512_sub_epi32(*byte, offset));
-        *xv = _mm512_mul_ps(*d, scale);
-        return __mmask16(0);
-      });
+  const __m128i flip = _mm_set1_epi8(char(p.x_signed ? 0x80 : 0));
+  for (int64_t k = 0; k < p.k; ++k) {
+    for (int v = 0; 16 * v < cols; ++v) {
+      const __mmask16 valid = FirstLanes(cols - 16 * v);
+      const __m128i codes = _mm512_castsi512_si128(_mm512_maskz_loadu_epi8(__mmask64(valid), q + k * ld + 16 * v));
+      const __m512i byte = _mm512_mask_cvtepu8_epi32(offset, valid, _mm_xor_si128(codes, flip));
+      _mm512_store_ps(floats + k * kBlock + 16 * v,
+                      _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(byte, offset)), scale));
+    }
+  }
 }
 
 // out[r][v] = sum over quads of the packed bytes x (columns 16v..16v+15) times row r's
@@ -326,9 +369,6 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
                        const PointwiseInt8Scratch& scratch) {
   using PackFn = bool (*)(const PointwiseInt8Plan&, const float*, int64_t, int64_t, int32_t*, float*, float*);
   constexpr PackFn kPack[kTileVectors + 1] = {nullptr, Pack<1>, Pack<2>, Pack<3>, Pack<4>};
-  using PackCodesFn = void (*)(const PointwiseInt8Plan&, const uint8_t*, int64_t, int64_t, int32_t*, float*, float*);
-  constexpr PackCodesFn kPackCodes[kTileVectors + 1] = {nullptr, PackCodes<1>, PackCodes<2>, PackCodes<3>,
-                                                        PackCodes<4>};
   const int64_t blocks = last - first;
   auto columns_of = [&](int64_t b) { return std::min(kBlock, p.columns - (first + b) * kBlock); };
   auto packed_of = [&](int64_t b) { return scratch.packed + b * p.quads * kBlock; };
@@ -341,8 +381,7 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
     const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
     bool on_grid = true;
     if (x_codes != nullptr) {
-      kPackCodes[(cols + 15) / 16](p, x_codes + j0, p.columns, cols, packed_of(b), scratch.norms + b * kBlock,
-                                   floats_of(b));
+      PackCodes(p, x_codes + j0, p.columns, cols, packed_of(b), scratch.norms + b * kBlock);
     } else {
       on_grid =
           kPack[(cols + 15) / 16](p, x + j0, p.columns, cols, packed_of(b), scratch.norms + b * kBlock, floats_of(b));
@@ -378,6 +417,9 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
   for (int64_t b = 0; b < blocks; ++b) {
     if (count[4 * b] < 0) continue;
     const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
+    if (x_codes != nullptr && count[4 * b] + count[4 * b + 1] + count[4 * b + 2] + count[4 * b + 3] > 0) {
+      CodeFloats(p, x_codes + j0, p.columns, cols, floats_of(b));
+    }
     for (int v = 0; 16 * v < cols; ++v) {
       const int32_t* list = open + (4 * b + v) * p.channels;
       const int64_t n = count[4 * b + v];
