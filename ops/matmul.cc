@@ -333,6 +333,9 @@ struct GemmState {
   int threads = 1;
   std::shared_ptr<const CodedWeights> coded;  // f32, B' as 8-bit codes (CodeWeights)
   bool packed_b = false;                      // B a 2-D initializer: ORT packs it (sgemm.h)
+  // A constant transposed B, transposed once (k x n) where the blocked order reads it (packed,
+  // or several rows): the same sums in the same order, without a transpose at every run.
+  std::shared_ptr<const std::vector<float>> b_transposed;
 };
 
 // f64: the reference, Y = (A' x B') * alpha, then + C * beta.
@@ -375,6 +378,7 @@ void RunGemmFloat(const GemmState& s, const RunArgs& args) {
   g.m = s.m, g.n = s.n, g.k = s.k;
   g.a = a, g.lda = s.k;
   g.b = args.input(1)->data<float>(), g.ldb = s.trans_b ? s.k : s.n, g.trans_b = s.trans_b;
+  if (s.b_transposed != nullptr) g.b = s.b_transposed->data(), g.ldb = s.n, g.trans_b = false;
   g.c = y, g.ldc = s.n;
   g.accumulate = with_c;
   g.alpha = s.alpha;
@@ -445,6 +449,16 @@ Status PrepareGemm(PrepareContext& ctx) {
     if (s.coded != nullptr) NoteKernelIsa(Isa::kAvx2);
   }
   if (path == "coded" && s.coded == nullptr) return Unsupported("qrt_path coded does not apply to this Gemm");
+  const TensorInfo& b_info = ctx.input(1);
+  if (dt == DataType::kFloat32 && s.coded == nullptr && s.trans_b && b_info.value != nullptr &&
+      (s.packed_b || s.m > 1)) {
+    auto bt = std::make_shared<std::vector<float>>(size_t(s.k * s.n));
+    const float* bv = b_info.value->data<float>();
+    for (int64_t j = 0; j < s.n; ++j) {
+      for (int64_t p = 0; p < s.k; ++p) (*bt)[size_t(p * s.n + j)] = bv[j * s.k + p];
+    }
+    s.b_transposed = std::move(bt);
+  }
   ctx.SetOutput(0, dt, {s.m, s.n});
   ctx.SetKernel<GemmState, RunGemm>(std::move(s));
   return Status::Ok();

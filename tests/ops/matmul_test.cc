@@ -153,3 +153,33 @@ TEST(GemmPaths, AttributesAndBroadcastC) {
 
 }  // namespace
 }  // namespace qrt
+
+namespace qrt {
+namespace {
+
+// A constant B given transposed (transB = 1), which the blocked order reads transposed once at
+// compile time, gives the bits of the same B given untransposed, at every tier, with one row
+// (ORT's packed order) and several.
+TEST(GemmPaths, ConstantTransposedBEqualsTheUntransposedConstant) {
+  std::mt19937 rng(9);
+  for (int64_t m : {1, 4}) {
+    const int64_t n = 37, k = 300;
+    Tensor a = RandomTensor(DataType::kFloat32, Dims{m, k}, -1, 1, rng);
+    Tensor bt = RandomTensor(DataType::kFloat32, Dims{n, k}, -1, 1, rng);
+    Tensor b = Tensor::Allocate(DataType::kFloat32, Dims{k, n}).value();
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t p = 0; p < k; ++p) b.data<float>()[p * n + j] = bt.data<float>()[j * k + p];
+    }
+    Attributes transposed, plain;
+    transposed.Set("transB", int64_t(1));
+    for (Isa isa : TiersThisCpuHas()) {
+      auto want = testing::linalg::RunNode("Gemm", {Runtime(a), Const(b)}, plain, isa);
+      auto got = testing::linalg::RunNode("Gemm", {Runtime(a), Const(bt)}, transposed, isa);
+      ASSERT_TRUE(want.ok() && got.ok());
+      EXPECT_EQ(testing::CompareBits(*got, *want), "") << "m " << m << " at " << IsaName(isa);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace qrt

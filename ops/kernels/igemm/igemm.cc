@@ -9,6 +9,7 @@
 #endif
 
 #include "ops/kernels/common/thread_scratch.h"
+#include "ops/kernels/conv/code_patches.h"
 #include "runtime/parallel.h"
 
 namespace qrt {
@@ -183,6 +184,38 @@ void IgemmPackIm2Col(const ConvGeometry& g, const T* x, int32_t x_zp, int64_t be
   }
 }
 
+namespace {
+
+// IgemmPackIm2Col's columns [begin, end) from the patch matrix of X's codes (BuildCodePatches: k
+// rows of `positions` bytes, the padding holding x_zp's code): the same values, each row read
+// as a run of bytes rather than gathered tap by tap (for small planes the gathering's per-row
+// setup was a quarter of a QOperator CNN's run).
+template <class T>
+void PackFromCodePatches(const uint8_t* codes, int64_t positions, int64_t k, int32_t x_zp, int64_t begin, int64_t end,
+                         int16_t* out) {
+  const int64_t columns = end - begin;
+  const int64_t ps = IgemmPanelStride(k), panels = IgemmPanels(columns), width = panels * kIgemmPanel;
+  int16_t* even = ThreadScratchArray<int16_t>(ScratchSlot::kIgemmPatchRows, size_t(2 * width));
+  int16_t* odd = even + width;
+  std::fill(even + columns, even + width, int16_t(0));
+  std::fill(odd + columns, odd + width, int16_t(0));
+  auto row = [&](int64_t kk, int16_t* line) {
+    const T* r = reinterpret_cast<const T*>(codes + kk * positions + begin);
+    for (int64_t j = 0; j < columns; ++j) line[j] = int16_t(int32_t(r[j]) - x_zp);
+  };
+  for (int64_t p = 0; p < IgemmPairs(k); ++p) {
+    row(2 * p, even);
+    if (2 * p + 1 < k)
+      row(2 * p + 1, odd);
+    else
+      std::fill(odd, odd + columns, int16_t(0));
+    for (int64_t q = 0; q < panels; ++q)
+      Interleave(even + q * kIgemmPanel, odd + q * kIgemmPanel, out + q * ps + p * 2 * kIgemmPanel);
+  }
+}
+
+}  // namespace
+
 template <class Tx>
 void IgemmConv(const IgemmKernel& kernel, const ConvGeometry& g, const Tx* x, int32_t x_zp, const int16_t* w16,
                int32_t* y, int threads) {
@@ -193,17 +226,25 @@ void IgemmConv(const IgemmKernel& kernel, const ConvGeometry& g, const Tx* x, in
   int64_t block = std::clamp<int64_t>(kPatchBlockBytes / (IgemmPanelStride(k) * 2), 1, kPatchBlockPanels);
   if (threads > 1) block = std::min(block, (panels + threads - 1) / threads);
   const int64_t blocks = (panels + block - 1) / block, block_columns = block * kIgemmPanel;
+  ConvGeometry group_geometry = g;  // one group's channels, as BuildCodePatches takes them
+  group_geometry.in_channels = cg, group_geometry.out_channels = mg, group_geometry.group = 1;
+  auto* planes =
+      static_cast<uint8_t*>(ThreadScratch(ScratchSlot::kPatchPlanes, size_t(CodePlanesBytes(group_geometry))));
+  auto* codes =
+      static_cast<uint8_t*>(ThreadScratch(ScratchSlot::kPatchCodes, size_t(k * positions + kCodePatchesSlack)));
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t grp = 0; grp < g.group; ++grp) {
       const Tx* xg = x + (n * g.in_channels + grp * cg) * plane;
       const int16_t* wg = w16 + grp * mg * lda;
       int32_t* yg = y + (n * g.out_channels + grp * mg) * positions;
+      // The group's patch matrix of codes, whole, then packed a block at a time.
+      BuildCodePatches(group_geometry, reinterpret_cast<const uint8_t*>(xg), uint8_t(Tx(x_zp)), planes, codes);
       auto run = [&](int64_t b0, int64_t b1) {
         int16_t* patches =
             static_cast<int16_t*>(ThreadScratch(ScratchSlot::kOp2, size_t(IgemmPackedBSize(k, block_columns)) * 2));
         for (int64_t b = b0; b < b1; ++b) {
           const int64_t c0 = b * block_columns, c1 = std::min(positions, c0 + block_columns);
-          IgemmPackIm2Col(g, xg, x_zp, c0, c1, patches);
+          PackFromCodePatches<Tx>(codes, positions, k, x_zp, c0, c1, patches);
           IgemmColumnRange(kernel, mg, c1 - c0, k, wg, lda, patches, yg + c0, positions, 0, IgemmPanels(c1 - c0));
         }
       };

@@ -95,8 +95,10 @@ void IgemmPackIm2Col(const ConvGeometry& g, const T* x, int32_t x_zp, int64_t be
 
 // The whole integer convolution of ref::ConvInteger (no bias) into y (N x M x positions):
 // w16 holds W's rows minus their zero points (IgemmRowsToInt16, lda IgemmRowLength(k)). Each
-// image and group's patches are packed a block of columns at a time into ThreadScratch's kOp2
-// slot, so that a block stays in L2 while it is multiplied; blocks are split over `threads`.
+// image and group's patch matrix of codes is built whole (BuildCodePatches, ThreadScratch's
+// kPatchPlanes and kPatchCodes slots), then packed as IgemmPackIm2Col packs it a block of
+// columns at a time into the kOp2 slot, so that a block stays in L2 while it is multiplied;
+// blocks are split over `threads`.
 template <class Tx>
 void IgemmConv(const IgemmKernel& kernel, const ConvGeometry& g, const Tx* x, int32_t x_zp, const int16_t* w16,
                int32_t* y, int threads = 1);
