@@ -9,9 +9,10 @@
 //   ConvInteger / QLinearConv: the int32 accumulators must be exact:
 //     - igemm: at the AVX2 tier and above, im2col panels of (x - x_zp) and rows of w' in
 //       int16 and the integer GEMM (ops/kernels/igemm/igemm.h): exact products and a wrapping
-//       int32 sum, the reference's bits for any weights, constant or not. Taken where
-//       IgemmConvPays (conv_plan.cc); otherwise a oneDNN path where it is proven exact at
-//       plan time from the constant weights:
+//       int32 sum, the reference's bits for any weights, constant or not (constant W at the
+//       AVX-512 VNNI tier: bytes and VPDPBUSD, IgemmConvQuads). Taken where IgemmConvPays
+//       (conv_plan.cc); otherwise a oneDNN path where it is proven exact at plan time from the
+//       constant weights:
 //     - onednn-int8: oneDNN u8 x s8 -> s32 (u8 input, constant input zero point). oneDNN on
 //       AVX2 adds pairs of u8*s8 products in saturating s16 and converts accumulators
 //       through f32 (docs/onednn-2.6.md, 2b), so it needs w' = w - w_zp in [-64,63]
@@ -537,6 +538,9 @@ struct IntConvState {
   std::shared_ptr<const onednn::Conv> onednn;
   IgemmKernel igemm;
   std::vector<int16_t> w16;  // kIgemm with constant W: rows of w - w_zp (IgemmRowsToInt16)
+  // kIgemm with constant W and AVX-512 VNNI: W as signed bytes for VPDPBUSD (igemm.h), in
+  // place of w16.
+  std::shared_ptr<const IgemmQuadWeights> quads;
   int threads = 1;
   int32_t out_min = -2147483647 - 1, out_max = 2147483647;  // qrt:QLinearConv's clamp
   RequantizeRowFn requantize = nullptr;                     // QLinearConv's epilogue
@@ -642,12 +646,13 @@ void RunIgemmTyped(const IntConvState& s, const RunArgs& args, int32_t* acc) {
   const ConvGeometry& g = s.g;
   const int64_t lda = IgemmRowLength(g.reduction_size());
   const int16_t* w16 = s.w16.data();
-  if (s.w16.empty()) {
+  if (s.w16.empty() && s.quads == nullptr) {
     int16_t* t = static_cast<int16_t*>(ThreadScratch(ScratchSlot::kOp1, size_t(g.out_channels * lda) * 2));
     PackIgemmW(g, args.input(s.w)->data<Tw>(), s.w_zp >= 0 ? args.input(s.w_zp) : nullptr, t);
     w16 = t;
   }
   const int32_t x_zp = ZeroPointAt(s.x_zp >= 0 ? args.input(s.x_zp) : nullptr, 0);
+  if (s.quads != nullptr) return IgemmConvQuads(*s.quads, g, args.input(0)->data<Tx>(), x_zp, acc, s.threads);
   IgemmConv(s.igemm, g, args.input(0)->data<Tx>(), x_zp, w16, acc, s.threads);
 }
 
@@ -751,6 +756,16 @@ Status ChoosePath(PrepareContext& ctx, IntConvState& s) {
     s.igemm = SelectIgemmKernel(ctx.isa());
     s.threads = ctx.threads();
     if (w != nullptr && (s.w_zp < 0 || w_zp != nullptr)) {
+      if (IgemmQuadsAvailable(ctx.isa())) {  // four byte products per lane instead of two
+        std::vector<int32_t> zp(size_t(s.g.out_channels));
+        for (int64_t m = 0; m < s.g.out_channels; ++m) zp[size_t(m)] = ZeroPointAt(w_zp, m);
+        WithConvTypes(s, [&](auto, auto tw) {
+          s.quads = std::make_shared<const IgemmQuadWeights>(
+              IgemmPackQuadWeights(s.g.out_channels, s.g.reduction_size(), w->data<decltype(tw)>(), zp.data()));
+        });
+        NoteKernelIsa(Isa::kAvx512Vnni);
+        return Status::Ok();
+      }
       s.w16.resize(size_t(s.g.out_channels * IgemmRowLength(s.g.reduction_size())));
       WithConvTypes(s, [&](auto, auto tw) { PackIgemmW(s.g, w->data<decltype(tw)>(), w_zp, s.w16.data()); });
     }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -10,6 +11,7 @@
 
 #include "ops/kernels/common/thread_scratch.h"
 #include "ops/kernels/conv/code_patches.h"
+#include "runtime/cpu_features.h"
 #include "runtime/parallel.h"
 
 namespace qrt {
@@ -256,6 +258,69 @@ void IgemmConv(const IgemmKernel& kernel, const ConvGeometry& g, const Tx* x, in
   }
 }
 
+template <class Tw>
+IgemmQuadWeights IgemmPackQuadWeights(int64_t m, int64_t k, const Tw* w, const int32_t* w_zp) {
+  constexpr int32_t kOffset = std::is_signed_v<Tw> ? 0 : 128;  // ws = w - offset, a signed byte
+  IgemmQuadWeights q;
+  q.m = m, q.k = k, q.quads = (k + 3) / 4;
+  q.rows.assign(size_t(m * q.quads), 0);
+  for (int64_t r = 0; r < m; ++r) {
+    int32_t sum = 0;
+    for (int64_t p = 0; p < k; ++p) {
+      const int32_t v = int32_t(w[r * k + p]);
+      const uint32_t byte = uint8_t(int8_t(v - kOffset));
+      q.rows[size_t(r * q.quads + p / 4)] |= int32_t(byte << (8 * (p % 4)));
+      sum = int32_t(uint32_t(sum) + uint32_t(v - w_zp[r]));
+    }
+    q.column_factors.push_back(int32_t(uint32_t(kOffset) - uint32_t(w_zp[r])));
+    q.weight_sums.push_back(sum);
+  }
+  return q;
+}
+
+bool IgemmQuadsAvailable(Isa isa) { return CanUseAvx512Vnni(isa); }
+
+template <class Tx>
+void IgemmConvQuads(const IgemmQuadWeights& w, const ConvGeometry& g, const Tx* x, int32_t x_zp, int32_t* y,
+                    int threads) {
+  const int64_t k = g.reduction_size(), positions = g.out_spatial();
+  if (positions <= 0 || g.out_channels <= 0) return;
+  const int64_t mg = g.out_channels / g.group, cg = g.in_channels / g.group, plane = g.in_spatial();
+  const int64_t panels = IgemmPanels(positions), panel_bytes = w.quads * 64;
+  // A block of panels (and its column sums) stays in L2 while every channel passes over it.
+  int64_t block = std::clamp<int64_t>(kPatchBlockBytes / std::max<int64_t>(panel_bytes, 1), 1, kPatchBlockPanels);
+  if (threads > 1) block = std::min(block, (panels + threads - 1) / threads);
+  const int64_t blocks = (panels + block - 1) / block, block_columns = block * kIgemmPanel;
+  const bool flip = std::is_signed_v<Tx>;
+  const int32_t zxu = x_zp + (flip ? 128 : 0);  // X's zero point as xu
+  ConvGeometry group_geometry = g;
+  group_geometry.in_channels = cg, group_geometry.out_channels = mg, group_geometry.group = 1;
+  auto* planes =
+      static_cast<uint8_t*>(ThreadScratch(ScratchSlot::kPatchPlanes, size_t(CodePlanesBytes(group_geometry))));
+  auto* codes =
+      static_cast<uint8_t*>(ThreadScratch(ScratchSlot::kPatchCodes, size_t(k * positions + kCodePatchesSlack)));
+  for (int64_t n = 0; n < g.batch; ++n) {
+    for (int64_t grp = 0; grp < g.group; ++grp) {
+      const Tx* xg = x + (n * g.in_channels + grp * cg) * plane;
+      int32_t* yg = y + (n * g.out_channels + grp * mg) * positions;
+      BuildCodePatches(group_geometry, reinterpret_cast<const uint8_t*>(xg), uint8_t(Tx(x_zp)), planes, codes);
+      auto run = [&](int64_t b0, int64_t b1) {
+        auto* packed = static_cast<int32_t*>(ThreadScratch(ScratchSlot::kOp2, size_t(block * panel_bytes)));
+        auto* sums = static_cast<int32_t*>(ThreadScratch(ScratchSlot::kIgemmPatchRows, size_t(block_columns) * 4));
+        for (int64_t b = b0; b < b1; ++b) {
+          const int64_t c0 = b * block_columns, c1 = std::min(positions, c0 + block_columns);
+          avx512vnni::IgemmQuadPanels(codes, positions, k, flip, c0, c1, packed, sums);
+          avx512vnni::IgemmQuadTiles(w, grp * mg, mg, packed, c1 - c0, sums, zxu, yg + c0, positions);
+        }
+      };
+      if (threads <= 1 || blocks == 1)
+        run(0, blocks);
+      else
+        ParallelFor(threads, blocks, 1, 1, run);
+    }
+  }
+}
+
 #define QRT_IGEMM_PACK(T)                                                                                            \
   template void IgemmRowsToInt16<T>(int64_t, int64_t, const T*, int64_t, int64_t, const int32_t*, int64_t, int16_t*, \
                                     int64_t);                                                                        \
@@ -264,7 +329,9 @@ void IgemmConv(const IgemmKernel& kernel, const ConvGeometry& g, const Tx* x, in
   template void IgemmConv<T>(const IgemmKernel&, const ConvGeometry&, const T*, int32_t, const int16_t*, int32_t*,   \
                              int);                                                                                   \
   template void IgemmFrom8Bit<T>(const IgemmKernel&, int64_t, int64_t, int64_t, const T*, int64_t, int64_t, int32_t, \
-                                 const int16_t*, int32_t*, int64_t, int);
+                                 const int16_t*, int32_t*, int64_t, int);                                            \
+  template IgemmQuadWeights IgemmPackQuadWeights<T>(int64_t, int64_t, const T*, const int32_t*);                     \
+  template void IgemmConvQuads<T>(const IgemmQuadWeights&, const ConvGeometry&, const T*, int32_t, int32_t*, int);
 QRT_IGEMM_PACK(uint8_t)
 QRT_IGEMM_PACK(int8_t)
 #undef QRT_IGEMM_PACK

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "ops/kernels/conv/conv_ref.h"
 #include "runtime/cpu_features.h"
@@ -102,5 +103,42 @@ void IgemmPackIm2Col(const ConvGeometry& g, const T* x, int32_t x_zp, int64_t be
 template <class Tx>
 void IgemmConv(const IgemmKernel& kernel, const ConvGeometry& g, const Tx* x, int32_t x_zp, const int16_t* w16,
                int32_t* y, int threads = 1);
+
+// ---- u8 x s8 quads (AVX-512 VNNI) -------------------------------------------------------
+// The same accumulators for a convolution with constant weights, with VPDPBUSD: four byte
+// products per 32-bit lane, summed without saturation (|xu ws| <= 255 * 128), so exact. X's codes
+// are read as unsigned bytes xu (int8 codes + 128, the zero point likewise: zxu) and the weights
+// kept as signed bytes ws = w - w_offset (uint8 weights - 128, int8 weights as they are). Then
+//   sum_k (x - x_zp)(w - w_zp) = sum_k xu ws + (w_offset - w_zp) sum_k xu - zxu sum_k (w - w_zp),
+// every term in wrapping int32 arithmetic: the reference's bits (a ring identity mod 2^32).
+// The padding holds X's zero point (xu - zxu = 0), as in IgemmPackIm2Col.
+struct IgemmQuadWeights {
+  int64_t m = 0, k = 0, quads = 0;      // output channels, reduction length, ceil(k / 4)
+  std::vector<int32_t> rows;            // m x quads: the bytes ws of k = 4q..4q+3 (0 past k)
+  std::vector<int32_t> column_factors;  // per channel: w_offset - w_zp, times sum_k xu
+  std::vector<int32_t> weight_sums;     // per channel: sum_k (w - w_zp), times zxu
+};
+// w: m rows of k weights; w_zp: one per row.
+template <class Tw>
+IgemmQuadWeights IgemmPackQuadWeights(int64_t m, int64_t k, const Tw* w, const int32_t* w_zp);
+// Whether IgemmConvQuads runs under the ceiling `isa` (AVX-512 VNNI).
+bool IgemmQuadsAvailable(Isa isa);
+// IgemmConv's result with the quads (w for all groups' channels, group after group).
+template <class Tx>
+void IgemmConvQuads(const IgemmQuadWeights& w, const ConvGeometry& g, const Tx* x, int32_t x_zp, int32_t* y,
+                    int threads = 1);
+
+namespace avx512vnni {
+// Columns [begin, end) of a patch matrix of codes (k rows of `positions` bytes) as panels of 16
+// columns, for each quad q the 16 columns' dwords of bytes xu (k = 4q..4q+3; 0 past k and past
+// end) at out + panel * quads * 16 + q * 16; flip: int8 codes (xu = code + 128). column_sums[j]:
+// sum_k xu of column begin + j (0 past end), for IgemmPanels(end - begin) * 16 columns.
+void IgemmQuadPanels(const uint8_t* codes, int64_t positions, int64_t k, bool flip, int64_t begin, int64_t end,
+                     int32_t* out, int32_t* column_sums);
+// C rows [0, rows) of w's channels `first`.. times `cols` columns of those panels, with the
+// identity's corrections (zxu: X's zero point as xu), stored at c (row stride ldc).
+void IgemmQuadTiles(const IgemmQuadWeights& w, int64_t first, int64_t rows, const int32_t* panels, int64_t cols,
+                    const int32_t* column_sums, int32_t zxu, int32_t* c, int64_t ldc);
+}  // namespace avx512vnni
 
 }  // namespace qrt
