@@ -8,6 +8,9 @@
 // Not taken (clear errors): bits other than 4, g_idx, float zero points.
 #include "ops/kernels/nbits/matmul_nbits.h"
 
+#include <memory>
+#include <vector>
+
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
@@ -22,6 +25,8 @@ struct NbitsState {
   NbitsRowFn row = nullptr;
   NbitsRowsFn rows = nullptr;
   NbitsInt8Fn int8 = nullptr;
+  // The int8 path with constant scales and zero points: their terms, made once.
+  std::shared_ptr<const std::vector<float>> zero_point_terms;
 };
 
 Status RunNbits(const NbitsState& s, const RunArgs& args) {
@@ -33,6 +38,7 @@ Status RunNbits(const NbitsState& s, const RunArgs& args) {
   w.codes = args.input(kB)->data<uint8_t>();
   w.scales = args.input(kScales)->data<float>();
   w.zero_points = s.has_zero_points ? args.input(kZeroPoints)->data<uint8_t>() : nullptr;
+  if (s.zero_point_terms != nullptr) w.zero_point_terms = s.zero_point_terms->data();
   const float* a = args.input(kA)->data<float>();
   const float* bias = s.has_bias ? args.input(kBias)->data<float>() : nullptr;
   float* y = args.output(0)->data<float>();
@@ -97,6 +103,15 @@ Status PrepareNbits(PrepareContext& ctx) {
   s.int8_path = accuracy == 4;
   if (s.int8_path) {
     s.int8 = SelectNbitsInt8(ctx.isa());
+    const Tensor* scales = ctx.input(kScales).value;
+    const Tensor* zero_points = s.has_zero_points ? ctx.input(kZeroPoints).value : nullptr;
+    if (scales != nullptr && (!s.has_zero_points || zero_points != nullptr) && s.int8 != ref::MatMulNbitsInt8) {
+      NbitsWeights w;
+      w.n = n, w.k = k, w.block = block, w.blocks = s.blocks;
+      w.scales = scales->data<float>();
+      w.zero_points = zero_points != nullptr ? zero_points->data<uint8_t>() : nullptr;
+      s.zero_point_terms = std::make_shared<const std::vector<float>>(NbitsZeroPointTerms(w));
+    }
   } else {
     s.row = SelectNbitsRow(ctx.isa());
     s.rows = SelectNbitsRows(ctx.isa());

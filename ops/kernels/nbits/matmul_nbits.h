@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "runtime/cpu_features.h"
 
@@ -24,6 +25,9 @@ struct NbitsWeights {
   const uint8_t* codes = nullptr;               // [n, blocks, block / 2], k = 2j low nibble, 2j + 1 high
   const float* scales = nullptr;                // [n, blocks]
   const uint8_t* zero_points = nullptr;         // [n, ceil(blocks / 2)], block 2b low nibble; null: 8
+  // The int8 path's zero-point terms (-scale) * zero point, [blocks, n] (NbitsZeroPointTerms),
+  // made once for constant weights; null: the kernels make them per call.
+  const float* zero_point_terms = nullptr;
 
   int zero_point(int64_t col, int64_t b) const {
     if (zero_points == nullptr) return 8;
@@ -73,6 +77,11 @@ void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const flo
 namespace avx512vnni {  // the int8 path with VPDPBUSD
 void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y);
 }  // namespace avx512vnni
+
+// w's zero-point terms for the int8 path, [blocks, n]: (-scale) * float(zero point), as the
+// kernels form them (a block per row, so that a column's chain over blocks reads 16 columns at a
+// time): what MLAS's prepacking keeps beside the codes.
+std::vector<float> NbitsZeroPointTerms(const NbitsWeights& w);
 
 NbitsRowFn SelectNbitsRow(Isa isa);
 NbitsRowsFn SelectNbitsRows(Isa isa);

@@ -193,7 +193,12 @@ void AddZeroPointShare(const NbitsWeights& w, int64_t m, const float* asum, floa
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   for (int64_t j0 = 0; j0 < w.n; j0 += kChunk) {
     const int64_t cols = std::min(kChunk, w.n - j0), regs = (cols + 7) / 8;
-    for (int64_t g = 0; g < 8 * regs; g += 8) {
+    // The terms, block after block: made once for constant weights, else here (transposed).
+    const float* terms = w.zero_point_terms != nullptr ? w.zero_point_terms + j0 : nz;
+    const int64_t stride = w.zero_point_terms != nullptr ? w.n : kChunk;
+    __m256i valid_of[4];
+    for (int q = 0; q < 4; ++q) valid_of[q] = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(cols - 8 * q)), lane);
+    for (int64_t g = 0; g < 8 * regs && w.zero_point_terms == nullptr; g += 8) {
       for (int64_t b0 = 0; b0 < w.blocks; b0 += 8) {
         const int64_t nb = std::min<int64_t>(8, w.blocks - b0);
         const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(nb)), lane);
@@ -226,11 +231,11 @@ void AddZeroPointShare(const NbitsWeights& w, int64_t m, const float* asum, floa
       for (int64_t b = 0; b < w.blocks; ++b) {
         const __m256 s = _mm256_set1_ps(as[b]);
         for (int q = 0; q < 4; ++q) {
-          if (q < regs) c[q] = _mm256_fmadd_ps(s, _mm256_loadu_ps(nz + b * kChunk + 8 * q), c[q]);
+          if (q < regs) c[q] = _mm256_fmadd_ps(s, _mm256_maskload_ps(terms + b * stride + 8 * q, valid_of[q]), c[q]);
         }
       }
       for (int64_t q = 0; q < regs; ++q) {
-        const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(cols - 8 * q)), lane);
+        const __m256i valid = valid_of[q];
         float* dst = y + i * w.n + j0 + 8 * q;
         _mm256_maskstore_ps(dst, valid, _mm256_add_ps(_mm256_maskload_ps(dst, valid), c[q]));
       }

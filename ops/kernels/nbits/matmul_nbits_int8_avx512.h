@@ -145,7 +145,10 @@ void AddZeroPointShareChunk(const NbitsWeights& w, int64_t m, const float* asum,
   const __m512 sign = _mm512_castsi512_ps(_mm512_set1_epi32(int(0x80000000u)));
   {
     const int64_t cols = std::min(kChunk, w.n - j0), regs = (cols + 15) / 16;
-    for (int64_t g = 0; g < 16 * regs; g += 16) {
+    // The terms, block after block: made once for constant weights, else here (transposed).
+    const float* terms = w.zero_point_terms != nullptr ? w.zero_point_terms + j0 : nz;
+    const int64_t stride = w.zero_point_terms != nullptr ? w.n : kChunk;
+    for (int64_t g = 0; g < 16 * regs && w.zero_point_terms == nullptr; g += 16) {
       for (int64_t b0 = 0; b0 < w.blocks; b0 += 16) {
         const int64_t nb = std::min<int64_t>(16, w.blocks - b0);
         const __mmask16 valid = __mmask16((1u << nb) - 1);
@@ -175,15 +178,20 @@ void AddZeroPointShareChunk(const NbitsWeights& w, int64_t m, const float* asum,
     for (int64_t i = 0; i < m; ++i) {
       __m512 c[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
       const float* as = asum + i * w.blocks;
+      __mmask16 valid_of[4];
+      for (int q = 0; q < 4; ++q) {
+        const int64_t left = cols - 16 * q;
+        valid_of[q] = left >= 16 ? __mmask16(0xffff) : left <= 0 ? __mmask16(0) : __mmask16((1u << left) - 1);
+      }
       for (int64_t b = 0; b < w.blocks; ++b) {
         const __m512 s = _mm512_set1_ps(as[b]);
         for (int q = 0; q < 4; ++q) {
-          if (q < regs) c[q] = _mm512_fmadd_ps(s, _mm512_loadu_ps(nz + b * kChunk + 16 * q), c[q]);
+          if (q < regs)
+            c[q] = _mm512_fmadd_ps(s, _mm512_maskz_loadu_ps(valid_of[q], terms + b * stride + 16 * q), c[q]);
         }
       }
       for (int64_t q = 0; q < regs; ++q) {
-        const int64_t left = cols - 16 * q;
-        const __mmask16 valid = left >= 16 ? __mmask16(0xffff) : __mmask16((1u << left) - 1);
+        const __mmask16 valid = valid_of[q];
         float* dst = y + i * w.n + j0 + 16 * q;
         _mm512_mask_storeu_ps(dst, valid, _mm512_add_ps(_mm512_maskz_loadu_ps(valid, dst), c[q]));
       }

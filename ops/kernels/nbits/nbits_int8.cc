@@ -69,3 +69,17 @@ void Int8RowByReference(const NbitsWeights& w, const float* row, bool paired, co
 }
 
 }  // namespace qrt::nbits
+
+namespace qrt {
+
+std::vector<float> NbitsZeroPointTerms(const NbitsWeights& w) {
+  std::vector<float> terms(size_t(w.blocks * w.n));
+  for (int64_t j = 0; j < w.n; ++j) {
+    for (int64_t b = 0; b < w.blocks; ++b) {
+      terms[size_t(b * w.n + j)] = (-w.scales[j * w.blocks + b]) * float(w.zero_point(j, b));
+    }
+  }
+  return terms;
+}
+
+}  // namespace qrt

@@ -177,18 +177,26 @@ std::string Describe(const Problem& p) {
          std::to_string(p.m) + (p.zero_points ? " zp" : "") + (p.bias ? " bias" : "");
 }
 
-// Every int8 kernel's output, byte for byte, against ref::MatMulNbitsInt8.
+// Every int8 kernel's output, byte for byte, against ref::MatMulNbitsInt8: with the zero
+// points' terms made per call and made once (NbitsZeroPointTerms, as the op keeps them).
 void ExpectInt8SameAsReference(const Problem& p, const std::string& what) {
   const NbitsWeights w = p.weights();
   const float* bias = p.bias ? p.b.data() : nullptr;
   std::vector<float> want(size_t(p.m * p.n));
   ref::MatMulNbitsInt8(w, p.m, p.a.data(), bias, want.data());
+  const std::vector<float> terms = NbitsZeroPointTerms(w);
+  NbitsWeights with_terms = w;
+  with_terms.zero_point_terms = terms.data();
   for (const NamedInt8& k : Int8KernelsThisCpuRuns()) {
-    std::vector<float> got(want.size(), -1.f);
-    k.fn(w, p.m, p.a.data(), bias, got.data());
-    for (size_t i = 0; i < want.size(); ++i) {
-      ASSERT_EQ(Bits(got[i]), Bits(want[i])) << k.tier << " " << what << " " << Describe(p) << " row " << i / p.n
-                                             << " column " << i % p.n << ": got " << got[i] << ", want " << want[i];
+    for (const NbitsWeights* weights : {&w, static_cast<const NbitsWeights*>(&with_terms)}) {
+      std::vector<float> got(want.size(), -1.f);
+      k.fn(*weights, p.m, p.a.data(), bias, got.data());
+      const char* terms_made = weights == &w ? " (terms per call)" : " (terms made once)";
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_EQ(Bits(got[i]), Bits(want[i]))
+            << k.tier << terms_made << " " << what << " " << Describe(p) << " row " << i / p.n << " column " << i % p.n
+            << ": got " << got[i] << ", want " << want[i];
+      }
     }
   }
 }
