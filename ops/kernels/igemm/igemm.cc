@@ -218,14 +218,20 @@ void PackFromCodePatches(const uint8_t* codes, int64_t positions, int64_t k, int
 
 }  // namespace
 
-template <class Tx>
-void IgemmConv(const IgemmKernel& kernel, const ConvGeometry& g, const Tx* x, int32_t x_zp, const int16_t* w16,
-               int32_t* y, int threads) {
-  const int64_t k = g.reduction_size(), lda = IgemmRowLength(k), positions = g.out_spatial();
+namespace {
+
+// The convolutions' driver: each image and group's patch matrix of codes, whole
+// (BuildCodePatches into ThreadScratch's kPatchPlanes and kPatchCodes slots), then blocks of
+// columns (panels of `panel_bytes` each, so many that a block stays in L2 while every channel
+// passes over it), split over `threads`: block(codes, first channel, y at the group, c0, c1).
+template <class Tx, class Block>
+void OverPatchBlocks(const ConvGeometry& g, const Tx* x, int32_t x_zp, int32_t* y, int64_t panel_bytes, int threads,
+                     const Block& block_fn) {
+  const int64_t k = g.reduction_size(), positions = g.out_spatial();
   if (positions <= 0 || g.out_channels <= 0) return;
   const int64_t mg = g.out_channels / g.group, cg = g.in_channels / g.group, plane = g.in_spatial();
   const int64_t panels = IgemmPanels(positions);
-  int64_t block = std::clamp<int64_t>(kPatchBlockBytes / (IgemmPanelStride(k) * 2), 1, kPatchBlockPanels);
+  int64_t block = std::clamp<int64_t>(kPatchBlockBytes / std::max<int64_t>(panel_bytes, 1), 1, kPatchBlockPanels);
   if (threads > 1) block = std::min(block, (panels + threads - 1) / threads);
   const int64_t blocks = (panels + block - 1) / block, block_columns = block * kIgemmPanel;
   ConvGeometry group_geometry = g;  // one group's channels, as BuildCodePatches takes them
@@ -237,17 +243,13 @@ void IgemmConv(const IgemmKernel& kernel, const ConvGeometry& g, const Tx* x, in
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t grp = 0; grp < g.group; ++grp) {
       const Tx* xg = x + (n * g.in_channels + grp * cg) * plane;
-      const int16_t* wg = w16 + grp * mg * lda;
       int32_t* yg = y + (n * g.out_channels + grp * mg) * positions;
-      // The group's patch matrix of codes, whole, then packed a block at a time.
       BuildCodePatches(group_geometry, reinterpret_cast<const uint8_t*>(xg), uint8_t(Tx(x_zp)), planes, codes);
       auto run = [&](int64_t b0, int64_t b1) {
-        int16_t* patches =
-            static_cast<int16_t*>(ThreadScratch(ScratchSlot::kOp2, size_t(IgemmPackedBSize(k, block_columns)) * 2));
         for (int64_t b = b0; b < b1; ++b) {
-          const int64_t c0 = b * block_columns, c1 = std::min(positions, c0 + block_columns);
-          PackFromCodePatches<Tx>(codes, positions, k, x_zp, c0, c1, patches);
-          IgemmColumnRange(kernel, mg, c1 - c0, k, wg, lda, patches, yg + c0, positions, 0, IgemmPanels(c1 - c0));
+          const int64_t c0 = b * block_columns;
+          block_fn(static_cast<const uint8_t*>(codes), grp * mg, yg, c0, std::min(positions, c0 + block_columns),
+                   block_columns);
         }
       };
       if (threads <= 1 || blocks == 1)
@@ -256,6 +258,23 @@ void IgemmConv(const IgemmKernel& kernel, const ConvGeometry& g, const Tx* x, in
         ParallelFor(threads, blocks, 1, 1, run);
     }
   }
+}
+
+}  // namespace
+
+template <class Tx>
+void IgemmConv(const IgemmKernel& kernel, const ConvGeometry& g, const Tx* x, int32_t x_zp, const int16_t* w16,
+               int32_t* y, int threads) {
+  const int64_t k = g.reduction_size(), lda = IgemmRowLength(k), positions = g.out_spatial();
+  const int64_t mg = g.out_channels / std::max<int64_t>(g.group, 1);
+  OverPatchBlocks(g, x, x_zp, y, IgemmPanelStride(k) * 2, threads,
+                  [&](const uint8_t* codes, int64_t first, int32_t* yg, int64_t c0, int64_t c1, int64_t columns) {
+                    auto* patches = static_cast<int16_t*>(
+                        ThreadScratch(ScratchSlot::kOp2, size_t(IgemmPackedBSize(k, columns)) * 2));
+                    PackFromCodePatches<Tx>(codes, positions, k, x_zp, c0, c1, patches);
+                    IgemmColumnRange(kernel, mg, c1 - c0, k, w16 + first * lda, lda, patches, yg + c0, positions, 0,
+                                     IgemmPanels(c1 - c0));
+                  });
 }
 
 template <class Tw>
@@ -283,42 +302,19 @@ bool IgemmQuadsAvailable(Isa isa) { return CanUseAvx512Vnni(isa); }
 template <class Tx>
 void IgemmConvQuads(const IgemmQuadWeights& w, const ConvGeometry& g, const Tx* x, int32_t x_zp, int32_t* y,
                     int threads) {
-  const int64_t k = g.reduction_size(), positions = g.out_spatial();
-  if (positions <= 0 || g.out_channels <= 0) return;
-  const int64_t mg = g.out_channels / g.group, cg = g.in_channels / g.group, plane = g.in_spatial();
-  const int64_t panels = IgemmPanels(positions), panel_bytes = w.quads * 64;
-  // A block of panels (and its column sums) stays in L2 while every channel passes over it.
-  int64_t block = std::clamp<int64_t>(kPatchBlockBytes / std::max<int64_t>(panel_bytes, 1), 1, kPatchBlockPanels);
-  if (threads > 1) block = std::min(block, (panels + threads - 1) / threads);
-  const int64_t blocks = (panels + block - 1) / block, block_columns = block * kIgemmPanel;
+  const int64_t k = g.reduction_size(), positions = g.out_spatial(), panel_bytes = w.quads * 64;
+  const int64_t mg = g.out_channels / std::max<int64_t>(g.group, 1);
   const bool flip = std::is_signed_v<Tx>;
   const int32_t zxu = x_zp + (flip ? 128 : 0);  // X's zero point as xu
-  ConvGeometry group_geometry = g;
-  group_geometry.in_channels = cg, group_geometry.out_channels = mg, group_geometry.group = 1;
-  auto* planes =
-      static_cast<uint8_t*>(ThreadScratch(ScratchSlot::kPatchPlanes, size_t(CodePlanesBytes(group_geometry))));
-  auto* codes =
-      static_cast<uint8_t*>(ThreadScratch(ScratchSlot::kPatchCodes, size_t(k * positions + kCodePatchesSlack)));
-  for (int64_t n = 0; n < g.batch; ++n) {
-    for (int64_t grp = 0; grp < g.group; ++grp) {
-      const Tx* xg = x + (n * g.in_channels + grp * cg) * plane;
-      int32_t* yg = y + (n * g.out_channels + grp * mg) * positions;
-      BuildCodePatches(group_geometry, reinterpret_cast<const uint8_t*>(xg), uint8_t(Tx(x_zp)), planes, codes);
-      auto run = [&](int64_t b0, int64_t b1) {
-        auto* packed = static_cast<int32_t*>(ThreadScratch(ScratchSlot::kOp2, size_t(block * panel_bytes)));
-        auto* sums = static_cast<int32_t*>(ThreadScratch(ScratchSlot::kIgemmPatchRows, size_t(block_columns) * 4));
-        for (int64_t b = b0; b < b1; ++b) {
-          const int64_t c0 = b * block_columns, c1 = std::min(positions, c0 + block_columns);
-          avx512vnni::IgemmQuadPanels(codes, positions, k, flip, c0, c1, packed, sums);
-          avx512vnni::IgemmQuadTiles(w, grp * mg, mg, packed, c1 - c0, sums, zxu, yg + c0, positions);
-        }
-      };
-      if (threads <= 1 || blocks == 1)
-        run(0, blocks);
-      else
-        ParallelFor(threads, blocks, 1, 1, run);
-    }
-  }
+  OverPatchBlocks(
+      g, x, x_zp, y, panel_bytes, threads,
+      [&](const uint8_t* codes, int64_t first, int32_t* yg, int64_t c0, int64_t c1, int64_t columns) {
+        auto* packed =
+            static_cast<int32_t*>(ThreadScratch(ScratchSlot::kOp2, size_t(columns / kIgemmPanel * panel_bytes)));
+        auto* sums = static_cast<int32_t*>(ThreadScratch(ScratchSlot::kIgemmPatchRows, size_t(columns) * 4));
+        avx512vnni::IgemmQuadPanels(codes, positions, k, flip, c0, c1, packed, sums);
+        avx512vnni::IgemmQuadTiles(w, first, mg, packed, c1 - c0, sums, zxu, yg + c0, positions);
+      });
 }
 
 #define QRT_IGEMM_PACK(T)                                                                                            \
