@@ -12,9 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "ops/kernels/conv/code_patches.h"
 #include "ops/kernels/conv/conv_float.h"
 #include "ops/kernels/dwconv/depthwise_int8.h"
 #include "ops/kernels/pwconv/conv_pointwise_int8.h"
+#include "runtime/quant_grid.h"
 
 namespace qrt {
 namespace {
@@ -127,11 +129,24 @@ void BM_ConvInt8(benchmark::State& state, const Layer& l, bool int8, bool codes 
     a.x = nullptr, a.x_codes = x_codes.data();
     a.y = nullptr, a.codes = y_codes.data(), a.quantize = avx512::QuantizeF32ToS8;
   }
+  // A kernel other than 1x1 runs over the patch matrix of X's codes, built at every run as the op
+  // builds it (from floats: their codes first, checked against the grid).
+  std::vector<uint8_t> planes(size_t(CodePlanesBytes(g))), patches(size_t(plan->k * plan->columns + kCodePatchesSlack));
+  std::vector<uint8_t> made_codes(x.size());
   for (auto _ : state) {
-    if (!int8)
+    if (!int8) {
       ConvFloatOrdered(g, x.data(), w.data(), b.data(), y.data(), kernels, scratch.data(), 1, &epilogue);
-    else if (!ConvPointwiseInt8(*plan, a))
-      return state.SkipWithError("int8 path refused");
+    } else {
+      PointwiseInt8Args run = a;
+      if (plan->patches) {
+        if (!codes && !CodesOnGrid(x.data(), int64_t(x.size()), xg.scales[0], 1.f / xg.scales[0], 128, DataType::kUInt8,
+                                   made_codes.data()))
+          return state.SkipWithError("X off its grid");
+        BuildCodePatches(g, codes ? x_codes.data() : made_codes.data(), 128, planes.data(), patches.data());
+        run.x = nullptr, run.x_codes = patches.data();
+      }
+      if (!ConvPointwiseInt8(*plan, run)) return state.SkipWithError("int8 path refused");
+    }
     benchmark::ClobberMemory();
   }
   const double macs = static_cast<double>(g.output_count()) * static_cast<double>(g.reduction_size());
@@ -183,15 +198,29 @@ const int kRegistered = (Register(), 0);
 // The exact int8 pointwise path against the float path it replaces, on the same grid data.
 void RegisterInt8() {
   if (!PointwiseInt8Available()) return;
-  const Layer layers[] = {{"pw_32to192_28", 32, 192, 28, 1, 1, 1},   {"pw_64to384_14", 64, 384, 14, 1, 1, 1},
-                          {"pw_96to576_14", 96, 576, 14, 1, 1, 1},   {"pw_576to96_14", 576, 96, 14, 1, 1, 1},
-                          {"pw_160to960_7", 160, 960, 7, 1, 1, 1},   {"pw_960to160_7", 960, 160, 7, 1, 1, 1},
-                          {"pw_960to320_7", 960, 320, 7, 1, 1, 1},   {"pw_512to256_7", 512, 256, 7, 1, 1, 1},
-                          {"pw_2048to256_7", 2048, 256, 7, 1, 1, 1}, {"pw_4096to64_7", 4096, 64, 7, 1, 1, 1},
-                          {"pw_320to1280_7", 320, 1280, 7, 1, 1, 1}, {"pw_24to144_56", 24, 144, 56, 1, 1, 1},
-                          {"pw_16to96_112", 16, 96, 112, 1, 1, 1},   {"pw_32to16_112", 32, 16, 112, 1, 1, 1},
-                          {"pw_144to24_56", 144, 24, 56, 1, 1, 1},   {"pw_96to24_56", 96, 24, 56, 1, 1, 1},
-                          {"pw_192to32_28", 192, 32, 28, 1, 1, 1}};
+  const Layer layers[] = {{"pw_32to192_28", 32, 192, 28, 1, 1, 1},
+                          {"pw_64to384_14", 64, 384, 14, 1, 1, 1},
+                          {"pw_96to576_14", 96, 576, 14, 1, 1, 1},
+                          {"pw_576to96_14", 576, 96, 14, 1, 1, 1},
+                          {"pw_160to960_7", 160, 960, 7, 1, 1, 1},
+                          {"pw_960to160_7", 960, 160, 7, 1, 1, 1},
+                          {"pw_960to320_7", 960, 320, 7, 1, 1, 1},
+                          {"pw_512to256_7", 512, 256, 7, 1, 1, 1},
+                          {"pw_2048to256_7", 2048, 256, 7, 1, 1, 1},
+                          {"pw_4096to64_7", 4096, 64, 7, 1, 1, 1},
+                          {"pw_320to1280_7", 320, 1280, 7, 1, 1, 1},
+                          {"pw_24to144_56", 24, 144, 56, 1, 1, 1},
+                          {"pw_16to96_112", 16, 96, 112, 1, 1, 1},
+                          {"pw_32to16_112", 32, 16, 112, 1, 1, 1},
+                          {"pw_144to24_56", 144, 24, 56, 1, 1, 1},
+                          {"pw_96to24_56", 96, 24, 56, 1, 1, 1},
+                          {"pw_192to32_28", 192, 32, 28, 1, 1, 1},
+                          // Over patches: MobileNetV2's and YOLOv8n's 3x3 convolutions.
+                          {"c3x3s2_3to32_224", 3, 32, 224, 3, 2, 1},
+                          {"c3x3s2_16to32_112", 16, 32, 112, 3, 2, 1},
+                          {"c3x3_32to32_56", 32, 32, 56, 3, 1, 1},
+                          {"c3x3_64to64_28", 64, 64, 28, 3, 1, 1},
+                          {"c3x3_128to128_14", 128, 128, 14, 3, 1, 1}};
   for (const Layer& l : layers) {
     // The AVX2 kernel (VPMADDWD on int16 pairs), floats and codes, on any CPU with AVX2.
     for (bool codes : {false, true}) {
