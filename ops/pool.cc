@@ -13,12 +13,12 @@
 //   LpPool:      (sum of |x|^p)^(1/p) over the covered elements, row-major, as ORT computes
 //                it: each |x|^p in double (p is an integer; opset 1's float p: in float)
 //                rounded to float and added in float from 0, then powf(sum, 1.0f / p).
-// MaxPool on float32 in 2-D with output rows at least 4 wide, without Indices, where every window covers an input
-// element and the padded plane is about the input's size, runs rows of a -inf padded plane through the MaxRows kernels
-// (ops/kernels/pool/max_rows.h) under the SIMD ISA. Same bits: a -inf pad never replaces a value,
-// and the first covered tap replaces a leading pad (or equals it, if it is -inf itself).
-// Output length per axis: floor or ceil((in + pads - ((k-1)*dilation + 1)) / stride) + 1;
-// with ceil_mode a window that would start inside the end padding is dropped.
+// MaxPool on float32 or 8-bit codes in 2-D with output rows at least 4 wide, without Indices, where every window covers
+// an input element and the padded plane is about the input's size, runs rows of a -inf padded plane through the MaxRows
+// kernels (ops/kernels/pool/max_rows.h) under the SIMD ISA. Same bits: a -inf pad never replaces a value, and the first
+// covered tap replaces a leading pad (or equals it, if it is -inf itself). Output length per axis: floor or ceil((in +
+// pads - ((k-1)*dilation + 1)) / stride) + 1; with ceil_mode a window that would start inside the end padding is
+// dropped.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -50,34 +50,38 @@ struct PoolState {
   double p = 2;                  // LpPool
   bool integer_p = true;         // LpPool-2 and later
   AveragePoolGeometry geometry;  // kColumnsFirst
-  // The MaxRows path (see the top); null: the tap lists above.
+  // The MaxRows path (see the top), float32 or 8-bit codes; both null: the tap lists above.
   MaxRowsFn max_rows = nullptr;
+  MaxRowsBytesFn max_rows_bytes = nullptr;
   int64_t in_h = 0, in_w = 0, out_h = 0, out_w = 0, kh = 0, kw = 0, dh = 1, dw = 1, sh = 1, sw = 1;
   int64_t top = 0, left = 0, padded_h = 0, padded_w = 0;
 };
 
-// Each plane copied into a -inf padded plane, then one MaxRows call per output row with the
-// window's taps in row-major order. With a column stride sw > 1 each padded row is kept as sw
-// phase rows (columns r, r + sw, ...), so a tap's row of outputs is contiguous in one phase:
-// output column o, tap column c reads padded column o * sw + c = phase c % sw, index o + c / sw.
-void MaxRowsPlanes(const PoolState& s, const float* x, float* y) {
-  thread_local std::vector<float> plane;
-  thread_local std::vector<const float*> rows;
+// Each plane copied into a padded plane (-inf for floats, the type's lowest code for 8-bit
+// codes: a pad never replaces a value), then one MaxRows call per output row with the window's
+// taps in row-major order. With a column stride sw > 1 each padded row is kept as sw phase rows
+// (columns r, r + sw, ...), so a tap's row of outputs is contiguous in one phase: output column
+// o, tap column c reads padded column o * sw + c = phase c % sw, index o + c / sw.
+template <class T, class Kernel>
+void MaxRowsPlanes(const PoolState& s, const T* x, T* y, T pad, const Kernel& max_rows) {
+  thread_local std::vector<T> plane;
+  thread_local std::vector<const T*> rows;
   const int64_t sw = s.sw, phase_w = (s.padded_w + sw - 1) / sw, row_stride = sw * phase_w;
-  // Filled once: each plane's copy writes the same positions, so the padding stays -inf.
-  plane.assign(size_t(s.padded_h * row_stride), -std::numeric_limits<float>::infinity());
+  // Filled once: each plane's copy writes the same positions, so the padding stays. 32 more
+  // elements: the byte kernel reads past a short row.
+  plane.assign(size_t(s.padded_h * row_stride + 32), pad);
   rows.resize(size_t(s.kh * s.kw));
   for (int64_t c = 0; c < s.planes; ++c) {
-    const float* xp = x + c * s.in_plane;
+    const T* xp = x + c * s.in_plane;
     for (int64_t ih = 0; ih < s.in_h; ++ih) {
-      const float* src = xp + ih * s.in_w;
-      float* dst = plane.data() + (ih + s.top) * row_stride;
+      const T* src = xp + ih * s.in_w;
+      T* dst = plane.data() + (ih + s.top) * row_stride;
       if (sw == 1) {
         std::copy(src, src + s.in_w, dst + s.left);
       } else {
         for (int64_t r = 0; r < sw; ++r) {  // phase r: padded columns r, r + sw, ...
           const int64_t first_col = s.left + (r - s.left % sw + sw) % sw;
-          float* out = dst + r * phase_w + first_col / sw;
+          T* out = dst + r * phase_w + first_col / sw;
           for (int64_t iw = first_col - s.left; iw < s.in_w; iw += sw) *out++ = src[iw];
         }
       }
@@ -85,13 +89,13 @@ void MaxRowsPlanes(const PoolState& s, const float* x, float* y) {
     for (int64_t oh = 0; oh < s.out_h; ++oh) {
       size_t t = 0;
       for (int64_t i = 0; i < s.kh; ++i) {
-        const float* row = plane.data() + (oh * s.sh + i * s.dh) * row_stride;
+        const T* row = plane.data() + (oh * s.sh + i * s.dh) * row_stride;
         for (int64_t j = 0; j < s.kw; ++j) {
           const int64_t col = j * s.dw;
           rows[t++] = row + (col % sw) * phase_w + col / sw;
         }
       }
-      s.max_rows(s.kh * s.kw, rows.data(), s.out_w, y + c * s.out_plane + oh * s.out_w);
+      max_rows(s.kh * s.kw, rows.data(), s.out_w, y + c * s.out_plane + oh * s.out_w);
     }
   }
 }
@@ -168,7 +172,16 @@ Status RunPool(const PoolState& s, const RunArgs& args) {
   if (s.kind == PoolKind::kMax) {
     int64_t* indices = args.num_outputs > 1 && args.output(1) ? args.output(1)->data<int64_t>() : nullptr;
     if (s.max_rows != nullptr) {
-      MaxRowsPlanes(s, static_cast<const float*>(x), static_cast<float*>(y));
+      MaxRowsPlanes(s, static_cast<const float*>(x), static_cast<float*>(y), -std::numeric_limits<float>::infinity(),
+                    s.max_rows);
+      return Status::Ok();
+    }
+    if (s.max_rows_bytes != nullptr) {
+      const bool is_signed = s.dtype == DataType::kInt8;
+      MaxRowsPlanes(s, static_cast<const uint8_t*>(x), static_cast<uint8_t*>(y), uint8_t(is_signed ? 0x80 : 0),
+                    [&](int64_t k, const uint8_t* const* rows, int64_t n, uint8_t* out) {
+                      s.max_rows_bytes(k, rows, n, is_signed, out);
+                    });
       return Status::Ok();
     }
     switch (s.dtype) {
@@ -374,8 +387,9 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
     for (int64_t counted : axes[a].counted) every_window_covers &= counted > 0;
   }
   // Rows at least 4 wide (a global pool's single output is faster from its tap list).
-  if (kind == PoolKind::kMax && x.dtype == DataType::kFloat32 && sr == 2 && !want_indices && every_window_covers &&
-      !global && axes[1].out >= 4 && CanUseAvx2(ctx.isa())) {
+  const bool rows_type = x.dtype == DataType::kFloat32 || x.dtype == DataType::kUInt8 || x.dtype == DataType::kInt8;
+  if (kind == PoolKind::kMax && rows_type && sr == 2 && !want_indices && every_window_covers && !global &&
+      axes[1].out >= 4 && CanUseAvx2(ctx.isa())) {
     s.in_h = in[0], s.in_w = in[1], s.out_h = axes[0].out, s.out_w = axes[1].out;
     s.kh = kernel[0], s.kw = kernel[1], s.dh = dilations[0], s.dw = dilations[1], s.sh = strides[0];
     s.sw = strides[1];
@@ -384,7 +398,10 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
     s.padded_w = std::max(s.left + s.in_w, (s.out_w - 1) * s.sw + (s.kw - 1) * s.dw + 1);
     // Only where the padded plane is about the size of the input (absurd pads keep the lists).
     if (double(s.padded_h) * double(s.padded_w) <= 4.0 * double(s.in_plane) + 4096) {
-      s.max_rows = SelectMaxRows(ctx.isa());
+      if (x.dtype == DataType::kFloat32)
+        s.max_rows = SelectMaxRows(ctx.isa());
+      else
+        s.max_rows_bytes = SelectMaxRowsBytes(ctx.isa());
     }
   }
   // ORT's AveragePool-19 kernel sums in row-major order; the earlier versions use MLAS.
@@ -407,7 +424,7 @@ Status PreparePool(PrepareContext& ctx, PoolKind kind, bool global) {
       s.order = AverageOrder::kColumnsFirst;
     }
   }
-  if (s.max_rows == nullptr && s.order == AverageOrder::kRowMajor) {
+  if (s.max_rows == nullptr && s.max_rows_bytes == nullptr && s.order == AverageOrder::kRowMajor) {
     // Enumerate output positions and window taps in row-major order.
     std::vector<int64_t> o(sr, 0), t(sr, 0);
     s.tap_start.push_back(0);

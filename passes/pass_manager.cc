@@ -16,6 +16,7 @@ const std::vector<Pass>& AllPasses() {
       {"fuse-silu", FuseSilu, true},
       {"fuse-dq-int4-matmul", FuseDqInt4MatMul, true},
       {"fuse-dq-softmax-q", FuseDqSoftmaxQ, true},
+      {"fuse-dq-maxpool-q", FuseDqMaxPoolQ, true},
       // Within one step of the float graph, not bit-exact, and slower than the unfused
       // float convolution until an exact fast int8 kernel exists for full-range weights:
       // opt-in ("default,fuse-qdq-conv").

@@ -51,6 +51,8 @@ StatusOr<int> FuseSilu(Graph& graph, Explanations* explain);
 StatusOr<int> FuseDqInt4MatMul(Graph& graph, Explanations* explain);
 // Q(Softmax(DQ(x))) -> qrt:SoftmaxQuantized, per tensor 8-bit, row by row: bit-identical.
 StatusOr<int> FuseDqSoftmaxQ(Graph& graph, Explanations* explain);
+// Q(MaxPool(DQ(q))) with one grid -> MaxPool(q) on the codes: bit-identical.
+StatusOr<int> FuseDqMaxPoolQ(Graph& graph, Explanations* explain);
 // Q(LayerNormalization(DQ(x))) -> qrt:LayerNormQuantized, per tensor 8-bit, row by row:
 // bit-identical.
 StatusOr<int> FuseDqLayerNormQ(Graph& graph, Explanations* explain);

@@ -105,6 +105,14 @@ TEST(Pool, GeometryErrors) {
 // mode, row strides, and 2 channels x 2 images.
 TEST(Pool, MaxPoolFastPathEqualsTheTapLists) {
   std::mt19937 rng(7);
+  // 8-bit codes (the byte kernels): every value, the ends of the type among them.
+  auto codes = [&](const Dims& dims, DataType type) {
+    Tensor t = Tensor::Allocate(type, dims).value();
+    for (int64_t i = 0; i < t.numel(); ++i)
+      t.data<uint8_t>()[i] = rng() % 5 == 0 ? uint8_t(rng() % 2 ? 0 : 255) : uint8_t(rng());
+    if (type == DataType::kInt8 && t.numel() > 1) t.data<uint8_t>()[1] = 0x80;  // -128
+    return t;
+  };
   auto input = [&](const Dims& dims) {
     Tensor t = Tensor::Allocate(DataType::kFloat32, dims).value();
     const float traps[] = {0.f,
@@ -145,18 +153,22 @@ TEST(Pool, MaxPoolFastPathEqualsTheTapLists) {
   cases.push_back({{1, 2, 16, 19}, dilated_s2});
   // Windows entirely over padding (the fast path is refused: they give the lowest float).
   cases.push_back({{1, 2, 5, 6}, Pool({1, 1}, {1, 1}, {1, 1, 1, 1})});
-  for (const Case& c : cases) {
-    const Tensor x = input(c.x);
-    auto lists = RunSingleNode("MaxPool", 12, {Data(x.Clone())}, c.attrs, 1, Isa::kScalar);
-    ASSERT_TRUE(lists.ok()) << DimsToString(c.x);
-    // The tap lists with Indices (a branch per tap) and without (selects) pick the same values.
-    auto with_indices = RunSingleNode("MaxPool", 12, {Data(x.Clone())}, c.attrs, 2, Isa::kScalar);
-    ASSERT_TRUE(with_indices.ok()) << DimsToString(c.x);
-    EXPECT_EQ(testing::CompareBits((*with_indices)[0], (*lists)[0]), "") << DimsToString(c.x);
-    for (Isa isa : TiersThisCpuHas()) {
-      auto fast = RunSingleNode("MaxPool", 12, {Data(x.Clone())}, c.attrs, 1, isa);
-      ASSERT_TRUE(fast.ok()) << DimsToString(c.x);
-      EXPECT_EQ(testing::CompareBits((*fast)[0], (*lists)[0]), "") << DimsToString(c.x) << " at " << IsaName(isa);
+  cases.push_back({{1, 2, 40, 70}, Pool({3, 3}, {1, 1}, {1, 1, 1, 1})});  // rows over 32 bytes, with a tail
+  for (DataType type : {DataType::kFloat32, DataType::kUInt8, DataType::kInt8}) {
+    for (const Case& c : cases) {
+      const Tensor x = type == DataType::kFloat32 ? input(c.x) : codes(c.x, type);
+      const std::string what = DimsToString(c.x) + " " + std::string(DataTypeName(type));
+      auto lists = RunSingleNode("MaxPool", 12, {Data(x.Clone())}, c.attrs, 1, Isa::kScalar);
+      ASSERT_TRUE(lists.ok()) << what;
+      // The tap lists with Indices (a branch per tap) and without (selects) pick the same values.
+      auto with_indices = RunSingleNode("MaxPool", 12, {Data(x.Clone())}, c.attrs, 2, Isa::kScalar);
+      ASSERT_TRUE(with_indices.ok()) << what;
+      EXPECT_EQ(testing::CompareBits((*with_indices)[0], (*lists)[0]), "") << what;
+      for (Isa isa : TiersThisCpuHas()) {
+        auto fast = RunSingleNode("MaxPool", 12, {Data(x.Clone())}, c.attrs, 1, isa);
+        ASSERT_TRUE(fast.ok()) << what;
+        EXPECT_EQ(testing::CompareBits((*fast)[0], (*lists)[0]), "") << what << " at " << IsaName(isa);
+      }
     }
   }
   auto corner = RunSingleNode("MaxPool", 12, {Data(input({1, 1, 3, 3}))}, Pool({1, 1}, {1, 1}, {1, 1, 1, 1}));

@@ -26,4 +26,16 @@ void MaxRows(int64_t k, const float* const* rows, int64_t n, float* y);  // bit-
 // Isa::kAvx2 picks the AVX-512F kernel where the CPU has it.
 MaxRowsFn SelectMaxRows(Isa isa);
 
+// The same over 8-bit codes (uint8, or int8 with is_signed): the largest of the rows' bytes
+// (integers: no NaN, and a tie keeps the same value). Each row may be read up to 31 bytes past n
+// (the caller's buffer holds them; the values there are not used).
+using MaxRowsBytesFn = void (*)(int64_t k, const uint8_t* const* rows, int64_t n, bool is_signed, uint8_t* y);
+namespace ref {
+void MaxRowsBytes(int64_t k, const uint8_t* const* rows, int64_t n, bool is_signed, uint8_t* y);
+}
+namespace avx2 {
+void MaxRowsBytes(int64_t k, const uint8_t* const* rows, int64_t n, bool is_signed, uint8_t* y);  // 32 bytes a step
+}
+MaxRowsBytesFn SelectMaxRowsBytes(Isa isa);
+
 }  // namespace qrt

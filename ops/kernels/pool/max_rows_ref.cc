@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include "ops/kernels/pool/max_rows.h"
@@ -13,6 +14,20 @@ void MaxRows(int64_t k, const float* const* rows, int64_t n, float* y) {
       if (v > best || (std::isnan(v) && !std::isnan(best))) best = v;
     }
     y[j] = best;
+  }
+}
+
+void MaxRowsBytes(int64_t k, const uint8_t* const* rows, int64_t n, bool is_signed, uint8_t* y) {
+  for (int64_t j = 0; j < n; ++j) {
+    if (is_signed) {
+      int8_t best = int8_t(rows[0][j]);
+      for (int64_t t = 1; t < k; ++t) best = std::max(best, int8_t(rows[t][j]));
+      y[j] = uint8_t(best);
+    } else {
+      uint8_t best = rows[0][j];
+      for (int64_t t = 1; t < k; ++t) best = std::max(best, rows[t][j]);
+      y[j] = best;
+    }
   }
 }
 }  // namespace ref

@@ -9,4 +9,8 @@ MaxRowsFn SelectMaxRows(Isa isa) {
   return CanUseAvx512(isa) ? PickedAt(Isa::kAvx512, avx512::MaxRows) : PickedAt(Isa::kAvx2, avx2::MaxRows);
 }
 
+MaxRowsBytesFn SelectMaxRowsBytes(Isa isa) {
+  return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::MaxRowsBytes) : ref::MaxRowsBytes;
+}
+
 }  // namespace qrt

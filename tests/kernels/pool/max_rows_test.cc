@@ -73,5 +73,32 @@ TEST(MaxRows, SimdMatchesReferenceBitForBit) {
   }
 }
 
+// The byte kernels against the reference: every length to 100 (vectors, overlapped last vectors,
+// rows shorter than one vector), both types, the ends of their ranges; rows readable 31 bytes
+// past n, as the contract says.
+TEST(MaxRows, BytesMatchTheReference) {
+  std::mt19937 rng(::qrt::testing::TestSeed());
+  for (bool is_signed : {false, true}) {
+    for (int64_t k : {1, 3, 25}) {
+      for (int64_t n = 1; n <= 100; ++n) {
+        std::vector<std::vector<uint8_t>> data(static_cast<size_t>(k), std::vector<uint8_t>(size_t(n) + 31));
+        for (auto& row : data) {
+          for (uint8_t& v : row) v = rng() % 4 == 0 ? uint8_t(rng() % 2 ? 0x80 : 0x7f) : uint8_t(rng());
+        }
+        std::vector<const uint8_t*> rows;
+        for (auto& row : data) rows.push_back(row.data());
+        std::vector<uint8_t> want(size_t(n) + 1, 0xA5), got(size_t(n) + 1, 0xA5);
+        ref::MaxRowsBytes(k, rows.data(), n, is_signed, want.data());
+        SelectMaxRowsBytes(kIsaAuto)(k, rows.data(), n, is_signed, got.data());
+        ASSERT_EQ(got, want) << "k " << k << " n " << n << (is_signed ? " int8" : " uint8");
+        int32_t top = is_signed ? -128 : 0;  // the reference itself: the largest of the column
+        for (int64_t t = 0; t < k; ++t)
+          top = std::max(top, is_signed ? int32_t(int8_t(data[size_t(t)][0])) : int32_t(data[size_t(t)][0]));
+        ASSERT_EQ(is_signed ? int32_t(int8_t(want[0])) : int32_t(want[0]), top);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace qrt
