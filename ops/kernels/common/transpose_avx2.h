@@ -6,8 +6,10 @@
 
 namespace qrt::avx2 {
 
-// r[i] (lanes = j) becomes r[j] (lanes = i): an 8 x 8 transpose of floats.
-static inline __attribute__((always_inline)) void Transpose8(__m256 r[8]) {
+// r[i] (lanes = j) becomes r[j] (lanes = i): an 8 x 8 transpose of floats. Out of line: inlined
+// into MatMulNBits' AVX2 panel builder, it made the whole fp32 prompt kernel 1.7x slower (the
+// decoder model's six MatMulNBits, AMD EPYC Zen 4), its registers spilled around the tile loop.
+static __attribute__((noinline)) void Transpose8(__m256 r[8]) {
   __m256 t[8], u[8];
   for (int i = 0; i < 4; ++i) {
     t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);

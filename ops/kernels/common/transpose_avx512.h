@@ -7,7 +7,7 @@
 namespace qrt::avx512 {
 
 // r[i] (lanes = j) becomes r[j] (lanes = i): a 16 x 16 transpose of floats.
-static inline __attribute__((always_inline)) void Transpose16(__m512 r[16]) {
+static inline void Transpose16(__m512 r[16]) {
   __m512 a[16], b[16], c[16];
   for (int i = 0; i < 8; ++i) {
     a[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);

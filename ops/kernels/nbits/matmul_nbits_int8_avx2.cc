@@ -231,7 +231,11 @@ void AddZeroPointShare(const NbitsWeights& w, int64_t m, const float* asum, floa
       for (int64_t b = 0; b < w.blocks; ++b) {
         const __m256 s = _mm256_set1_ps(as[b]);
         for (int q = 0; q < 4; ++q) {
-          if (q < regs) c[q] = _mm256_fmadd_ps(s, _mm256_maskload_ps(terms + b * stride + 8 * q, valid_of[q]), c[q]);
+          if (q >= regs) continue;
+          // A plain load for a whole vector (VMASKMOVPS is microcoded on AMD).
+          const float* p = terms + b * stride + 8 * q;
+          c[q] =
+              _mm256_fmadd_ps(s, 8 * (q + 1) <= cols ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, valid_of[q]), c[q]);
         }
       }
       for (int64_t q = 0; q < regs; ++q) {
