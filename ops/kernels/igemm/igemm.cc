@@ -23,7 +23,7 @@ constexpr int64_t kBlockPairs = 256;
 // while every row of A passes over it.
 constexpr int64_t kBlockPanels = 16;
 // IgemmConv's block of patch panels, packed and then multiplied while it is in L2.
-// At most this many panels: PatchRow's setup per row and block stays small beside its copy.
+// At most this many panels.
 constexpr int64_t kPatchBlockBytes = 192 * 1024, kPatchBlockPanels = 64;
 
 void IgemmColumnRange(const IgemmKernel& kernel, int64_t m, int64_t n, int64_t k, const int16_t* a, int64_t lda,
@@ -108,43 +108,6 @@ void IgemmPackB(int64_t k, int64_t n, const T* b, int64_t rs, int64_t cs, const 
 
 namespace {
 
-// Row kk = (c, kd, kh, kw) of the patch matrix over columns [begin, end) into line[0, end - begin):
-// x - x_zp at each tap, 0 over the padding.
-template <class T>
-void PatchRow(const ConvGeometry& g, const T* x, int32_t x_zp, int64_t kk, int64_t begin, int64_t end, int16_t* line) {
-  const int64_t kh_n = g.kernel[1], kw_n = g.kernel[2], taps = g.kernel_size();
-  const int64_t c = kk / taps, tap = kk % taps;
-  const int64_t kd = tap / (kh_n * kw_n), kh = tap / kw_n % kh_n, kw = tap % kw_n;
-  const T* xc = x + c * g.in_spatial();
-  const int64_t out_w = g.out[2], out_hw = g.out[1] * out_w;
-  // Output columns whose tap lies inside the input row: lo <= ow < hi.
-  const int64_t off = kw * g.dilation[2] - g.pad_begin[2], s = g.stride[2];
-  const int64_t lo = std::min(out_w, off >= 0 ? 0 : (-off + s - 1) / s);
-  const int64_t hi = std::max(lo, std::min(out_w, g.in[2] - off <= 0 ? 0 : (g.in[2] - off + s - 1) / s));
-  // Position p = (od, oh, ow): one output row's part of [begin, end) at a time.
-  int64_t od = begin / out_hw, oh = begin / out_w % g.out[1], ow0 = begin % out_w;
-  for (int64_t p = begin; p < end; ow0 = 0, oh = oh + 1 == g.out[1] ? (++od, 0) : oh + 1) {
-    const int64_t ow1 = std::min(out_w, ow0 + (end - p));
-    int16_t* o = line + (p - begin) - ow0;  // o[ow] is column ow of this output row
-    p += ow1 - ow0;
-    const int64_t id = od * g.stride[0] + kd * g.dilation[0] - g.pad_begin[0];
-    const int64_t ih = oh * g.stride[1] + kh * g.dilation[1] - g.pad_begin[1];
-    if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1]) {
-      std::fill(o + ow0, o + ow1, int16_t(0));
-      continue;
-    }
-    const T* xr = xc + (id * g.in[1] + ih) * g.in[2] + off;
-    const int64_t a = std::clamp(lo, ow0, ow1), b = std::clamp(hi, a, ow1);
-    std::fill(o + ow0, o + a, int16_t(0));
-    if (s == 1) {  // contiguous: the compiler's vector loop
-      for (int64_t ow = a; ow < b; ++ow) o[ow] = int16_t(int32_t(xr[ow]) - x_zp);
-    } else {
-      for (int64_t ow = a; ow < b; ++ow) o[ow] = int16_t(int32_t(xr[ow * s]) - x_zp);
-    }
-    std::fill(o + b, o + ow1, int16_t(0));
-  }
-}
-
 // A panel's pair row: (e[j], d[j]) for its 16 columns. SSE2 is in every x86-64 baseline (the
 // compiler's own vectorisation of this loop gathers element by element).
 void Interleave(const int16_t* e, const int16_t* d, int16_t* o) {
@@ -165,33 +128,11 @@ void Interleave(const int16_t* e, const int16_t* d, int16_t* o) {
 
 }  // namespace
 
-template <class T>
-void IgemmPackIm2Col(const ConvGeometry& g, const T* x, int32_t x_zp, int64_t begin, int64_t end, int16_t* out) {
-  const int64_t k = g.reduction_size(), columns = end - begin;
-  if (columns <= 0) return;
-  const int64_t ps = IgemmPanelStride(k), panels = IgemmPanels(columns), width = panels * kIgemmPanel;
-  // Two rows of k at a time, zero past `end`, then interleaved into each panel's pair row.
-  int16_t* even = ThreadScratchArray<int16_t>(ScratchSlot::kIgemmPatchRows, size_t(2 * width));
-  int16_t* odd = even + width;
-  std::fill(even + columns, even + width, int16_t(0));
-  std::fill(odd + columns, odd + width, int16_t(0));
-  for (int64_t p = 0; p < IgemmPairs(k); ++p) {
-    PatchRow(g, x, x_zp, 2 * p, begin, end, even);
-    if (2 * p + 1 < k)
-      PatchRow(g, x, x_zp, 2 * p + 1, begin, end, odd);
-    else
-      std::fill(odd, odd + columns, int16_t(0));
-    for (int64_t q = 0; q < panels; ++q)
-      Interleave(even + q * kIgemmPanel, odd + q * kIgemmPanel, out + q * ps + p * 2 * kIgemmPanel);
-  }
-}
-
 namespace {
 
 // IgemmPackIm2Col's columns [begin, end) from the patch matrix of X's codes (BuildCodePatches: k
-// rows of `positions` bytes, the padding holding x_zp's code): the same values, each row read
-// as a run of bytes rather than gathered tap by tap (for small planes the gathering's per-row
-// setup was a quarter of a QOperator CNN's run).
+// rows of `positions` bytes, the padding holding x_zp's code), each row read as a run of bytes
+// (gathered tap by tap, the per-row setup on small planes was a quarter of a QOperator CNN's run).
 template <class T>
 void PackFromCodePatches(const uint8_t* codes, int64_t positions, int64_t k, int32_t x_zp, int64_t begin, int64_t end,
                          int16_t* out) {
@@ -216,40 +157,48 @@ void PackFromCodePatches(const uint8_t* codes, int64_t positions, int64_t k, int
   }
 }
 
-}  // namespace
+// One group's channels as one convolution, the geometry BuildCodePatches takes.
+ConvGeometry OneGroup(const ConvGeometry& g) {
+  ConvGeometry one = g;
+  one.in_channels = g.in_channels / g.group, one.out_channels = g.out_channels / g.group, one.group = 1;
+  return one;
+}
 
-namespace {
+// The patch matrix of codes of one image's group (x at its first plane), in ThreadScratch's
+// kPatchPlanes and kPatchCodes slots: k rows of out_spatial() bytes, the padding x_zp's code.
+template <class T>
+const uint8_t* GroupCodePatches(const ConvGeometry& one_group, const T* x, int32_t x_zp) {
+  auto* planes = static_cast<uint8_t*>(ThreadScratch(ScratchSlot::kPatchPlanes, size_t(CodePlanesBytes(one_group))));
+  auto* codes = static_cast<uint8_t*>(ThreadScratch(
+      ScratchSlot::kPatchCodes, size_t(one_group.reduction_size() * one_group.out_spatial() + kCodePatchesSlack)));
+  BuildCodePatches(one_group, reinterpret_cast<const uint8_t*>(x), uint8_t(T(x_zp)), planes, codes);
+  return codes;
+}
 
 // The convolutions' driver: each image and group's patch matrix of codes, whole
-// (BuildCodePatches into ThreadScratch's kPatchPlanes and kPatchCodes slots), then blocks of
+// (GroupCodePatches), then blocks of
 // columns (panels of `panel_bytes` each, so many that a block stays in L2 while every channel
 // passes over it), split over `threads`: block(codes, first channel, y at the group, c0, c1).
 template <class Tx, class Block>
 void OverPatchBlocks(const ConvGeometry& g, const Tx* x, int32_t x_zp, int32_t* y, int64_t panel_bytes, int threads,
                      const Block& block_fn) {
-  const int64_t k = g.reduction_size(), positions = g.out_spatial();
+  const int64_t positions = g.out_spatial();
   if (positions <= 0 || g.out_channels <= 0) return;
   const int64_t mg = g.out_channels / g.group, cg = g.in_channels / g.group, plane = g.in_spatial();
   const int64_t panels = IgemmPanels(positions);
   int64_t block = std::clamp<int64_t>(kPatchBlockBytes / std::max<int64_t>(panel_bytes, 1), 1, kPatchBlockPanels);
   if (threads > 1) block = std::min(block, (panels + threads - 1) / threads);
   const int64_t blocks = (panels + block - 1) / block, block_columns = block * kIgemmPanel;
-  ConvGeometry group_geometry = g;  // one group's channels, as BuildCodePatches takes them
-  group_geometry.in_channels = cg, group_geometry.out_channels = mg, group_geometry.group = 1;
-  auto* planes =
-      static_cast<uint8_t*>(ThreadScratch(ScratchSlot::kPatchPlanes, size_t(CodePlanesBytes(group_geometry))));
-  auto* codes =
-      static_cast<uint8_t*>(ThreadScratch(ScratchSlot::kPatchCodes, size_t(k * positions + kCodePatchesSlack)));
+  const ConvGeometry one_group = OneGroup(g);
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t grp = 0; grp < g.group; ++grp) {
       const Tx* xg = x + (n * g.in_channels + grp * cg) * plane;
       int32_t* yg = y + (n * g.out_channels + grp * mg) * positions;
-      BuildCodePatches(group_geometry, reinterpret_cast<const uint8_t*>(xg), uint8_t(Tx(x_zp)), planes, codes);
+      const uint8_t* codes = GroupCodePatches(one_group, xg, x_zp);
       auto run = [&](int64_t b0, int64_t b1) {
         for (int64_t b = b0; b < b1; ++b) {
           const int64_t c0 = b * block_columns;
-          block_fn(static_cast<const uint8_t*>(codes), grp * mg, yg, c0, std::min(positions, c0 + block_columns),
-                   block_columns);
+          block_fn(codes, grp * mg, yg, c0, std::min(positions, c0 + block_columns), block_columns);
         }
       };
       if (threads <= 1 || blocks == 1)
@@ -261,6 +210,14 @@ void OverPatchBlocks(const ConvGeometry& g, const Tx* x, int32_t x_zp, int32_t* 
 }
 
 }  // namespace
+
+template <class T>
+void IgemmPackIm2Col(const ConvGeometry& g, const T* x, int32_t x_zp, int64_t begin, int64_t end, int16_t* out) {
+  if (end <= begin) return;
+  const ConvGeometry one_group = OneGroup(g);
+  PackFromCodePatches<T>(GroupCodePatches(one_group, x, x_zp), g.out_spatial(), g.reduction_size(), x_zp, begin, end,
+                         out);
+}
 
 template <class Tx>
 void IgemmConv(const IgemmKernel& kernel, const ConvGeometry& g, const Tx* x, int32_t x_zp, const int16_t* w16,

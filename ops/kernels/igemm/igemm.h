@@ -90,7 +90,8 @@ void IgemmPackB(int64_t k, int64_t n, const T* b, int64_t rs, int64_t cs, const 
 // kIgemmPanel; out holds IgemmPackedBSize(k, end - begin)): rows (c, kd, kh, kw) over the
 // group's in_channels / group channels starting at x (the group's first plane), columns the
 // output positions, x - x_zp at each tap and 0 over the padding (ConvInteger pads with the
-// zero point).
+// zero point). The group's whole patch matrix of codes is built first (BuildCodePatches, in
+// ThreadScratch's kPatchPlanes and kPatchCodes slots), as IgemmConv builds it.
 template <class T>
 void IgemmPackIm2Col(const ConvGeometry& g, const T* x, int32_t x_zp, int64_t begin, int64_t end, int16_t* out);
 
