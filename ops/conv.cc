@@ -632,13 +632,18 @@ void RunRefTyped(const IntConvState& s, const RunArgs& args, int32_t* acc) {
   ref::ConvInteger(s.g, args.input(0)->data<Tx>(), x_zp, args.input(s.w)->data<Tw>(), w_zp, nullptr, acc);
 }
 
+// W's zero point for each output channel (one per tensor repeated; none: 0).
+std::vector<int32_t> ChannelZeroPoints(const ConvGeometry& g, const Tensor* w_zp) {
+  std::vector<int32_t> zp(size_t(g.out_channels));
+  for (int64_t m = 0; m < g.out_channels; ++m) zp[size_t(m)] = ZeroPointAt(w_zp, m);
+  return zp;
+}
+
 // Rows of w - w_zp (one per output channel) for Igemm.
 template <class Tw>
 void PackIgemmW(const ConvGeometry& g, const Tw* w, const Tensor* w_zp, int16_t* out) {
-  std::vector<int32_t> zp(size_t(g.out_channels));
-  for (int64_t m = 0; m < g.out_channels; ++m) zp[size_t(m)] = ZeroPointAt(w_zp, m);
   const int64_t k = g.reduction_size();
-  IgemmRowsToInt16(g.out_channels, k, w, k, 1, zp.data(), 1, out, IgemmRowLength(k));
+  IgemmRowsToInt16(g.out_channels, k, w, k, 1, ChannelZeroPoints(g, w_zp).data(), 1, out, IgemmRowLength(k));
 }
 
 template <class Tx, class Tw>
@@ -757,8 +762,7 @@ Status ChoosePath(PrepareContext& ctx, IntConvState& s) {
     s.threads = ctx.threads();
     if (w != nullptr && (s.w_zp < 0 || w_zp != nullptr)) {
       if (IgemmQuadsAvailable(ctx.isa())) {  // four byte products per lane instead of two
-        std::vector<int32_t> zp(size_t(s.g.out_channels));
-        for (int64_t m = 0; m < s.g.out_channels; ++m) zp[size_t(m)] = ZeroPointAt(w_zp, m);
+        const std::vector<int32_t> zp = ChannelZeroPoints(s.g, w_zp);
         WithConvTypes(s, [&](auto, auto tw) {
           s.quads = std::make_shared<const IgemmQuadWeights>(
               IgemmPackQuadWeights(s.g.out_channels, s.g.reduction_size(), w->data<decltype(tw)>(), zp.data()));
