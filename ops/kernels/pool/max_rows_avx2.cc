@@ -53,32 +53,26 @@ void MaxRows(int64_t k, const float* const* rows, int64_t n, float* y) {
 }
 
 void MaxRowsBytes(int64_t k, const uint8_t* const* rows, int64_t n, bool is_signed, uint8_t* y) {
-  int64_t j = 0;
-  for (; j + 32 <= n; j += 32) {
+  auto max_at = [&](int64_t j) {  // columns j .. j + 31
     __m256i best = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[0] + j));
     for (int64_t t = 1; t < k; ++t) {
       const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[t] + j));
       best = is_signed ? _mm256_max_epi8(best, v) : _mm256_max_epu8(best, v);
     }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + j), best);
-  }
+    return best;
+  };
+  int64_t j = 0;
+  for (; j + 32 <= n; j += 32) _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + j), max_at(j));
   if (j == n) return;
   // The tail: the last 32 columns again where the row has them (the same maxima, stored again),
   // else 32 columns into a buffer, of which the first n - j are kept (the caller's rows can be
   // read 32 bytes from j on).
-  const bool short_row = n < 32;
-  j = short_row ? j : n - 32;
-  __m256i best = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[0] + j));
-  for (int64_t t = 1; t < k; ++t) {
-    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[t] + j));
-    best = is_signed ? _mm256_max_epi8(best, v) : _mm256_max_epu8(best, v);
-  }
-  if (!short_row) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + j), best);
+  if (n >= 32) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + n - 32), max_at(n - 32));
     return;
   }
   alignas(32) uint8_t buffer[32];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(buffer), best);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(buffer), max_at(j));
   std::memcpy(y + j, buffer, size_t(n - j));
 }
 
