@@ -31,8 +31,6 @@
 // or one per output channel (which needs W's shape: a constant, or the DQ of one). The fused
 // op checks dtypes, scales and zero points as the unfused ops would (a chain that would not
 // compile does not compile fused either). Runs after fuse-q-dq.
-#include <cmath>
-#include <limits>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -63,7 +61,7 @@ bool IsRequantizableQuantize(const Graph& g, const Node& q) {
   const Tensor* s = g.ConstantOf(q.inputs[1]);
   if (s->dtype() != DataType::kFloat32) return false;
   const float scale = s->data<float>()[0];
-  if (!std::isnormal(scale) || !(scale > 0.f) || !(scale <= std::numeric_limits<float>::max() / 256)) return false;
+  if (!CodesRoundTrip(scale)) return false;
   const ValueId z = InputOr(q, 2);
   if (z.valid()) return IsConstScalar(g, z) && Is8Bit(g.ConstantOf(z)->dtype());
   return !q.attrs.Has("output_dtype");

@@ -12,9 +12,7 @@
 // Legality: both ends per tensor with constants, the same scale, zero point and 8-bit type; a
 // MaxPool (opset 12 or later: 8-bit input) without Indices whose output only this Q reads and
 // that is no graph output. A DQ read elsewhere stays for its other readers.
-#include <cmath>
 #include <cstring>
-#include <limits>
 
 #include "passes/match_util.h"
 #include "passes/passes.h"
@@ -52,7 +50,7 @@ StatusOr<Verdict> Fuse(Rewriter& rw, NodeId q_id) {
   if (std::memcmp(&s, &t, sizeof s) != 0 || ZeroPointValue(g, dq_zp) != ZeroPointValue(g, q_zp)) {
     return Refuse("the scales or zero points differ");
   }
-  if (!std::isnormal(s) || !(s > 0.f) || !(s <= std::numeric_limits<float>::max() / 256)) {
+  if (!CodesRoundTrip(s)) {
     return Refuse("the scale is not a positive normal float at most FLT_MAX / 256");
   }
   Node codes_pool = pool;

@@ -181,6 +181,14 @@ inline std::string PerTensor8BitDqRefusal(const Graph& g, const Node& dq) {
   return "";
 }
 
+// Whether an 8-bit grid of this scale gives its codes back through DequantizeLinear then
+// QuantizeLinear, Q(DQ(c)) = c: a positive normal scale at most FLT_MAX / 256, so that
+// fl(d * s) neither overflows nor loses bits below the normal range, and fl(fl(d * s) / s) is
+// within 2^-14 of d.
+inline bool CodesRoundTrip(float scale) {
+  return std::isnormal(scale) && scale > 0.f && scale <= std::numeric_limits<float>::max() / 256;
+}
+
 // The bounds a float32 Relu or Clip applies, as ops/unary.cc reads them: Relu [0, +inf]; Clip's
 // attributes before opset 11 (defaults -FLT_MAX and FLT_MAX), its float32 constant inputs from
 // opset 11 (absent: -inf, +inf). False where a bound is not such a constant.
