@@ -24,9 +24,11 @@ dnnl_cpu_isa_t OnednnCeiling(Isa tier) {
 }
 
 // The cap must be set before oneDNN's first primitive (the C call: a refusal is a status, not
-// an exception).
+// an exception). It is the tier this CPU has under QRT_MAX_ISA, not the ceiling alone: oneDNN
+// 2.6 reports its cap as its effective ISA whatever the CPU has, so an AVX2-only CPU left at
+// the default cap would read as AVX-512 VNNI and no primitive would be used below it.
 dnnl::engine MakeEngine() {
-  dnnl_set_max_cpu_isa(OnednnCeiling(IsaCeilingFromEnvironment()));
+  dnnl_set_max_cpu_isa(OnednnCeiling(EffectiveIsa(kIsaAuto)));
   return dnnl::engine(dnnl::engine::kind::cpu, 0);
 }
 
