@@ -7,7 +7,7 @@ RSS of each process, and start-up: qrt's load + compile against ORT's
 InferenceSession.create (median of 5, in one Node process). Inputs come from the model's folder: inputs/<name>.npy (gen_models.py
 layout), test_data_set_0/ or ort130_ref_0/ (ONNX test layout).
 
-usage: tools/bench_vs_ort.py [--qrt build/qrt] [--iters N] [--passes none,default] MODEL.onnx|DIR ...
+usage: tools/bench_vs_ort.py [--qrt build/qrt] [--iters N] [--passes none,default] [--hide-avx512] MODEL.onnx|DIR ...
   A DIR holding model folders (e.g. gen_models.py output) adds every DIR/*/model.onnx.
   ORT_PEER_DIR must point at the onnxruntime-node install (bash ../shared/peers/ort/setup.sh).
 """
@@ -98,7 +98,17 @@ def main():
                     help="alternate qrt and ORT this many times per model; report the medians over rounds and "
                          "the median of each round's ratio (shared, noisy machines: a ratio taken minutes apart "
                          "compares two machine states)")
+    ap.add_argument("--hide-avx512", action="store_true",
+                    help="run both qrt and ORT with AVX-512 hidden from CPUID (libqrt_hide_avx512.so beside "
+                         "--qrt, tools/hide_avx512.cc): an AVX2-only CPU on an AVX-512 machine, for both peers")
     args = ap.parse_args()
+    if args.hide_avx512:
+        lib = os.path.join(os.path.dirname(os.path.abspath(args.qrt)), "libqrt_hide_avx512.so")
+        probe = subprocess.run([args.qrt, "--help"], env=dict(os.environ, LD_PRELOAD=lib, QRT_HIDE_AVX512_REPORT="1"),
+                               capture_output=True, text=True)
+        if "hide_avx512: active" not in probe.stderr:
+            sys.exit(f"--hide-avx512: {lib} is missing or this machine has no CPUID faulting: {probe.stderr.strip()}")
+        os.environ["LD_PRELOAD"] = lib  # every child: qrt, node
 
     models = []
     for p in args.paths:
