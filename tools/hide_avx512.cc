@@ -33,8 +33,8 @@ using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
 SigactionFn real_sigaction = nullptr;
 struct sigaction program_action;  // what the program asked for SIGSEGV (zero: SIG_DFL)
 
-constexpr uint32_t kLeaf7Ebx = (1u << 16) | (1u << 17) | (1u << 21) | (1u << 26) | (1u << 27) | (1u << 28) |
-                               (1u << 30) | (1u << 31);
+constexpr uint32_t kLeaf7Ebx =
+    (1u << 16) | (1u << 17) | (1u << 21) | (1u << 26) | (1u << 27) | (1u << 28) | (1u << 30) | (1u << 31);
 constexpr uint32_t kLeaf7Ecx = (1u << 1) | (1u << 6) | (1u << 11) | (1u << 12) | (1u << 14);
 constexpr uint32_t kLeaf7Edx = (1u << 2) | (1u << 3) | (1u << 8) | (1u << 23);
 constexpr uint32_t kLeaf7Sub1Eax = 1u << 5;

@@ -11,6 +11,10 @@ for accuracy_level 4's row pairs), N % 4 tails, K not a multiple of 16 or of the
 points, bias and a 3-D A.
 
   ORT_PEER_DIR=/tmp/ort-peer /usr/bin/python3 tools/audit/nbits_cases.py tests/data/audit
+
+With --ort-cpu avx2 (an AVX-512 machine with CPUID faulting and build/libqrt_hide_avx512.so):
+the one-row fp32 cases again, ORT run with AVX-512 hidden (its AVX2 kernels, another order),
+named ..._ortavx2 with an `ort_cpu` file saying so (tests/test_util.h, OrtCpuOfData).
 """
 import os
 import subprocess
@@ -88,7 +92,11 @@ def dq_int4_matmul(rng, m, k, n, signed):
     return mod, spread(rng, (m, k), -20, 10)
 
 
-def write(out, name, m, x):
+HIDE_AVX512 = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build",
+                                            "libqrt_hide_avx512.so"))
+
+
+def write(out, name, m, x, ort_cpu=None):
     d = os.path.join(out, name)
     os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
     onnx.save(m, os.path.join(d, "model.onnx"))
@@ -96,16 +104,45 @@ def write(out, name, m, x):
         f.write(numpy_helper.from_array(x, "x").SerializeToString())
     with tempfile.TemporaryDirectory() as tmp:
         np.save(os.path.join(tmp, "x.npy"), x)
+        env = dict(os.environ, LD_PRELOAD=HIDE_AVX512) if ort_cpu == "avx2" else None
         subprocess.run(["node", PEER, os.path.join(d, "model.onnx"), "--input", "x=" + os.path.join(tmp, "x.npy"),
-                        "--opt", "disabled", "--threads", "1", "--out", tmp], check=True, capture_output=True)
+                        "--opt", "disabled", "--threads", "1", "--out", tmp], check=True, capture_output=True, env=env)
         y = np.load(os.path.join(tmp, "y.npy"))
     with open(os.path.join(d, "test_data_set_0", "output_0.pb"), "wb") as f:
         f.write(numpy_helper.from_array(y, "y").SerializeToString())
+    if ort_cpu:
+        with open(os.path.join(d, "ort_cpu"), "w") as f:
+            f.write(ort_cpu + "\n")
+
+
+def ort_avx2_cases(out):
+    """One row, fp32: every block size, K tails inside a sub-block and past one (the 32-k
+    sub-blocks of larger blocks), N % 4 tails, zero points and bias either way, -0 sums."""
+    probe = subprocess.run(["node", "-e", "0"], env=dict(os.environ, LD_PRELOAD=HIDE_AVX512,
+                                                          QRT_HIDE_AVX512_REPORT="1"), capture_output=True, text=True)
+    if "hide_avx512: active" not in probe.stderr:
+        sys.exit(f"--ort-cpu avx2 needs {HIDE_AVX512} active here: {probe.stderr.strip()}")
+    rng = np.random.default_rng(73)
+    shapes = [(16, 48, 5, True, True), (16, 20, 7, False, False), (16, 4096, 4, True, False),
+              (32, 32, 3, False, False), (32, 200, 9, True, True), (32, 40, 6, False, True),
+              (64, 64, 1, True, False), (64, 100, 8, False, True), (64, 72, 13, True, False),
+              (128, 130, 9, True, True), (128, 160, 4, False, False), (256, 1000, 3, True, True),
+              (256, 300, 11, False, True)]
+    for block, k, n, zp, bias in shapes:
+        name = f"matmul_nbits_bs{block}_k{k}_n{n}_m1" + ("_zp" if zp else "") + ("_bias" if bias else "") + "_ortavx2"
+        mod, x = model(rng, 1, k, n, block, zp, bias, None, 0)
+        write(out, name, mod, x, "avx2")
+        print(name)
 
 
 def main():
     out = sys.argv[1]
+    if sys.argv[2:] == ["--ort-cpu", "avx2"]:
+        ort_avx2_cases(out)
+        return
     rng = np.random.default_rng(71)
+    with open("/proc/cpuinfo") as f:  # the class of ORT's kernels here (runtime/ort_cpu.h)
+        machine_class = "avx512" if " avx512f" in f.read() else "avx2"
     # (block, k, n, m, zero points, bias, accuracy_level, batch)
     shapes = [(16, 48, 5, 1, True, True, None, 0), (16, 100, 8, 3, False, False, None, 0),
               (16, 160, 7, 3, True, True, 4, 0), (16, 144, 4, 1, False, True, 4, 0),
@@ -121,7 +158,7 @@ def main():
         name = (f"matmul_nbits_bs{block}_k{k}_n{n}_m{m}" + ("_zp" if zp else "") + ("_bias" if bias else "")
                 + (f"_acc{acc}" if acc is not None else "") + ("_3d" if batch else ""))
         mod, x = model(rng, m, k, n, block, zp, bias, acc, batch)
-        write(out, name, mod, x)
+        write(out, name, mod, x, machine_class)
         print(name)
     for signed, m in ((True, 1), (False, 3), (True, 5)):
         name = f"dq_int4_matmul_{'int4' if signed else 'uint4'}_m{m}"

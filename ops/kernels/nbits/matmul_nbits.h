@@ -8,6 +8,12 @@
 //     columns in whole groups of 4 reduce as s_L = ((x[4L] + x[4L+1]) + x[4L+2]) + x[4L+3],
 //     r = (s0 + s2) + (s1 + s3); the last n % 4 as x_i + x_{i+8}, then + x_{i+4}, then
 //     (z0 + z2) + (z1 + z3); then r + bias.
+//   fp32, m == 1, ORT on a CPU without AVX-512 (ReferenceOrtCpu() == kAvx2, MLAS's AVX2
+//     kernel): per column 8 lane sums, lane l taking k = l, l + 8, ... in order; each block
+//     runs whole sub-blocks of 16 k (blocks of 16) or 32 (larger blocks) up to its last valid
+//     k, and the k past K in them multiply their weight by a zero input (fma(w, 0, acc));
+//     columns in whole groups of 4 reduce as FoldGroups8 then + bias, the last n % 4 as Hadd8
+//     then + (bias or +0).
 //   fp32, m > 1: per element one chain acc = fma(a, w, acc) over all k from +0, then + bias.
 //   int8 (accuracy_level 4): A quantized per row and block to int8 (ORT's CompInt8), exact
 //     integer partial sums scaled and accumulated in MLAS's lane layout (matmul_nbits_ref.cc).
@@ -53,6 +59,9 @@ using NbitsInt8Fn = void (*)(const NbitsWeights& w, int64_t m, const float* a, c
 
 namespace ref {
 void MatMulNbitsRow(const NbitsWeights& w, const float* a, const float* bias, int64_t n_begin, int64_t n_end, float* y);
+// The one-row order of ORT on a CPU without AVX-512 (8 lanes).
+void MatMulNbitsRow8(const NbitsWeights& w, const float* a, const float* bias, int64_t n_begin, int64_t n_end,
+                     float* y);
 void MatMulNbitsRows(const NbitsWeights& w, int64_t m, const float* a, const float* bias, int64_t n_begin,
                      int64_t n_end, float* y);
 // accuracy_level 4, all of Y: m rows, every column.
@@ -61,6 +70,8 @@ void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const flo
 
 namespace avx2 {
 void MatMulNbitsRow(const NbitsWeights& w, const float* a, const float* bias, int64_t n_begin, int64_t n_end, float* y);
+void MatMulNbitsRow8(const NbitsWeights& w, const float* a, const float* bias, int64_t n_begin, int64_t n_end,
+                     float* y);
 void MatMulNbitsRows(const NbitsWeights& w, int64_t m, const float* a, const float* bias, int64_t n_begin,
                      int64_t n_end, float* y);
 void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y);
@@ -83,6 +94,7 @@ void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const flo
 // time): what MLAS's prepacking keeps beside the codes.
 std::vector<float> NbitsZeroPointTerms(const NbitsWeights& w);
 
+// The one-row order of the ORT the results follow (ReferenceOrtCpu, read when called).
 NbitsRowFn SelectNbitsRow(Isa isa);
 NbitsRowsFn SelectNbitsRows(Isa isa);
 NbitsInt8Fn SelectNbitsInt8(Isa isa);

@@ -91,6 +91,70 @@ void MatMulNbitsRow(const NbitsWeights& w, const float* a, const float* bias, in
 
 namespace {
 
+// Columns j0..j0+kCols-1 of one row in the 8-lane order (MatMulNbitsRow8): one register per
+// column, two multiply-adds per 16 k; whole sub-blocks of `sub` k, inputs past K read as 0 and
+// their weights kept, as ORT's AVX2 kernel runs them.
+template <int kCols>
+void Columns8(const NbitsWeights& w, const float* a, int64_t j0, float* lanes) {
+  const int64_t row_bytes = w.blocks * (w.block / 2), sub = w.block == 16 ? 16 : 32;
+  __m256 acc[kCols];
+  for (int c = 0; c < kCols; ++c) acc[c] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < w.blocks; ++b) {
+    __m256i zp[kCols];
+    __m256 scale[kCols];
+    for (int c = 0; c < kCols; ++c) {
+      zp[c] = _mm256_set1_epi32(w.zero_point(j0 + c, b));
+      scale[c] = _mm256_set1_ps(w.scales[(j0 + c) * w.blocks + b]);
+    }
+    const int64_t k0 = b * w.block, valid = std::min(w.block, w.k - k0);
+    const int64_t end = k0 + (valid + sub - 1) / sub * sub;
+    for (int64_t k = k0; k < end; k += 16) {
+      alignas(32) float ta[16] = {};
+      const float* ap = a + k;
+      if (k + 16 > w.k) {  // inputs past K are zeros
+        for (int64_t i = 0; i < w.k - k; ++i) ta[i] = a[k + i];
+        ap = ta;
+      }
+      const __m256 a0 = _mm256_loadu_ps(ap), a1 = _mm256_loadu_ps(ap + 8);
+      for (int c = 0; c < kCols; ++c) {
+        const __m128i q = Codes16(w.codes + (j0 + c) * row_bytes + k / 2);
+        const __m256 w0 = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(q), zp[c])), scale[c]);
+        const __m256 w1 = _mm256_mul_ps(
+            _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(q, 8)), zp[c])), scale[c]);
+        acc[c] = _mm256_fmadd_ps(w1, a1, _mm256_fmadd_ps(w0, a0, acc[c]));
+      }
+    }
+  }
+  for (int c = 0; c < kCols; ++c) _mm256_storeu_ps(lanes + 8 * c, acc[c]);
+}
+
+}  // namespace
+
+void MatMulNbitsRow8(const NbitsWeights& w, const float* a, const float* bias, int64_t n_begin, int64_t n_end,
+                     float* y) {
+  const int64_t whole_groups = w.n / 4 * 4;
+  alignas(32) float lanes[32];
+  for (int64_t j0 = n_begin; j0 < n_end;) {
+    const int cols = n_end - j0 >= 4 ? 4 : 1;
+    if (cols == 4)
+      Columns8<4>(w, a, j0, lanes);
+    else
+      Columns8<1>(w, a, j0, lanes);
+    for (int c = 0; c < cols; ++c) {
+      const int64_t j = j0 + c;
+      if (j < whole_groups) {
+        const float r = nbits::FoldGroups8(lanes + 8 * c);
+        y[j] = bias ? r + bias[j] : r;
+      } else {
+        y[j] = nbits::Hadd8(lanes + 8 * c) + (bias ? bias[j] : 0.f);
+      }
+    }
+    j0 += cols;
+  }
+}
+
+namespace {
+
 // The panel of columns j0 .. j0 + 15 (zeros past `cols`), k-major: panel[k * 16 + c]. Eight
 // columns' 16 weights at a time are dequantized and transposed in registers (two 8 x 8 blocks),
 // so every store is a vector (a 16-k chunk never straddles a block: blocks are multiples of 16).

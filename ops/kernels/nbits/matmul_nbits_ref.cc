@@ -11,6 +11,7 @@ namespace {
 
 using nbits::FoldGroups16;
 using nbits::FoldGroups8;
+using nbits::Hadd8;
 using nbits::Tree16;
 using nbits::Tree8;
 
@@ -41,6 +42,26 @@ void MatMulNbitsRow(const NbitsWeights& w, const float* a, const float* bias, in
     }
     const float r = j < whole_groups ? FoldGroups16(acc) : Tree16(acc);
     y[j] = bias ? r + bias[j] : r;
+  }
+}
+
+void MatMulNbitsRow8(const NbitsWeights& w, const float* a, const float* bias, int64_t n_begin, int64_t n_end,
+                     float* y) {
+  const int64_t whole_groups = w.n / 4 * 4, sub = w.block == 16 ? 16 : 32;
+  for (int64_t j = n_begin; j < n_end; ++j) {
+    float acc[8] = {};
+    for (int64_t b = 0; b < w.blocks; ++b) {
+      const int64_t k0 = b * w.block, valid = std::min(w.block, w.k - k0);
+      const int64_t end = k0 + (valid + sub - 1) / sub * sub;  // whole sub-blocks, inside the block
+      for (int64_t kk = k0; kk < end; ++kk)
+        acc[kk % 8] = std::fma(Weight(w, j, kk), kk < w.k ? a[kk] : 0.f, acc[kk % 8]);
+    }
+    if (j < whole_groups) {
+      const float r = FoldGroups8(acc);
+      y[j] = bias ? r + bias[j] : r;
+    } else {
+      y[j] = Hadd8(acc) + (bias ? bias[j] : 0.f);
+    }
   }
 }
 

@@ -1,10 +1,14 @@
 // The kernel choice for matmul_nbits.h: once, when a graph is compiled.
 #include "ops/kernels/nbits/matmul_nbits.h"
 #include "runtime/kernel_isa.h"
+#include "runtime/ort_cpu.h"
 
 namespace qrt {
 
 NbitsRowFn SelectNbitsRow(Isa isa) {
+  if (ReferenceOrtCpu() == OrtCpu::kAvx2) {  // ORT's 8-lane order, whatever qrt runs on
+    return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::MatMulNbitsRow8) : ref::MatMulNbitsRow8;
+  }
   if (CanUseAvx512(isa)) return PickedAt(Isa::kAvx512, avx512::MatMulNbitsRow);
   return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::MatMulNbitsRow) : ref::MatMulNbitsRow;
 }

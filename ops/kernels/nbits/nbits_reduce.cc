@@ -24,4 +24,10 @@ float Tree8(const float* x) {
   return (y[0] + y[2]) + (y[1] + y[3]);
 }
 
+float Hadd8(const float* x) {
+  float y[4];
+  for (int i = 0; i < 4; ++i) y[i] = x[i] + x[i + 4];
+  return (y[0] + y[1]) + (y[2] + y[3]);
+}
+
 }  // namespace qrt::nbits

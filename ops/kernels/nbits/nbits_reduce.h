@@ -12,5 +12,7 @@ float Tree16(const float* x);
 float FoldGroups8(const float* x);
 // Eight lanes halved: 8 -> 4 (i, i + 4), then (y0 + y2) + (y1 + y3).
 float Tree8(const float* x);
+// Eight lanes halved, then two horizontal adds: 8 -> 4 (i, i + 4), then (y0 + y1) + (y2 + y3).
+float Hadd8(const float* x);
 
 }  // namespace qrt::nbits

@@ -103,6 +103,47 @@ TEST(MatMulNbitsKernel, SimdKernelsGiveTheReferenceBits) {
   }
 }
 
+// ORT's one-row order without AVX-512 (8 lanes, whole sub-blocks of 16 or 32 k): the AVX2 kernel
+// against its reference, over K tails inside and past a sub-block, N % 4 tails and -0 inputs;
+// and a row where the 8-lane and 16-lane orders differ, so that neither stands for the other.
+TEST(MatMulNbitsKernel, EightLaneRowOrderGivesTheReferenceBits) {
+  std::mt19937 rng(::qrt::testing::TestSeed() + 5);
+  for (int64_t block : {16, 32, 64, 128, 256}) {
+    for (int64_t k : {8, 16, 20, 33, 48, 100, 300}) {
+      for (int64_t n : {1, 3, 4, 5, 9}) {
+        Problem p = Random(rng, 1, k, n, block, (k + n) % 2 == 0, k % 3 != 0);
+        if (k == 20) {
+          for (size_t i = 0; i < p.a.size(); ++i) p.a[i] = i % 2 ? -0.f : p.a[i];
+        }
+        const NbitsWeights w = p.weights();
+        const float* bias = p.bias ? p.b.data() : nullptr;
+        std::vector<float> want(static_cast<size_t>(n)), got(static_cast<size_t>(n), -1.f);
+        ref::MatMulNbitsRow8(w, p.a.data(), bias, 0, n, want.data());
+        for (NbitsRowFn f :
+             ::qrt::testing::KernelsThisCpuRuns<NbitsRowFn>(ref::MatMulNbitsRow8, avx2::MatMulNbitsRow8, nullptr)) {
+          f(w, p.a.data(), bias, 0, n, got.data());
+          for (int64_t j = 0; j < n; ++j) {
+            ASSERT_EQ(Bits(got[size_t(j)]), Bits(want[size_t(j)]))
+                << "block " << block << " k " << k << " n " << n << " column " << j;
+          }
+        }
+      }
+    }
+  }
+  // Unit weights, a[0] = 2^24 and a[8] = a[24] = 1: one 8-lane chain takes k = 0, 8, 16, 24 and
+  // rounds 2^24 + 1 back to 2^24 twice; 16 lanes sum 1 + 1 first (lane 8: k = 8, 24), 2^24 + 2.
+  Problem p = Random(rng, 1, 32, 1, 32, false, false);
+  for (uint8_t& c : p.codes) c = 0x99;  // every code 9: weight (9 - 8) * scale = 1
+  p.scales[0] = 1.f;
+  std::fill(p.a.begin(), p.a.end(), 0.f);
+  p.a[0] = 16777216.f, p.a[8] = 1.f, p.a[24] = 1.f;
+  float eight = 0.f, sixteen = 0.f;
+  ref::MatMulNbitsRow8(p.weights(), p.a.data(), nullptr, 0, 1, &eight);
+  ref::MatMulNbitsRow(p.weights(), p.a.data(), nullptr, 0, 1, &sixteen);
+  EXPECT_EQ(eight, 16777216.f);
+  EXPECT_EQ(sixteen, 16777218.f);
+}
+
 TEST(MatMulNbitsKernel, NegativeZerosAndZeroRows) {
   std::mt19937 rng(::qrt::testing::TestSeed() + 1);
   for (int64_t k : {5, 16, 40}) {

@@ -1,0 +1,1 @@
+ByJŸ∏oFZFVF¶‚FEüks≈OK«)FD
