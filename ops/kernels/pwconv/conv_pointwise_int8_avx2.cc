@@ -209,51 +209,65 @@ inline __m128i PackCodes16(__m256i c0, __m256i c1, __m128i flip) {
   return _mm_xor_si128(bytes, flip);
 }
 
-// Computes N (<= 6) channels' outputs at 8 columns (x: their k rows, 64 floats apart; y or codes
-// at their first column) as the ordered GEMM does (sgemm.h, m > 1: a fused multiply-add chain per
-// k block, block sums in order, then the bias), each lane one output; then the first epilogue
-// step. Lanes past `valid` (a count) are not written.
+// Computes N (<= 6) channels' outputs at the 16 columns of one vector (x: their k rows, 64
+// floats apart; y or codes at its first column) as the ordered GEMM does (sgemm.h, m > 1: a
+// fused multiply-add chain per k block, block sums in order, then the bias), each lane one
+// output; then the first epilogue step. Both halves at once: 2N independent chains hide the
+// multiply-add latency that one half's N chains leave exposed. Lanes past `valid` (a count)
+// are not written (their floats are zeros, packed so).
 template <int N>
-void ReferenceHalf(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y, uint8_t* codes,
-                   const int32_t* channels, int64_t valid) {
+void ReferenceVector(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y, uint8_t* codes,
+                     const int32_t* channels, int64_t valid) {
   const float* w[N];
   for (int i = 0; i < N; ++i) w[i] = a.w + channels[i] * p.k;
-  __m256 c[N], acc[N];
-  for (int i = 0; i < N; ++i) c[i] = _mm256_setzero_ps();  // k >= 1: always replaced
+  __m256 c[N][2], acc[N][2];
+  for (int i = 0; i < N; ++i) c[i][0] = c[i][1] = _mm256_setzero_ps();  // k >= 1: always replaced
   for (int64_t p0 = 0; p0 < p.k; p0 += p.k_block) {
-    for (int i = 0; i < N; ++i) acc[i] = _mm256_setzero_ps();
+    for (int i = 0; i < N; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
     for (int64_t k = p0; k < std::min(p.k, p0 + p.k_block); ++k) {
-      const __m256 xv = _mm256_load_ps(x + k * kBlock);
+      const __m256 x0 = _mm256_load_ps(x + k * kBlock), x1 = _mm256_load_ps(x + k * kBlock + 8);
 #pragma GCC unroll 6
-      for (int i = 0; i < N; ++i) acc[i] = _mm256_fmadd_ps(_mm256_set1_ps(w[i][k]), xv, acc[i]);
+      for (int i = 0; i < N; ++i) {
+        const __m256 wk = _mm256_set1_ps(w[i][k]);
+        acc[i][0] = _mm256_fmadd_ps(wk, x0, acc[i][0]);
+        acc[i][1] = _mm256_fmadd_ps(wk, x1, acc[i][1]);
+      }
     }
-    for (int i = 0; i < N; ++i) c[i] = p0 == 0 ? acc[i] : _mm256_add_ps(acc[i], c[i]);
+    for (int i = 0; i < N; ++i) {
+      for (int h = 0; h < 2; ++h) c[i][h] = p0 == 0 ? acc[i][h] : _mm256_add_ps(acc[i][h], c[i][h]);
+    }
   }
   const FakeQuantStep& fq = a.epilogue.before;
-  const int64_t lanes = std::min<int64_t>(valid, 8);
-  // The N channels' outputs in one call of the element-wise quantizer (a call per channel of 8
+  const int64_t lanes = std::min<int64_t>(valid, 16);
+  // The N channels' outputs in one call of the element-wise quantizer (a call per channel of 16
   // values cost more than their sums at small k).
-  alignas(32) float out[8 * N];
+  alignas(32) float out[16 * N];
   for (int i = 0; i < N; ++i) {
-    if (a.bias != nullptr) c[i] = _mm256_add_ps(c[i], _mm256_set1_ps(a.bias[channels[i]]));
-    _mm256_store_ps(out + 8 * i, c[i]);
+    for (int h = 0; h < 2; ++h) {
+      if (a.bias != nullptr) c[i][h] = _mm256_add_ps(c[i][h], _mm256_set1_ps(a.bias[channels[i]]));
+      _mm256_store_ps(out + 16 * i + 8 * h, c[i][h]);
+    }
   }
   if (codes != nullptr) {  // QuantizeLinear of the reference's floats
-    uint8_t q[8 * N];
-    a.quantize(8 * N, out, fq.scale, fq.zero_point, q);
-    for (int i = 0; i < N; ++i) std::memcpy(codes + channels[i] * p.columns, q + 8 * i, size_t(lanes));
+    uint8_t q[16 * N];
+    a.quantize(16 * N, out, fq.scale, fq.zero_point, q);
+    for (int i = 0; i < N; ++i) std::memcpy(codes + channels[i] * p.columns, q + 16 * i, size_t(lanes));
     return;
   }
-  a.epilogue.Head().Apply(out, 8 * N, 0);  // the clamp, if any, and the fake quantization
-  for (int i = 0; i < N; ++i) std::memcpy(y + channels[i] * p.columns, out + 8 * i, size_t(lanes) * sizeof(float));
+  a.epilogue.Head().Apply(out, 16 * N, 0);  // the clamp, if any, and the fake quantization
+  for (int i = 0; i < N; ++i) std::memcpy(y + channels[i] * p.columns, out + 16 * i, size_t(lanes) * sizeof(float));
 }
 
 using ReferenceFn = void (*)(const PointwiseInt8Plan&, const PointwiseInt8Args&, const float*, float*, uint8_t*,
                              const int32_t*, int64_t);
 constexpr int kReferenceChannels = 6;
-constexpr ReferenceFn kReference[kReferenceChannels + 1] = {nullptr,          ReferenceHalf<1>, ReferenceHalf<2>,
-                                                            ReferenceHalf<3>, ReferenceHalf<4>, ReferenceHalf<5>,
-                                                            ReferenceHalf<6>};
+constexpr ReferenceFn kReference[kReferenceChannels + 1] = {nullptr,
+                                                            ReferenceVector<1>,
+                                                            ReferenceVector<2>,
+                                                            ReferenceVector<3>,
+                                                            ReferenceVector<4>,
+                                                            ReferenceVector<5>,
+                                                            ReferenceVector<6>};
 
 // A tile's outputs (channels c0.., `rows` of them) at one vector of 16 columns (`cols` of them
 // valid, y or codes at its first column): each written, fl(A * s_y) to y or the code to
@@ -364,8 +378,8 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
       }
     }
   }
-  // Those vectors are recomputed whole, 8 columns at a time, as the reference does (their
-  // proven lanes get the same values again).
+  // Those vectors are recomputed whole, as the reference does (their proven lanes get the same
+  // values again).
   for (int64_t b = 0; b < blocks; ++b) {
     if (count[4 * b] < 0) continue;
     const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
@@ -374,14 +388,11 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
     }
     for (int v = 0; 16 * v < cols; ++v) {
       const int32_t* list = open + (4 * b + v) * p.channels;
-      const int64_t n = count[4 * b + v];
-      for (int h = 0; h < 2 && 16 * v + 8 * h < cols; ++h) {
-        const int64_t at = 16 * v + 8 * h;
-        for (int64_t i = 0; i < n; i += kReferenceChannels) {
-          kReference[std::min<int64_t>(n - i, kReferenceChannels)](
-              p, a, floats_of(b) + at, with_codes ? nullptr : y + j0 + at, with_codes ? codes + j0 + at : nullptr,
-              list + i, cols - at);
-        }
+      const int64_t n = count[4 * b + v], at = 16 * v;
+      for (int64_t i = 0; i < n; i += kReferenceChannels) {
+        kReference[std::min<int64_t>(n - i, kReferenceChannels)](
+            p, a, floats_of(b) + at, with_codes ? nullptr : y + j0 + at, with_codes ? codes + j0 + at : nullptr,
+            list + i, cols - at);
       }
     }
     if (rest != nullptr) {
