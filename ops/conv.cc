@@ -206,6 +206,7 @@ struct ConvState {
   // the 3x3 depthwise one from codes to codes in 16-bit integers (depthwise_int8.h).
   std::shared_ptr<const PointwiseInt8Plan> int8;
   std::shared_ptr<const DepthwiseInt8Plan> depthwise_int8;
+  DepthwiseInt8PlaneFn depthwise_int8_plane = nullptr;
 };
 
 // Takes the int8 pointwise path where it applies: qrt:ConvQuantizeDequantize with a fake
@@ -256,7 +257,7 @@ Status ChooseDepthwiseInt8(const PrepareContext& ctx, ConvAlgorithm forced, cons
   if (wanted && s.depthwise_int8 == nullptr) return NotApplicable(forced, "no exact int8 depthwise plan here");
   if (s.depthwise_int8 != nullptr) {
     s.algorithm = ConvAlgorithm::kDepthwiseInt8;
-    NoteKernelIsa(Isa::kAvx512Vnni);
+    s.depthwise_int8_plane = SelectDepthwiseInt8(ctx.isa());
   }
   return Status::Ok();
 }
@@ -327,7 +328,7 @@ void RunConvF32(const ConvState& s, const RunArgs& args) {
   const float* b = args.input(2) ? args.input(2)->data<float>() : nullptr;
   Tensor& y = *args.output(0);
   if (s.algorithm == ConvAlgorithm::kDepthwiseInt8) {  // codes in and out, grids constant: as planned
-    ConvDepthwiseInt8(*s.depthwise_int8, xq.raw(), y.raw(), s.g.batch, s.threads);
+    ConvDepthwiseInt8(*s.depthwise_int8, s.depthwise_int8_plane, xq.raw(), y.raw(), s.g.batch, s.threads);
     return;
   }
   const OutputEpilogue epilogue = EpilogueOf(s, args);

@@ -246,7 +246,7 @@ const int kRegisteredInt8 = (RegisterInt8(), 0);
 
 // The int8 depthwise path (codes in and out) beside the float kernels' Conv_dw_*_codes: weights
 // on a per-channel int8 grid, uint8 codes in and out.
-void BM_DepthwiseInt8(benchmark::State& state, const Layer& l) {
+void BM_DepthwiseInt8(benchmark::State& state, const Layer& l, DepthwiseInt8PlaneFn kernel) {
   const ConvGeometry g = GeometryOf(l);
   std::mt19937 rng(11);
   QuantGrid xg, wg;
@@ -258,19 +258,25 @@ void BM_DepthwiseInt8(benchmark::State& state, const Layer& l) {
   std::vector<uint8_t> x(static_cast<size_t>(g.in_channels * g.in_spatial())), y(static_cast<size_t>(g.output_count()));
   for (uint8_t& q : x) q = uint8_t(rng());
   for (auto _ : state) {
-    ConvDepthwiseInt8(*plan, x.data(), y.data(), 1, 1);
+    ConvDepthwiseInt8(*plan, kernel, x.data(), y.data(), 1, 1);
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations() * g.output_count());
 }
 
 void RegisterDepthwiseInt8() {
-  if (!DepthwiseInt8Available()) return;
   for (const Layer& l : kLayers) {
     if (std::string(l.name).rfind("dw", 0) != 0) continue;
-    benchmark::RegisterBenchmark((std::string("Conv_") + l.name + "_codes/int8_vnni").c_str(),
-                                 [l](benchmark::State& s) { BM_DepthwiseInt8(s, l); })
-        ->UseRealTime();
+    if (CanUseAvx2(kIsaAuto)) {
+      benchmark::RegisterBenchmark((std::string("Conv_") + l.name + "_codes/int8_avx2").c_str(),
+                                   [l](benchmark::State& s) { BM_DepthwiseInt8(s, l, avx2::DepthwiseInt8Plane); })
+          ->UseRealTime();
+    }
+    if (CanUseAvx512Vnni(kIsaAuto)) {
+      benchmark::RegisterBenchmark((std::string("Conv_") + l.name + "_codes/int8_vnni").c_str(),
+                                   [l](benchmark::State& s) { BM_DepthwiseInt8(s, l, avx512::DepthwiseInt8Plane); })
+          ->UseRealTime();
+    }
   }
 }
 

@@ -6,11 +6,17 @@
 
 #include "ops/kernels/common/thread_scratch.h"
 #include "ops/kernels/conv/exact_int8_plan.h"
+#include "runtime/kernel_isa.h"
 #include "runtime/parallel.h"
 
 namespace qrt {
 
-bool DepthwiseInt8Available(Isa isa) { return CanUseAvx512Vnni(isa); }
+DepthwiseInt8PlaneFn SelectDepthwiseInt8(Isa isa) {
+  if (CanUseAvx512Vnni(isa)) return PickedAt(Isa::kAvx512Vnni, avx512::DepthwiseInt8Plane);
+  return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::DepthwiseInt8Plane) : nullptr;
+}
+
+bool DepthwiseInt8Available(Isa isa) { return CanUseAvx2(isa); }
 
 std::shared_ptr<const DepthwiseInt8Plan> PlanDepthwiseInt8(const ConvGeometry& g, const float* w,
                                                            const QuantGrid& w_grid, const float* bias,
@@ -75,7 +81,8 @@ std::shared_ptr<const DepthwiseInt8Plan> PlanDepthwiseInt8(const ConvGeometry& g
   return plan;
 }
 
-void ConvDepthwiseInt8(const DepthwiseInt8Plan& p, const void* x, void* y, int64_t batch, int threads) {
+void ConvDepthwiseInt8(const DepthwiseInt8Plan& p, DepthwiseInt8PlaneFn plane, const void* x, void* y, int64_t batch,
+                       int threads) {
   const int64_t in_plane = p.in_h * p.in_w, out_plane = p.out_h * p.out_w;
   const int64_t min_channels = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(1, out_plane));
   for (int64_t n = 0; n < batch; ++n) {
@@ -83,9 +90,8 @@ void ConvDepthwiseInt8(const DepthwiseInt8Plan& p, const void* x, void* y, int64
       auto* ring = static_cast<int16_t*>(
           ThreadScratch(ScratchSlot::kDepthwiseRing, size_t(kDepthwiseInt8RingRows * p.row_shorts) * sizeof(int16_t)));
       for (int64_t c = first; c < last; ++c) {
-        const int64_t plane = n * p.channels + c;
-        avx512::DepthwiseInt8Plane(p, c, static_cast<const uint8_t*>(x) + plane * in_plane,
-                                   static_cast<uint8_t*>(y) + plane * out_plane, ring);
+        const int64_t at = n * p.channels + c;
+        plane(p, c, static_cast<const uint8_t*>(x) + at * in_plane, static_cast<uint8_t*>(y) + at * out_plane, ring);
       }
     });
   }

@@ -1,5 +1,5 @@
 // The 3x3 depthwise convolution of qrt:ConvQuantizeDequantize from X's 8-bit codes to Y's codes,
-// computed with 16-bit integers (AVX-512 VNNI's VPDPWSSD), giving the codes the ordered float
+// computed with 16-bit integers (AVX-512 VNNI's VPDPWSSD, AVX2's VPMADDWD), giving the codes the ordered float
 // convolution (conv_float.h, SgemmOneRow's order over the taps) and QuantizeLinear give, which
 // stay the specification. The same idea as the int8 pointwise convolution (conv_pointwise_int8.h),
 // with a bound that needs no per-output norm: nine terms.
@@ -68,11 +68,20 @@ std::shared_ptr<const DepthwiseInt8Plan> PlanDepthwiseInt8(const ConvGeometry& g
                                                            const QuantGrid& x_grid, float y_scale, int32_t y_zero_point,
                                                            DataType y_type);
 
-// The kernel is there (AVX-512 VNNI, BW, DQ).
+// One channel's plane of codes x to codes y; ring: kDepthwiseInt8RingRows * plan.row_shorts int16
+// of 64-byte aligned scratch.
+using DepthwiseInt8PlaneFn = void (*)(const DepthwiseInt8Plan& plan, int64_t c, const uint8_t* x, uint8_t* y,
+                                      int16_t* ring);
+
+// The kernel under the ceiling `isa` (AVX-512 VNNI with BW and DQ, else AVX2); null below AVX2.
+DepthwiseInt8PlaneFn SelectDepthwiseInt8(Isa isa = kIsaAuto);
+// A kernel is there.
 bool DepthwiseInt8Available(Isa isa = kIsaAuto);
 
-// batch images of codes x (channels planes each) to codes y, on up to `threads` threads.
-void ConvDepthwiseInt8(const DepthwiseInt8Plan& plan, const void* x, void* y, int64_t batch, int threads);
+// batch images of codes x (channels planes each) to codes y with `plane`, on up to `threads`
+// threads.
+void ConvDepthwiseInt8(const DepthwiseInt8Plan& plan, DepthwiseInt8PlaneFn plane, const void* x, void* y, int64_t batch,
+                       int threads);
 
 // Padded rows in the kernel's ring (3 + 2 * 2 read or brought in ahead at stride 2 fit).
 constexpr int64_t kDepthwiseInt8RingRows = 8;
@@ -84,9 +93,11 @@ namespace ref {
 void DepthwiseInt8Plane(const DepthwiseInt8Plan& plan, int64_t c, const uint8_t* x, uint8_t* y);
 }  // namespace ref
 
+// Channel c's plane, bit-identical to ref::DepthwiseInt8Plane.
+namespace avx2 {
+void DepthwiseInt8Plane(const DepthwiseInt8Plan& plan, int64_t c, const uint8_t* x, uint8_t* y, int16_t* ring);
+}  // namespace avx2
 namespace avx512 {
-// Channel c's plane, bit-identical to ref::DepthwiseInt8Plane; ring: kDepthwiseInt8RingRows * plan.row_shorts int16 of
-// 64-byte aligned scratch.
 void DepthwiseInt8Plane(const DepthwiseInt8Plan& plan, int64_t c, const uint8_t* x, uint8_t* y, int16_t* ring);
 }  // namespace avx512
 

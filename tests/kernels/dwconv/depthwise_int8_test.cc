@@ -22,10 +22,18 @@
 namespace qrt {
 namespace {
 
-#define QRT_REQUIRE_DEPTHWISE_INT8()                                                                                \
-  if (!DepthwiseInt8Available())                                                                                    \
-  GTEST_SKIP() << "CPU (or QRT_MAX_ISA) lacks AVX512_VNNI: depthwise layers between codes run the float depthwise " \
-                  "kernels instead (tested in depthwise_rows_test, conv_test)"
+#define QRT_REQUIRE_DEPTHWISE_INT8()                                                                         \
+  if (!DepthwiseInt8Available())                                                                             \
+  GTEST_SKIP() << "CPU (or QRT_MAX_ISA) lacks AVX2: depthwise layers between codes run the reference float " \
+                  "depthwise kernels instead (tested in depthwise_rows_test, conv_test)"
+
+// Every kernel this CPU (under QRT_MAX_ISA) runs: AVX2, and AVX-512 VNNI where it has it.
+std::vector<DepthwiseInt8PlaneFn> Kernels() {
+  std::vector<DepthwiseInt8PlaneFn> kernels;
+  if (CanUseAvx2(kIsaAuto)) kernels.push_back(avx2::DepthwiseInt8Plane);
+  if (CanUseAvx512Vnni(kIsaAuto)) kernels.push_back(avx512::DepthwiseInt8Plane);
+  return kernels;
+}
 
 using Geometry = testing::DepthwiseShape;
 using testing::CodeType;
@@ -90,10 +98,15 @@ void ExpectExact(const Case& c, const Data& d, int threads, const std::string& w
                                       c.y_zp, c.out->type);
   ASSERT_NE(plan, nullptr) << what;
   const std::vector<uint8_t> want = Expected(c, d);
-  std::vector<uint8_t> got(want.size() + 1, 0xA5);
-  ConvDepthwiseInt8(*plan, d.x.data(), got.data(), c.g.batch, threads);
-  for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(int(got[i]), int(want[i])) << "code " << i << "; " << what;
-  EXPECT_EQ(got[want.size()], 0xA5) << "wrote past the output; " << what;
+  for (DepthwiseInt8PlaneFn kernel : Kernels()) {
+    const std::string tier = kernel == avx2::DepthwiseInt8Plane ? " (avx2)" : " (avx512-vnni)";
+    std::vector<uint8_t> got(want.size() + 1, 0xA5);
+    ConvDepthwiseInt8(*plan, kernel, d.x.data(), got.data(), c.g.batch, threads);
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(int(got[i]), int(want[i])) << "code " << i << "; " << what << tier;
+    }
+    EXPECT_EQ(got[want.size()], 0xA5) << "wrote past the output; " << what << tier;
+  }
 }
 
 // The scalar reference, plane by plane, is the specification on every CPU (the plan does not
