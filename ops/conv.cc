@@ -246,7 +246,7 @@ Status ChooseDepthwiseInt8(const PrepareContext& ctx, ConvAlgorithm forced, cons
                            const QuantGrid* y_grid, ConvState& s) {
   const TensorInfo &w = ctx.input(1), &b = ctx.input(2);
   const bool wanted = forced == ConvAlgorithm::kDepthwiseInt8;
-  if ((forced == ConvAlgorithm::kAuto && DepthwiseInt8Pays(s.g)) || wanted) {
+  if ((forced == ConvAlgorithm::kAuto && DepthwiseInt8Pays(s.g, EffectiveIsa(ctx.isa()))) || wanted) {
     if (DepthwiseInt8Available(ctx.isa()) && x_grid != nullptr && y_grid != nullptr && w.value != nullptr &&
         w.grid != nullptr && (!ctx.has_input(2) || b.value != nullptr)) {
       s.depthwise_int8 =

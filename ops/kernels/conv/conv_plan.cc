@@ -31,6 +31,9 @@ constexpr struct {
   int64_t pointwise_int8_avx2_max_channels = 576;
   // The int8 depthwise path: planes above these beat the float kernels.
   int64_t depthwise_int8_plane_stride1 = 1024, depthwise_int8_plane_stride2 = 256;
+  // The AVX2 kernel (VPMADDWD, 8 lanes) against the AVX2 float kernels: the same planes (even at
+  // 28 x 28, slower on the lanes kernel's 14 x 14 and 7 x 7).
+  int64_t depthwise_int8_avx2_plane_stride1 = 1024, depthwise_int8_avx2_plane_stride2 = 256;
   // oneDNN 2.6's int8 depthwise convolution is slower than its f32 one (docs/onednn-2.6.md 3).
   bool onednn_int8_for_depthwise = false;
   // The integer GEMM needs this many output channels per group to fill its tile rows.
@@ -223,9 +226,13 @@ bool PointwiseInt8Pays(const ConvGeometry& g, Isa tier) {
   return k >= kThresholds.pointwise_int8_min_channels && k <= most;
 }
 
-bool DepthwiseInt8Pays(const ConvGeometry& g) {
-  return g.in[1] * g.in[2] >
-         (g.stride[1] == 2 ? kThresholds.depthwise_int8_plane_stride2 : kThresholds.depthwise_int8_plane_stride1);
+bool DepthwiseInt8Pays(const ConvGeometry& g, Isa tier) {
+  const bool vnni = tier == Isa::kAvx512Vnni;
+  const int64_t above =
+      g.stride[1] == 2
+          ? (vnni ? kThresholds.depthwise_int8_plane_stride2 : kThresholds.depthwise_int8_avx2_plane_stride2)
+          : (vnni ? kThresholds.depthwise_int8_plane_stride1 : kThresholds.depthwise_int8_avx2_plane_stride1);
+  return g.in[1] * g.in[2] > above;
 }
 
 bool OnednnInt8Pays(const ConvGeometry& g) {

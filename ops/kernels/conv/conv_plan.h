@@ -73,8 +73,9 @@ std::optional<ConvFloatPlan> PlanConvFloat(const ConvGeometry& g, ConvKernelsAva
 // Whether the int8 pointwise path is worth planning for this many input channels (or this
 // patch length, C x kernel size), with the kernel of `tier` (PointwiseInt8Tier: AVX-512 VNNI's quads or AVX2's pairs).
 bool PointwiseInt8Pays(const ConvGeometry& g, Isa tier);
-// Whether the int8 depthwise path beats the float kernels on this plane.
-bool DepthwiseInt8Pays(const ConvGeometry& g);
+// Whether the int8 depthwise path beats the float kernels on this plane, with the kernel of
+// `tier` (AVX-512 VNNI's, else AVX2's).
+bool DepthwiseInt8Pays(const ConvGeometry& g, Isa tier);
 // Whether oneDNN's int8 convolution beats its exact f32 one for an integer convolution.
 bool OnednnInt8Pays(const ConvGeometry& g);
 // Whether the integer GEMM beats oneDNN for an integer convolution of g.
