@@ -11,6 +11,9 @@
 // SIGSEGV handler of their own (Node resets every signal at start-up, V8 traps WebAssembly
 // faults) get it through `sigaction` below, and any other fault goes to theirs.
 //
+// QRT_HIDE_AVX512=vnni hides only AVX512_VNNI and AVX-VNNI instead: a CPU of the avx512 tier
+// (Skylake-SP: AVX-512 F/BW/DQ/VL without VNNI), where ONNX Runtime's u8 x s8 kernels change too.
+//
 // The instructions themselves still run: this hides features, it does not trap their use.
 // Where faulting is unavailable the library does nothing; QRT_HIDE_AVX512_REPORT=1 makes it say
 // on stderr whether it is active. Faulting is reset by execve, so every process it should
@@ -38,6 +41,10 @@ constexpr uint32_t kLeaf7Ebx =
 constexpr uint32_t kLeaf7Ecx = (1u << 1) | (1u << 6) | (1u << 11) | (1u << 12) | (1u << 14);
 constexpr uint32_t kLeaf7Edx = (1u << 2) | (1u << 3) | (1u << 8) | (1u << 23);
 constexpr uint32_t kLeaf7Sub1Eax = 1u << 5;
+// VNNI only: leaf 7 ECX AVX512_VNNI, subleaf 1 EAX AVX-VNNI.
+constexpr uint32_t kVnniLeaf7Ecx = 1u << 11;
+constexpr uint32_t kVnniLeaf7Sub1Eax = 1u << 4;
+bool vnni_only = false;
 
 bool SetCpuidFaulting(bool on) { return syscall(SYS_arch_prctl, ARCH_SET_CPUID, on ? 0 : 1) == 0; }
 
@@ -51,8 +58,13 @@ void OnSegv(int sig, siginfo_t* info, void* context) {
     SetCpuidFaulting(false);
     __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
     SetCpuidFaulting(true);
-    if (leaf == 7 && subleaf == 0) b &= ~kLeaf7Ebx, c &= ~kLeaf7Ecx, d &= ~kLeaf7Edx;
-    if (leaf == 7 && subleaf == 1) a &= ~kLeaf7Sub1Eax;
+    if (vnni_only) {
+      if (leaf == 7 && subleaf == 0) c &= ~kVnniLeaf7Ecx;
+      if (leaf == 7 && subleaf == 1) a &= ~kVnniLeaf7Sub1Eax;
+    } else {
+      if (leaf == 7 && subleaf == 0) b &= ~kLeaf7Ebx, c &= ~kLeaf7Ecx, d &= ~kLeaf7Edx;
+      if (leaf == 7 && subleaf == 1) a &= ~kLeaf7Sub1Eax;
+    }
     reg[REG_RAX] = a, reg[REG_RBX] = b, reg[REG_RCX] = c, reg[REG_RDX] = d;
     reg[REG_RIP] += 2;
     return;
@@ -77,6 +89,8 @@ SigactionFn RealSigaction() {
 }
 
 __attribute__((constructor)) void Install() {
+  const char* what = std::getenv("QRT_HIDE_AVX512");
+  vnni_only = what != nullptr && std::strcmp(what, "vnni") == 0;
   struct sigaction action;
   std::memset(&action, 0, sizeof(action));
   action.sa_sigaction = OnSegv;
@@ -84,7 +98,8 @@ __attribute__((constructor)) void Install() {
   const bool active = RealSigaction()(SIGSEGV, &action, nullptr) == 0 && SetCpuidFaulting(true);
   const char* report = std::getenv("QRT_HIDE_AVX512_REPORT");
   if (report != nullptr && report[0] == '1') {
-    std::fprintf(stderr, "hide_avx512: %s\n", active ? "active" : "inactive (no CPUID faulting here)");
+    std::fprintf(stderr, "hide_avx512: %s%s\n", active ? "active" : "inactive (no CPUID faulting here)",
+                 active && vnni_only ? " (VNNI only)" : "");
   }
 }
 
