@@ -101,8 +101,9 @@ TEST(Pool, GeometryErrors) {
 
 // The float32 MaxPool fast path (padded plane, MaxRows kernels; picked under the SIMD ISA)
 // against the tap-list loop (the scalar ISA), bit for bit, on inputs with NaN payloads, signed
-// zeros, infinities and ties; SPPF's 5x5 window, dilations, asymmetric and auto pads, ceil
-// mode, row strides, and 2 channels x 2 images.
+// zeros, infinities and ties; SPPF's 5x5 window and SPP's 9x9 and 13x13 (the separable
+// reduction), dilations, asymmetric and auto pads, ceil mode, row strides, and 2 channels x 2
+// images.
 TEST(Pool, MaxPoolFastPathEqualsTheTapLists) {
   std::mt19937 rng(7);
   // 8-bit codes (the byte kernels): every value, the ends of the type among them.
@@ -154,6 +155,10 @@ TEST(Pool, MaxPoolFastPathEqualsTheTapLists) {
   // Windows entirely over padding (the fast path is refused: they give the lowest float).
   cases.push_back({{1, 2, 5, 6}, Pool({1, 1}, {1, 1}, {1, 1, 1, 1})});
   cases.push_back({{1, 2, 40, 70}, Pool({3, 3}, {1, 1}, {1, 1, 1, 1})});  // rows over 32 bytes, with a tail
+  // SPP's large windows (the rows reduced apart, then the columns), one wider than the plane.
+  cases.push_back({{1, 2, 13, 21}, Pool({13, 13}, {1, 1}, {6, 6, 6, 6})});
+  cases.push_back({{1, 2, 20, 20}, Pool({9, 9}, {1, 1}, {4, 4, 4, 4})});
+  cases.push_back({{1, 2, 19, 23}, Pool({7, 5}, {2, 1}, {3, 2, 3, 2})});
   for (DataType type : {DataType::kFloat32, DataType::kUInt8, DataType::kInt8}) {
     for (const Case& c : cases) {
       const Tensor x = type == DataType::kFloat32 ? input(c.x) : codes(c.x, type);
