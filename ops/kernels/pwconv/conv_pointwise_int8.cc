@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string_view>
 
 #include "ops/kernels/common/thread_scratch.h"
 #include "ops/kernels/conv/exact_int8_plan.h"
@@ -11,6 +13,11 @@
 
 namespace qrt {
 namespace {
+
+// AVX2's byte kernel (VPMADDUBSW on split pairs) from this many input channels (or patch
+// length) and output channels; below either, the int16 pairs kernel, whose packing costs less
+// (docs/design.md: measured).
+constexpr int64_t kAvx2BytesFromK = 64, kAvx2BytesFromChannels = 32;
 
 // The bias's weight in the bound: one rounding in the reference, one in the estimate, plus 10.
 constexpr double kBiasWeight = 12;
@@ -47,6 +54,25 @@ struct RowSums {
     weighted_squares += weighted * weighted;
   }
   return {sum, magnitudes, weighted_squares};
+}
+
+// For AVX2's byte kernel: a channel's weight bytes (k of them, in place) with every pair
+// (2i, 2i + 1) of one sign and |e1| + |e2| > 128 brought to |e1| + |e2| = 128 by taking the
+// larger one's excess out into the correction list (the two bytes' products then add to at
+// most 255 * 128 in magnitude, inside VPMADDUBSW's int16). Pairs of opposite signs stay (at most
+// 255 * 128 either way). The channel's list ends where the next starts.
+void SplitPairs(uint8_t* bytes, int64_t k, PointwiseInt8Plan* p) {
+  for (int64_t i = 0; i + 1 < k; i += 2) {
+    const int32_t e0 = int8_t(bytes[i]), e1 = int8_t(bytes[i + 1]);
+    if ((e0 > 0) != (e1 > 0) || e0 == 0 || e1 == 0 || std::abs(e0) + std::abs(e1) <= 128) continue;
+    const int64_t big = std::abs(e0) >= std::abs(e1) ? i : i + 1;
+    const int32_t e_big = int8_t(bytes[big]), small = std::abs(big == i ? e1 : e0);
+    const int32_t kept = e_big > 0 ? 128 - small : small - 128;
+    bytes[big] = uint8_t(int8_t(kept));
+    p->correction_k.push_back(int32_t(big));
+    p->correction_e.push_back(e_big - kept);
+  }
+  p->correction_start.push_back(int32_t(p->correction_k.size()));
 }
 
 bool PowerOfTwo(float v) {
@@ -110,9 +136,20 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
   p.k = k;
   p.patches = !direct;
   p.quads = (k + 3) / 4;
-  p.pairs = PointwiseInt8Tier(isa) != Isa::kAvx512Vnni;
+  // Below AVX-512 VNNI: AVX2's byte kernel on split pairs for long sums and many channels, its
+  // int16 pairs kernel otherwise; QRT_PW_AVX2_KERNEL=bytes or pairs forces one (tests, trials).
+  const bool avx2_tier = PointwiseInt8Tier(isa) != Isa::kAvx512Vnni;
+  const char* forced = std::getenv("QRT_PW_AVX2_KERNEL");
+  const std::string_view force = forced != nullptr ? forced : "";
+  p.split_pairs = avx2_tier && (force == "bytes" ||
+                                (force != "pairs" && k >= kAvx2BytesFromK && channels >= kAvx2BytesFromChannels));
+  p.pairs = avx2_tier && !p.split_pairs;
   // No kernel below AVX2: the plan is still made (the reference takes it), and runs decline.
-  if (PointwiseInt8Available(isa)) p.pass = p.pairs ? avx2::PointwiseInt8Pass : avx512::PointwiseInt8Pass;
+  if (PointwiseInt8Available(isa)) {
+    p.pass = p.pairs         ? avx2::PointwiseInt8Pass
+             : p.split_pairs ? avx2::PointwiseInt8PassBytes
+                             : avx512::PointwiseInt8Pass;
+  }
   p.rows = p.pairs ? (k + 1) / 2 : p.quads;
   p.columns = columns;
   p.k_block = SgemmStrideK(columns, k);
@@ -145,6 +182,7 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
   p.error_factor = RoundUp(1.01 * std::ldexp(1.0, -24));
   p.weights.assign(size_t(channels * p.rows), 0);
   std::vector<uint8_t> row_bytes(static_cast<size_t>(p.quads * 4), 0);
+  if (p.split_pairs) p.correction_start.push_back(0);
   for (int64_t c = 0; c < channels; ++c) {
     const float s = w_grid.scales[per_channel ? size_t(c) : 0];
     // W's grid values finite: with s above FLT_MAX / 128, DequantizeLinear made +-inf, which
@@ -170,6 +208,7 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
     const float b = bias != nullptr ? bias[c] : 0.f;
     if (!std::isfinite(b)) return nullptr;
     p.offset_sums.push_back(p.pairs ? 0 : int32_t(sums.codes * p.x_offset));
+    if (p.split_pairs) SplitPairs(bytes, k, &p);
     p.multipliers.push_back(m);
     // Exact sums (header): x_k w_k = d_k e_k 2^j exactly, every partial sum within 2^24 units.
     p.exact_sums.push_back(PowerOfTwo(p.x_scale) && PowerOfTwo(s) &&

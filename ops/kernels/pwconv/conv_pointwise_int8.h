@@ -84,9 +84,10 @@ struct PointwiseInt8Plan {
   // X is the convolution's patch matrix of codes (BuildCodePatches, k = C x kernel size rows),
   // not X itself: a kernel other than 1x1, strides, dilations or padding.
   bool patches = false;
-  // The kernel, chosen at plan time: AVX-512 VNNI on quads of bytes, or AVX2 on pairs of int16.
+  // The kernel, chosen at plan time: AVX-512 VNNI on quads of bytes, AVX2 on quads of bytes
+  // with split pairs (split_pairs below), or AVX2 on pairs of int16.
   PointwiseInt8PassFn pass = nullptr;
-  bool pairs = false;           // weights and packed X in pairs (AVX2) rather than quads
+  bool pairs = false;           // weights and packed X in pairs of int16 (AVX2) rather than quads
   int64_t rows = 0;             // quads, or pairs = ceil(k / 2): the packed rows of X and W
   int64_t columns = 0;          // output positions per image
   int64_t k_block = 0;          // SgemmStrideK(columns, k): the reference's order
@@ -98,12 +99,18 @@ struct PointwiseInt8Plan {
   // channels x rows, k ascending: four signed bytes e_k each (quads), or two int16 (pairs).
   std::vector<int32_t> weights;
   std::vector<int32_t> offset_sums;  // x_offset * sum_k e_k per channel (quads only)
-  std::vector<float> multipliers;    // fl(x_scale * w_scale[c])
-  std::vector<bool> exact_sums;      // per channel: the reference's sums are exact (header)
-  std::vector<float> norm_bounds;    // >= x_scale * w_scale[c] * ||(r + 10) e||_2 (r: the header)
-  std::vector<float> biases;         // b[c], 0 without a bias
-  std::vector<float> bias_bounds;    // >= 12 * error_factor * |b[c]|
-  float error_factor = 0;            // >= 1.01 * 2^-24
+  // The AVX2 byte kernel (split_pairs): its quads keep every same-sign pair of weights (k = 2i,
+  // 2i + 1) within |e1| + |e2| <= 128, so that VPMADDUBSW's pair sums of bytes up to 255 fit in
+  // int16; the rest of such a weight is channel c's entries [correction_start[c],
+  // correction_start[c + 1]) of (correction_k, correction_e), added back after the sums.
+  bool split_pairs = false;
+  std::vector<int32_t> correction_start, correction_k, correction_e;
+  std::vector<float> multipliers;  // fl(x_scale * w_scale[c])
+  std::vector<bool> exact_sums;    // per channel: the reference's sums are exact (header)
+  std::vector<float> norm_bounds;  // >= x_scale * w_scale[c] * ||(r + 10) e||_2 (r: the header)
+  std::vector<float> biases;       // b[c], 0 without a bias
+  std::vector<float> bias_bounds;  // >= 12 * error_factor * |b[c]|
+  float error_factor = 0;          // >= 1.01 * 2^-24
   // The step rule's constants (PointwiseInt8Step) at the output scale known at plan time, if
   // any (empty otherwise, or if they are not finite): a run at that scale uses them as they are.
   float steps_scale = 0;
@@ -186,6 +193,10 @@ namespace avx2 {
 void PointwiseInt8Pass(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args, const float* x,
                        const uint8_t* x_codes, float* y, uint8_t* codes, int64_t first, int64_t last,
                        const OutputEpilogue* rest, const PointwiseInt8Scratch& scratch);
+// Over quads of bytes with VPMADDUBSW (the plan's weights split so that no pair saturates).
+void PointwiseInt8PassBytes(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args, const float* x,
+                            const uint8_t* x_codes, float* y, uint8_t* codes, int64_t first, int64_t last,
+                            const OutputEpilogue* rest, const PointwiseInt8Scratch& scratch);
 }  // namespace avx2
 
 // Columns [j0, j0 + cols) of one image (x, y) through the float GEMM and the whole epilogue; with

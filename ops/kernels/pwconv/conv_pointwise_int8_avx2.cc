@@ -1,12 +1,17 @@
-// AVX2 kernel of the exact int8 pointwise convolution (conv_pointwise_int8.h has the argument),
+// AVX2 kernels of the exact int8 pointwise convolution (conv_pointwise_int8.h has the argument),
 // for CPUs without AVX-512 VNNI. The pass is the AVX-512 kernel's (conv_pointwise_int8_avx512.cc
-// explains its shape): blocks of 64 columns, packed X checked against its grid, tiles of 6
-// channels summed in int32, each output proven or computed as the reference computes it. What
-// differs: the sums come from VPMADDWD on int16 pairs, X's d and W's e of two rows of k per
-// dword (|d e| <= 255 * 128, so the pair sums cannot saturate and the int32 sum is exact, with no
-// offset to take back), and a 16-column vector of the driver's lists is two 8-lane registers. A
-// tile is 6 channels by one such vector (12 accumulators). Built with -mavx2 -mfma: no library
-// template is instantiated here (see the AVX-512 file).
+// explains its shape): blocks of 64 columns, packed X checked against its grid, tiles of
+// channels summed in int32, each output proven or computed as the reference computes it. The
+// sums come in two forms, chosen at plan time:
+//   - int16 pairs: VPMADDWD on X's d and W's e of two rows of k per dword (|d e| <= 255 * 128,
+//     so the pair sums cannot saturate and the int32 sum is exact, with no offset to take back);
+//     tiles of 6 channels by one 16-column vector (12 accumulators);
+//   - bytes: X's quads of bytes d + x_offset as the VNNI kernel packs them, VPMADDUBSW then
+//     VPMADDWD by 1, on weights the plan split so that no byte pair saturates, the split-off
+//     parts added back per channel (Settle); tiles of 4 channels. The byte multiply and the word
+//     multiply overlap, so this form does twice the products a cycle where sums are long.
+// A 16-column vector of the driver's lists is two 8-lane registers. Built with -mavx2 -mfma: no
+// library template is instantiated here (see the AVX-512 file).
 #include <immintrin.h>
 
 #include <algorithm>
@@ -173,6 +178,170 @@ void Tile(const int32_t* x, int64_t pairs, const int32_t* w, int64_t w_stride, _
 using TileFn = void (*)(const int32_t*, int64_t, const int32_t*, int64_t, __m256i (&)[kTileRows][2]);
 constexpr TileFn kTiles[kTileRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>, Tile<4>, Tile<5>, Tile<6>};
 
+// ---- The byte form: X as VPDPBUSD's quads (bytes d + x_offset, as the AVX-512 VNNI kernel
+// packs them), summed with VPMADDUBSW + VPMADDWD(1). VPMADDUBSW adds two byte products into a
+// saturating int16; the plan's weights keep every same-sign pair within |e1| + |e2| <= 128, so
+// no sum can leave int16 (255 * 128 < 2^15), and adds the rest back from its correction lists.
+// On Zen 4 the byte multiply and the word multiply overlap: twice VPMADDWD's products a cycle.
+
+// X's codes (rows ld apart) as quads of bytes for columns [0, cols): entry (q, j) = the bytes of
+// rows 4q..4q+3 at column j (rows past k and columns past cols hold the byte of d = 0); norms[j]
+// >= ||d||_2 from the exact int32 sums of d^2, as PackCodePairs makes them.
+void PackCodeQuads(const PointwiseInt8Plan& p, const uint8_t* q, int64_t ld, int64_t cols, int32_t* out, float* norms) {
+  const uint8_t flip = p.x_signed ? 0x80 : 0;  // int8: q + 128
+  const uint8_t zero_byte = uint8_t(uint8_t(p.x_offset) ^ flip);
+  const __m128i flips = _mm_set1_epi8(char(flip)), zeros = _mm_set1_epi8(char(p.x_offset));
+  const __m256i offset = _mm256_set1_epi16(int16_t(p.x_offset));
+  const int vectors = int((cols + 15) / 16);
+  auto load = [&](int64_t k, int v) {
+    if (k >= p.k) return zeros;
+    const uint8_t* from = q + k * ld + 16 * v;
+    const int64_t n = cols - 16 * v;
+    if (n >= 16) return _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(from)), flips);
+    alignas(16) uint8_t tail[16];
+    std::memset(tail, zero_byte, sizeof(tail));
+    std::memcpy(tail, from, size_t(n));
+    return _mm_xor_si128(_mm_load_si128(reinterpret_cast<const __m128i*>(tail)), flips);
+  };
+  auto square = [&](__m128i pairs) {  // 8 columns' two rows as int16 d, squared and added
+    const __m256i d = _mm256_sub_epi16(_mm256_cvtepu8_epi16(pairs), offset);
+    return _mm256_madd_epi16(d, d);
+  };
+  __m256i squares[kTileVectors][2];
+  for (int v = 0; v < vectors; ++v) squares[v][0] = squares[v][1] = _mm256_setzero_si256();
+  for (int64_t quad = 0; quad < p.quads; ++quad) {
+    for (int v = 0; v < vectors; ++v) {
+      const __m128i r0 = load(4 * quad, v), r1 = load(4 * quad + 1, v);
+      const __m128i r2 = load(4 * quad + 2, v), r3 = load(4 * quad + 3, v);
+      const __m128i a = _mm_unpacklo_epi8(r0, r1), b = _mm_unpackhi_epi8(r0, r1);  // columns 0-7, 8-15
+      const __m128i c = _mm_unpacklo_epi8(r2, r3), d = _mm_unpackhi_epi8(r2, r3);
+      int32_t* to = out + quad * kBlock + 16 * v;
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(to),
+                          _mm256_set_m128i(_mm_unpackhi_epi16(a, c), _mm_unpacklo_epi16(a, c)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(to + 8),
+                          _mm256_set_m128i(_mm_unpackhi_epi16(b, d), _mm_unpacklo_epi16(b, d)));
+      squares[v][0] = _mm256_add_epi32(squares[v][0], _mm256_add_epi32(square(a), square(c)));
+      squares[v][1] = _mm256_add_epi32(squares[v][1], _mm256_add_epi32(square(b), square(d)));
+    }
+  }
+  const __m256 raise = _mm256_set1_ps(1.f + 1.f / 2048.f);
+  for (int v = 0; v < vectors; ++v) {
+    for (int h = 0; h < 2; ++h) {
+      const __m256 raised = _mm256_mul_ps(_mm256_cvtepi32_ps(squares[v][h]), raise);
+      _mm256_storeu_ps(norms + 16 * v + 8 * h, _mm256_sqrt_ps(raised));
+    }
+  }
+}
+
+// X's floats as quads of bytes (PackCodeQuads' layout), each checked against the grid as Pack
+// checks it; norms from the floats' squares and the floats kept (PackColumns: why). False if an
+// element is off the grid.
+template <int V>
+bool PackQuads(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, int32_t* out, float* norms,
+               float* floats) {
+  constexpr int H = 2 * V;
+  const __m256 inverse = _mm256_set1_ps(p.x_inverse), scale = _mm256_set1_ps(p.x_scale);
+  const __m256 low = _mm256_set1_ps(float(p.d_low)), high = _mm256_set1_ps(float(p.d_high));
+  const __m256 magic = _mm256_set1_ps(12582912.0f);
+  const __m256i offset = _mm256_set1_epi32(p.x_offset);
+  __m256i valid[H];
+  __m256 squares[H];
+  for (int h = 0; h < H; ++h) valid[h] = FirstLanes(cols - 8 * h), squares[h] = _mm256_setzero_ps();
+  int off_grid = 0;
+  for (int64_t q = 0; q < p.quads; ++q) {
+    for (int h = 0; h < H; ++h) {
+      __m256i quad = _mm256_setzero_si256();
+      for (int64_t j = 0; j < 4; ++j) {
+        const int64_t k = 4 * q + j;
+        __m256 d = _mm256_setzero_ps(), xv = _mm256_setzero_ps();
+        if (k < p.k) {
+          const float* from = x + k * ld + 8 * h;
+          xv = cols >= 8 * (h + 1) ? _mm256_loadu_ps(from) : _mm256_maskload_ps(from, valid[h]);
+          const __m256 t = _mm256_min_ps(high, _mm256_max_ps(low, _mm256_mul_ps(xv, inverse)));
+          d = _mm256_sub_ps(_mm256_add_ps(t, magic), magic);
+          off_grid |= _mm256_movemask_ps(_mm256_cmp_ps(_mm256_mul_ps(d, scale), xv, _CMP_NEQ_UQ));
+          _mm256_store_ps(floats + k * kBlock + 8 * h, xv);
+          squares[h] = _mm256_fmadd_ps(d, d, squares[h]);
+        }
+        const __m256i byte = _mm256_add_epi32(_mm256_cvtps_epi32(d), offset);
+        quad = _mm256_or_si256(quad, _mm256_sll_epi32(byte, _mm_cvtsi32_si128(int(8 * j))));
+      }
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + q * kBlock + 8 * h), quad);
+    }
+  }
+  for (int h = 0; h < H; ++h) {
+    const __m256 raised = _mm256_mul_ps(squares[h], _mm256_set1_ps(1.f + 1.f / 2048.f));
+    _mm256_storeu_ps(norms + 8 * h, _mm256_sqrt_ps(raised));
+  }
+  return off_grid == 0;
+}
+
+// The floats (k x 64) of the first ceil(cols / 16) vectors of a block of quads: fl(d * s_x).
+void FloatsOfQuads(const PointwiseInt8Plan& p, const int32_t* packed, int64_t cols, float* floats) {
+  const __m256 scale = _mm256_set1_ps(p.x_scale);
+  const __m256i offset = _mm256_set1_epi32(p.x_offset), low_byte = _mm256_set1_epi32(0xFF);
+  const int64_t halves = 2 * ((cols + 15) / 16);
+  for (int64_t q = 0; q < p.quads; ++q) {
+    for (int64_t h = 0; h < halves; ++h) {
+      const __m256i quad = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(packed + q * kBlock + 8 * h));
+      for (int64_t j = 0; j < 4 && 4 * q + j < p.k; ++j) {
+        const __m256i byte = _mm256_and_si256(_mm256_srl_epi32(quad, _mm_cvtsi32_si128(int(8 * j))), low_byte);
+        _mm256_store_ps(floats + (4 * q + j) * kBlock + 8 * h,
+                        _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(byte, offset)), scale));
+      }
+    }
+  }
+}
+
+constexpr int kByteTileRows = 4;  // 8 accumulators, two X registers, the weights, 1s, products
+
+// out[r][h] = the int32 sums over every quad of one vector of 16 columns (x at its first column
+// in the packed block) times row r's weight quads, with VPMADDUBSW (no pair can saturate: the
+// plan) and VPMADDWD by 1.
+template <int R>
+void ByteTile(const int32_t* x, int64_t quads, const int32_t* w, int64_t w_stride, __m256i (&out)[kTileRows][2]) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256i acc[R][2];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+  for (int64_t q = 0; q < quads; ++q, x += kBlock) {
+    const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
+    const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 8));
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      const __m256i wr = _mm256_set1_epi32(w[r * w_stride + q]);
+      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(_mm256_maddubs_epi16(x0, wr), ones));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(x1, wr), ones));
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) out[r][0] = acc[r][0], out[r][1] = acc[r][1];
+}
+
+constexpr TileFn kByteTiles[kByteTileRows + 1] = {nullptr, ByteTile<1>, ByteTile<2>, ByteTile<3>, ByteTile<4>};
+
+// A byte tile's sums made d's: minus x_offset * sum_k e_k (the bytes are d + x_offset), plus the
+// weights' parts the plan kept out of the quads (channel c's correction list: byte times e).
+void Settle(const PointwiseInt8Plan& p, const int32_t* x, int rows, int64_t c0, __m256i (&acc)[kTileRows][2]) {
+  const __m256i low_byte = _mm256_set1_epi32(0xFF);
+  for (int r = 0; r < rows; ++r) {
+    const int64_t c = c0 + r;
+    const __m256i offset_sum = _mm256_set1_epi32(p.offset_sums[size_t(c)]);
+    acc[r][0] = _mm256_sub_epi32(acc[r][0], offset_sum);
+    acc[r][1] = _mm256_sub_epi32(acc[r][1], offset_sum);
+    for (int32_t i = p.correction_start[size_t(c)]; i < p.correction_start[size_t(c) + 1]; ++i) {
+      const int32_t k = p.correction_k[size_t(i)];
+      const __m128i shift = _mm_cvtsi32_si128(8 * (k % 4));
+      const __m256i e = _mm256_set1_epi32(p.correction_e[size_t(i)] & 0xFFFF);  // times the byte's low word
+      for (int h = 0; h < 2; ++h) {
+        const __m256i quad = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + (k / 4) * kBlock + 8 * h));
+        const __m256i byte = _mm256_and_si256(_mm256_srl_epi32(quad, shift), low_byte);
+        acc[r][h] = _mm256_add_epi32(acc[r][h], _mm256_madd_epi16(byte, e));
+      }
+    }
+  }
+}
+
 struct ChannelConstants {
   __m256 multiplier, bias, reach_per_norm, limit;
   ChannelConstants(const PointwiseInt8Step& s)
@@ -320,14 +489,20 @@ void FinishTile(const PointwiseInt8Plan& p, const PointwiseInt8Step* steps, cons
 
 }  // namespace
 
-void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, const uint8_t* x_codes,
-                       float* y, uint8_t* codes, int64_t first, int64_t last, const OutputEpilogue* rest,
-                       const PointwiseInt8Scratch& scratch) {
+namespace {
+
+// The pass over int16 pairs (VPMADDWD) or, kBytes, over quads of bytes (VPMADDUBSW).
+template <bool kBytes>
+void Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, const uint8_t* x_codes, float* y,
+          uint8_t* codes, int64_t first, int64_t last, const OutputEpilogue* rest,
+          const PointwiseInt8Scratch& scratch) {
   using PackFn = bool (*)(const PointwiseInt8Plan&, const float*, int64_t, int64_t, int32_t*, float*, float*);
-  constexpr PackFn kPack[kTileVectors + 1] = {nullptr, Pack<1>, Pack<2>, Pack<3>, Pack<4>};
+  constexpr PackFn kPack[kTileVectors + 1] = {nullptr, kBytes ? PackQuads<1> : Pack<1>, kBytes ? PackQuads<2> : Pack<2>,
+                                              kBytes ? PackQuads<3> : Pack<3>, kBytes ? PackQuads<4> : Pack<4>};
   using PackCodesFn = void (*)(const PointwiseInt8Plan&, const uint8_t*, int64_t, int64_t, int32_t*, float*);
   constexpr PackCodesFn kPackCodes[kTileVectors + 1] = {nullptr, PackCodePairs<1>, PackCodePairs<2>, PackCodePairs<3>,
                                                         PackCodePairs<4>};
+  constexpr int kRows = kBytes ? kByteTileRows : kTileRows;
   const int64_t blocks = last - first;
   auto columns_of = [&](int64_t b) { return std::min(kBlock, p.columns - (first + b) * kBlock); };
   auto packed_of = [&](int64_t b) { return scratch.packed + b * p.rows * kBlock; };
@@ -339,7 +514,9 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
   for (int64_t b = 0; b < blocks; ++b) {
     const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
     bool on_grid = true;
-    if (x_codes != nullptr) {
+    if (x_codes != nullptr && kBytes) {
+      PackCodeQuads(p, x_codes + j0, p.columns, cols, packed_of(b), scratch.norms + b * kBlock);
+    } else if (x_codes != nullptr) {
       kPackCodes[(cols + 15) / 16](p, x_codes + j0, p.columns, cols, packed_of(b), scratch.norms + b * kBlock);
     } else {
       on_grid =
@@ -359,13 +536,18 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
   const __m128i flip = _mm_set1_epi8(char(kept_offset));
   const bool with_codes = codes != nullptr;
   __m256i acc[kTileRows][2];
-  for (int64_t c0 = 0; c0 < p.channels; c0 += kTileRows) {
-    const int rows = int(std::min<int64_t>(kTileRows, p.channels - c0));
+  for (int64_t c0 = 0; c0 < p.channels; c0 += kRows) {
+    const int rows = int(std::min<int64_t>(kRows, p.channels - c0));
     for (int64_t b = 0; b < blocks; ++b) {
       if (count[4 * b] < 0) continue;
       const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
       for (int v = 0; 16 * v < cols; ++v) {
-        kTiles[rows](packed_of(b) + 16 * v, p.rows, p.weights.data() + c0 * p.rows, p.rows, acc);
+        if (kBytes) {
+          kByteTiles[rows](packed_of(b) + 16 * v, p.rows, p.weights.data() + c0 * p.rows, p.rows, acc);
+          Settle(p, packed_of(b) + 16 * v, rows, c0, acc);
+        } else {
+          kTiles[rows](packed_of(b) + 16 * v, p.rows, p.weights.data() + c0 * p.rows, p.rows, acc);
+        }
         const int64_t at = j0 + 16 * v;
         int32_t* list = open + (4 * b + v) * p.channels;
         if (with_codes) {
@@ -384,7 +566,7 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
     if (count[4 * b] < 0) continue;
     const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
     if (x_codes != nullptr && (count[4 * b] | count[4 * b + 1] | count[4 * b + 2] | count[4 * b + 3]) != 0) {
-      FloatsOfPairs(p, packed_of(b), cols, floats_of(b));
+      (kBytes ? FloatsOfQuads : FloatsOfPairs)(p, packed_of(b), cols, floats_of(b));
     }
     for (int v = 0; 16 * v < cols; ++v) {
       const int32_t* list = open + (4 * b + v) * p.channels;
@@ -399,6 +581,20 @@ void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, c
       for (int64_t c = 0; c < p.channels; ++c) rest->Apply(y + j0 + c * p.columns, cols, c);
     }
   }
+}
+
+}  // namespace
+
+void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, const uint8_t* x_codes,
+                       float* y, uint8_t* codes, int64_t first, int64_t last, const OutputEpilogue* rest,
+                       const PointwiseInt8Scratch& scratch) {
+  Pass<false>(p, a, x, x_codes, y, codes, first, last, rest, scratch);
+}
+
+void PointwiseInt8PassBytes(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x,
+                            const uint8_t* x_codes, float* y, uint8_t* codes, int64_t first, int64_t last,
+                            const OutputEpilogue* rest, const PointwiseInt8Scratch& scratch) {
+  Pass<true>(p, a, x, x_codes, y, codes, first, last, rest, scratch);
 }
 
 }  // namespace qrt::avx2

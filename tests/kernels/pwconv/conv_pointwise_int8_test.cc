@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <string>
@@ -46,17 +47,25 @@ std::shared_ptr<const PointwiseInt8Plan> PlanAt(const ConvGeometry& g, const flo
 // A test of the int8 kernels: its body runs once per kernel this CPU runs (KernelTiers), planned
 // under that kernel's ceiling; skipped where there is none (the ordered float convolution runs
 // there, tested in conv_test).
+// AVX2 has two kernels (int16 pairs, bytes on split pairs): each runs, forced in turn.
 #define INT8_TEST(name)                                                                   \
   void name##Body();                                                                      \
   TEST(ConvPointwiseInt8, name) {                                                         \
     const std::vector<Isa> tiers = KernelTiers();                                         \
     if (tiers.empty()) GTEST_SKIP() << "CPU (or QRT_MAX_ISA) lacks AVX2: no int8 kernel"; \
     for (Isa tier : tiers) {                                                              \
-      SCOPED_TRACE("kernel at " + std::string(IsaName(PointwiseInt8Tier(tier))));         \
-      g_tier = tier;                                                                      \
-      name##Body();                                                                       \
-      g_tier = kIsaAuto;                                                                  \
-      if (HasFatalFailure()) return;                                                      \
+      const bool avx2 = PointwiseInt8Tier(tier) == Isa::kAvx2;                            \
+      for (const char* kernel : {"pairs", "bytes"}) {                                     \
+        if (!avx2 && std::string(kernel) == "bytes") continue;                            \
+        SCOPED_TRACE("kernel at " + std::string(IsaName(PointwiseInt8Tier(tier))) +       \
+                     (avx2 ? std::string(" ") + kernel : std::string()));                 \
+        if (avx2) setenv("QRT_PW_AVX2_KERNEL", kernel, 1);                                \
+        g_tier = tier;                                                                    \
+        name##Body();                                                                     \
+        g_tier = kIsaAuto;                                                                \
+        unsetenv("QRT_PW_AVX2_KERNEL");                                                   \
+        if (HasFatalFailure()) return;                                                    \
+      }                                                                                   \
     }                                                                                     \
   }                                                                                       \
   void name##Body()
