@@ -762,14 +762,20 @@ Status ChoosePath(PrepareContext& ctx, IntConvState& s) {
     s.igemm = SelectIgemmKernel(ctx.isa());
     s.threads = ctx.threads();
     if (w != nullptr && (s.w_zp < 0 || w_zp != nullptr)) {
-      if (IgemmQuadsAvailable(ctx.isa())) {  // four byte products per lane instead of two
+      // Bytes: four products per lane instead of two (VPDPBUSD; at AVX2 VPMADDUBSW on split
+      // pairs, where the sums are long enough and few pairs need splitting).
+      const bool split = IgemmQuadsSplitPairs(ctx.isa());
+      if (IgemmQuadsAvailable(ctx.isa()) && (!split || IgemmQuadsPay(s.g))) {
         const std::vector<int32_t> zp = ChannelZeroPoints(s.g, w_zp);
         WithConvTypes(s, [&](auto, auto tw) {
           s.quads = std::make_shared<const IgemmQuadWeights>(
-              IgemmPackQuadWeights(s.g.out_channels, s.g.reduction_size(), w->data<decltype(tw)>(), zp.data()));
+              IgemmPackQuadWeights(s.g.out_channels, s.g.reduction_size(), w->data<decltype(tw)>(), zp.data(), split));
         });
-        NoteKernelIsa(Isa::kAvx512Vnni);
-        return Status::Ok();
+        if (!split || ByteFormPays(s.quads->corrections, s.g.out_channels, s.g.reduction_size())) {
+          NoteKernelIsa(split ? Isa::kAvx2 : Isa::kAvx512Vnni);
+          return Status::Ok();
+        }
+        s.quads.reset();
       }
       s.w16.resize(size_t(s.g.out_channels * IgemmRowLength(s.g.reduction_size())));
       WithConvTypes(s, [&](auto, auto tw) { PackIgemmW(s.g, w->data<decltype(tw)>(), w_zp, s.w16.data()); });

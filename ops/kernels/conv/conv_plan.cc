@@ -40,6 +40,8 @@ constexpr struct {
   bool onednn_int8_for_depthwise = false;
   // The integer GEMM needs this many output channels per group to fill its tile rows.
   int64_t igemm_min_channels_per_group = 4;
+  // AVX2's byte quads (VPMADDUBSW on split pairs) against its int16 pairs, from this patch length.
+  int64_t igemm_avx2_quads_min_k = 64;
 } kThresholds;
 
 bool PaddedPlanesFit(const ConvGeometry& g) {
@@ -241,6 +243,8 @@ bool OnednnInt8Pays(const ConvGeometry& g) {
   const bool depthwise = g.group == g.in_channels && g.in_channels / g.group == 1;
   return !depthwise || kThresholds.onednn_int8_for_depthwise;
 }
+
+bool IgemmQuadsPay(const ConvGeometry& g) { return g.reduction_size() >= kThresholds.igemm_avx2_quads_min_k; }
 
 bool IgemmConvPays(const ConvGeometry& g) {
   return g.out_channels / g.group >= kThresholds.igemm_min_channels_per_group;

@@ -78,6 +78,8 @@ bool PointwiseInt8Pays(const ConvGeometry& g, Isa tier);
 bool DepthwiseInt8Pays(const ConvGeometry& g, Isa tier);
 // Whether oneDNN's int8 convolution beats its exact f32 one for an integer convolution.
 bool OnednnInt8Pays(const ConvGeometry& g);
+// Whether AVX2's byte quads (IgemmConvQuads on split pairs) beat its int16 tiles for g.
+bool IgemmQuadsPay(const ConvGeometry& g);
 // Whether the integer GEMM beats oneDNN for an integer convolution of g.
 bool IgemmConvPays(const ConvGeometry& g);
 

@@ -235,18 +235,22 @@ void IgemmConv(const IgemmKernel& kernel, const ConvGeometry& g, const Tx* x, in
 }
 
 template <class Tw>
-IgemmQuadWeights IgemmPackQuadWeights(int64_t m, int64_t k, const Tw* w, const int32_t* w_zp) {
+IgemmQuadWeights IgemmPackQuadWeights(int64_t m, int64_t k, const Tw* w, const int32_t* w_zp, bool split_pairs) {
   constexpr int32_t kOffset = std::is_signed_v<Tw> ? 0 : 128;  // ws = w - offset, a signed byte
   IgemmQuadWeights q;
-  q.m = m, q.k = k, q.quads = (k + 3) / 4;
+  q.m = m, q.k = k, q.quads = (k + 3) / 4, q.split_pairs = split_pairs;
   q.rows.assign(size_t(m * q.quads), 0);
+  std::vector<int32_t> ws(static_cast<size_t>(k));
   for (int64_t r = 0; r < m; ++r) {
     int32_t sum = 0;
     for (int64_t p = 0; p < k; ++p) {
       const int32_t v = int32_t(w[r * k + p]);
-      const uint32_t byte = uint8_t(int8_t(v - kOffset));
-      q.rows[size_t(r * q.quads + p / 4)] |= int32_t(byte << (8 * (p % 4)));
+      ws[size_t(p)] = v - kOffset;
       sum = int32_t(uint32_t(sum) + uint32_t(v - w_zp[r]));
+    }
+    if (split_pairs) SplitSaturatingPairs(ws.data(), k, &q.corrections);
+    for (int64_t p = 0; p < k; ++p) {
+      q.rows[size_t(r * q.quads + p / 4)] |= int32_t(uint32_t(uint8_t(int8_t(ws[size_t(p)]))) << (8 * (p % 4)));
     }
     q.column_factors.push_back(int32_t(uint32_t(kOffset) - uint32_t(w_zp[r])));
     q.weight_sums.push_back(sum);
@@ -254,7 +258,9 @@ IgemmQuadWeights IgemmPackQuadWeights(int64_t m, int64_t k, const Tw* w, const i
   return q;
 }
 
-bool IgemmQuadsAvailable(Isa isa) { return CanUseAvx512Vnni(isa); }
+bool IgemmQuadsAvailable(Isa isa) { return CanUseAvx2(isa); }
+
+bool IgemmQuadsSplitPairs(Isa isa) { return !CanUseAvx512Vnni(isa); }
 
 template <class Tx>
 void IgemmConvQuads(const IgemmQuadWeights& w, const ConvGeometry& g, const Tx* x, int32_t x_zp, int32_t* y,
@@ -269,8 +275,13 @@ void IgemmConvQuads(const IgemmQuadWeights& w, const ConvGeometry& g, const Tx* 
         auto* packed =
             static_cast<int32_t*>(ThreadScratch(ScratchSlot::kOp2, size_t(columns / kIgemmPanel * panel_bytes)));
         auto* sums = static_cast<int32_t*>(ThreadScratch(ScratchSlot::kIgemmPatchRows, size_t(columns) * 4));
-        avx512vnni::IgemmQuadPanels(codes, positions, k, flip, c0, c1, packed, sums);
-        avx512vnni::IgemmQuadTiles(w, first, mg, packed, c1 - c0, sums, zxu, yg + c0, positions);
+        if (w.split_pairs) {
+          avx2::IgemmQuadPanels(codes, positions, k, flip, c0, c1, packed, sums);
+          avx2::IgemmQuadTiles(w, first, mg, packed, c1 - c0, sums, zxu, yg + c0, positions);
+        } else {
+          avx512vnni::IgemmQuadPanels(codes, positions, k, flip, c0, c1, packed, sums);
+          avx512vnni::IgemmQuadTiles(w, first, mg, packed, c1 - c0, sums, zxu, yg + c0, positions);
+        }
       });
 }
 
@@ -283,7 +294,7 @@ void IgemmConvQuads(const IgemmQuadWeights& w, const ConvGeometry& g, const Tx* 
                              int);                                                                                   \
   template void IgemmFrom8Bit<T>(const IgemmKernel&, int64_t, int64_t, int64_t, const T*, int64_t, int64_t, int32_t, \
                                  const int16_t*, int32_t*, int64_t, int);                                            \
-  template IgemmQuadWeights IgemmPackQuadWeights<T>(int64_t, int64_t, const T*, const int32_t*);                     \
+  template IgemmQuadWeights IgemmPackQuadWeights<T>(int64_t, int64_t, const T*, const int32_t*, bool);               \
   template void IgemmConvQuads<T>(const IgemmQuadWeights&, const ConvGeometry&, const T*, int32_t, int32_t*, int);
 QRT_IGEMM_PACK(uint8_t)
 QRT_IGEMM_PACK(int8_t)

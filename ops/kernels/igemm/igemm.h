@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ops/kernels/common/byte_pairs.h"
 #include "ops/kernels/conv/conv_ref.h"
 #include "runtime/cpu_features.h"
 
@@ -105,9 +106,12 @@ template <class Tx>
 void IgemmConv(const IgemmKernel& kernel, const ConvGeometry& g, const Tx* x, int32_t x_zp, const int16_t* w16,
                int32_t* y, int threads = 1);
 
-// ---- u8 x s8 quads (AVX-512 VNNI) -------------------------------------------------------
+// ---- u8 x s8 quads (AVX-512 VNNI, AVX2) --------------------------------------------------
 // The same accumulators for a convolution with constant weights, with VPDPBUSD: four byte
-// products per 32-bit lane, summed without saturation (|xu ws| <= 255 * 128), so exact. X's codes
+// products per 32-bit lane, summed without saturation (|xu ws| <= 255 * 128), so exact. AVX2's
+// VPMADDUBSW adds two byte products into a saturating int16 first: for it the pairs of ws that
+// could saturate are split (split_pairs, common/byte_pairs.h) and their excesses added back as xu
+// times the excess. X's codes
 // are read as unsigned bytes xu (int8 codes + 128, the zero point likewise: zxu) and the weights
 // kept as signed bytes ws = w - w_offset (uint8 weights - 128, int8 weights as they are). Then
 //   sum_k (x - x_zp)(w - w_zp) = sum_k xu ws + (w_offset - w_zp) sum_k xu - zxu sum_k (w - w_zp),
@@ -115,15 +119,19 @@ void IgemmConv(const IgemmKernel& kernel, const ConvGeometry& g, const Tx* x, in
 // The padding holds X's zero point (xu - zxu = 0), as in IgemmPackIm2Col.
 struct IgemmQuadWeights {
   int64_t m = 0, k = 0, quads = 0;      // output channels, reduction length, ceil(k / 4)
+  bool split_pairs = false;             // packed for AVX2 (above): rows hold the split bytes
   std::vector<int32_t> rows;            // m x quads: the bytes ws of k = 4q..4q+3 (0 past k)
+  PairCorrections corrections;          // with split_pairs: each channel's excesses
   std::vector<int32_t> column_factors;  // per channel: w_offset - w_zp, times sum_k xu
   std::vector<int32_t> weight_sums;     // per channel: sum_k (w - w_zp), times zxu
 };
-// w: m rows of k weights; w_zp: one per row.
+// w: m rows of k weights; w_zp: one per row; split_pairs: for the AVX2 kernel.
 template <class Tw>
-IgemmQuadWeights IgemmPackQuadWeights(int64_t m, int64_t k, const Tw* w, const int32_t* w_zp);
-// Whether IgemmConvQuads runs under the ceiling `isa` (AVX-512 VNNI).
+IgemmQuadWeights IgemmPackQuadWeights(int64_t m, int64_t k, const Tw* w, const int32_t* w_zp, bool split_pairs);
+// Whether IgemmConvQuads runs under the ceiling `isa` (AVX-512 VNNI, or AVX2 on split pairs).
 bool IgemmQuadsAvailable(Isa isa);
+// Whether the weights for `isa` need split pairs (AVX2's kernel, not VNNI's).
+bool IgemmQuadsSplitPairs(Isa isa);
 // IgemmConv's result with the quads (w for all groups' channels, group after group).
 template <class Tx>
 void IgemmConvQuads(const IgemmQuadWeights& w, const ConvGeometry& g, const Tx* x, int32_t x_zp, int32_t* y,
@@ -141,5 +149,12 @@ void IgemmQuadPanels(const uint8_t* codes, int64_t positions, int64_t k, bool fl
 void IgemmQuadTiles(const IgemmQuadWeights& w, int64_t first, int64_t rows, const int32_t* panels, int64_t cols,
                     const int32_t* column_sums, int32_t zxu, int32_t* c, int64_t ldc);
 }  // namespace avx512vnni
+
+namespace avx2 {  // the same two steps with VPMADDUBSW, on weights packed with split_pairs
+void IgemmQuadPanels(const uint8_t* codes, int64_t positions, int64_t k, bool flip, int64_t begin, int64_t end,
+                     int32_t* out, int32_t* column_sums);
+void IgemmQuadTiles(const IgemmQuadWeights& w, int64_t first, int64_t rows, const int32_t* panels, int64_t cols,
+                    const int32_t* column_sums, int32_t zxu, int32_t* c, int64_t ldc);
+}  // namespace avx2
 
 }  // namespace qrt

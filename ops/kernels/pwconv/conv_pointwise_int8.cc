@@ -56,23 +56,13 @@ struct RowSums {
   return {sum, magnitudes, weighted_squares};
 }
 
-// For AVX2's byte kernel: a channel's weight bytes (k of them, in place) with every pair
-// (2i, 2i + 1) of one sign and |e1| + |e2| > 128 brought to |e1| + |e2| = 128 by taking the
-// larger one's excess out into the correction list (the two bytes' products then add to at
-// most 255 * 128 in magnitude, inside VPMADDUBSW's int16). Pairs of opposite signs stay (at most
-// 255 * 128 either way). The channel's list ends where the next starts.
-void SplitPairs(uint8_t* bytes, int64_t k, PointwiseInt8Plan* p) {
-  for (int64_t i = 0; i + 1 < k; i += 2) {
-    const int32_t e0 = int8_t(bytes[i]), e1 = int8_t(bytes[i + 1]);
-    if ((e0 > 0) != (e1 > 0) || e0 == 0 || e1 == 0 || std::abs(e0) + std::abs(e1) <= 128) continue;
-    const int64_t big = std::abs(e0) >= std::abs(e1) ? i : i + 1;
-    const int32_t e_big = int8_t(bytes[big]), small = std::abs(big == i ? e1 : e0);
-    const int32_t kept = e_big > 0 ? 128 - small : small - 128;
-    bytes[big] = uint8_t(int8_t(kept));
-    p->correction_k.push_back(int32_t(big));
-    p->correction_e.push_back(e_big - kept);
-  }
-  p->correction_start.push_back(int32_t(p->correction_k.size()));
+// For AVX2's byte kernel: a channel's weight bytes (k of them, in place) with the pairs
+// VPMADDUBSW could saturate split (common/byte_pairs.h).
+void SplitPairs(uint8_t* bytes, int64_t k, PairCorrections* corrections) {
+  std::vector<int32_t> e(bytes, bytes + k);
+  for (int32_t& v : e) v = int8_t(uint8_t(v));
+  SplitSaturatingPairs(e.data(), k, corrections);
+  for (int64_t i = 0; i < k; ++i) bytes[i] = uint8_t(int8_t(e[size_t(i)]));
 }
 
 bool PowerOfTwo(float v) {
@@ -111,9 +101,14 @@ void PointwiseInt8FloatColumns(const PointwiseInt8Plan& p, const PointwiseInt8Ar
   a.gemm(g);
 }
 
-std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g, const float* w,
-                                                           const QuantGrid& w_grid, const QuantGrid& x_grid,
-                                                           const float* bias, float output_scale, Isa isa) {
+namespace {
+
+// AVX2's two forms of the sums (conv_pointwise_int8_avx2.cc).
+enum class Avx2Form { kChoose, kPairs, kBytes };
+
+std::shared_ptr<const PointwiseInt8Plan> Plan(const ConvGeometry& g, const float* w, const QuantGrid& w_grid,
+                                              const QuantGrid& x_grid, const float* bias, float output_scale, Isa isa,
+                                              Avx2Form form) {
   // The direct 1x1 case of the ordered convolution, or any other group-1 convolution as the 1x1
   // convolution over its patch matrix (the ordered convolution's GEMM with the n of the whole
   // image, conv_float.h: the same products in the same order); more than one output channel (one
@@ -136,13 +131,11 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
   p.k = k;
   p.patches = !direct;
   p.quads = (k + 3) / 4;
-  // Below AVX-512 VNNI: AVX2's byte kernel on split pairs for long sums and many channels, its
-  // int16 pairs kernel otherwise; QRT_PW_AVX2_KERNEL=bytes or pairs forces one (tests, trials).
+  // Below AVX-512 VNNI: AVX2's byte kernel on split pairs for long sums and many channels (and
+  // few split pairs: checked after the weights), its int16 pairs kernel otherwise.
   const bool avx2_tier = PointwiseInt8Tier(isa) != Isa::kAvx512Vnni;
-  const char* forced = std::getenv("QRT_PW_AVX2_KERNEL");
-  const std::string_view force = forced != nullptr ? forced : "";
-  p.split_pairs = avx2_tier && (force == "bytes" ||
-                                (force != "pairs" && k >= kAvx2BytesFromK && channels >= kAvx2BytesFromChannels));
+  p.split_pairs = avx2_tier && (form == Avx2Form::kBytes || (form == Avx2Form::kChoose && k >= kAvx2BytesFromK &&
+                                                             channels >= kAvx2BytesFromChannels));
   p.pairs = avx2_tier && !p.split_pairs;
   // No kernel below AVX2: the plan is still made (the reference takes it), and runs decline.
   if (PointwiseInt8Available(isa)) {
@@ -182,7 +175,6 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
   p.error_factor = RoundUp(1.01 * std::ldexp(1.0, -24));
   p.weights.assign(size_t(channels * p.rows), 0);
   std::vector<uint8_t> row_bytes(static_cast<size_t>(p.quads * 4), 0);
-  if (p.split_pairs) p.correction_start.push_back(0);
   for (int64_t c = 0; c < channels; ++c) {
     const float s = w_grid.scales[per_channel ? size_t(c) : 0];
     // W's grid values finite: with s above FLT_MAX / 128, DequantizeLinear made +-inf, which
@@ -208,7 +200,7 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
     const float b = bias != nullptr ? bias[c] : 0.f;
     if (!std::isfinite(b)) return nullptr;
     p.offset_sums.push_back(p.pairs ? 0 : int32_t(sums.codes * p.x_offset));
-    if (p.split_pairs) SplitPairs(bytes, k, &p);
+    if (p.split_pairs) SplitPairs(bytes, k, &p.corrections);
     p.multipliers.push_back(m);
     // Exact sums (header): x_k w_k = d_k e_k 2^j exactly, every partial sum within 2^24 units.
     p.exact_sums.push_back(PowerOfTwo(p.x_scale) && PowerOfTwo(s) &&
@@ -220,6 +212,9 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
     p.bias_bounds.push_back(RoundUp(kBiasWeight * double(p.error_factor) * std::fabs(double(b))));
     if (!std::isfinite(p.norm_bounds.back()) || !std::isfinite(p.bias_bounds.back())) return nullptr;
   }
+  if (p.split_pairs && form == Avx2Form::kChoose && !ByteFormPays(p.corrections, channels, k)) {
+    return Plan(g, w, w_grid, x_grid, bias, output_scale, isa, Avx2Form::kPairs);
+  }
   if (UsableStepScale(output_scale)) {
     p.steps.resize(size_t(channels));
     if (PointwiseInt8Steps(p, output_scale, p.steps.data()))
@@ -228,6 +223,18 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
       p.steps.clear();
   }
   return plan;
+}
+
+}  // namespace
+
+std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g, const float* w,
+                                                           const QuantGrid& w_grid, const QuantGrid& x_grid,
+                                                           const float* bias, float output_scale, Isa isa) {
+  // QRT_PW_AVX2_KERNEL=bytes or pairs forces AVX2's form (tests, trials).
+  const char* forced = std::getenv("QRT_PW_AVX2_KERNEL");
+  const std::string_view force = forced != nullptr ? forced : "";
+  const Avx2Form form = force == "bytes" ? Avx2Form::kBytes : force == "pairs" ? Avx2Form::kPairs : Avx2Form::kChoose;
+  return Plan(g, w, w_grid, x_grid, bias, output_scale, isa, form);
 }
 
 bool PointwiseInt8Steps(const PointwiseInt8Plan& p, float output_scale, PointwiseInt8Step* steps) {

@@ -52,6 +52,7 @@
 #include <memory>
 #include <vector>
 
+#include "ops/kernels/common/byte_pairs.h"
 #include "ops/kernels/conv/conv_ref.h"
 #include "ops/kernels/conv/output_epilogue.h"
 #include "ops/kernels/gemm/sgemm.h"
@@ -99,12 +100,10 @@ struct PointwiseInt8Plan {
   // channels x rows, k ascending: four signed bytes e_k each (quads), or two int16 (pairs).
   std::vector<int32_t> weights;
   std::vector<int32_t> offset_sums;  // x_offset * sum_k e_k per channel (quads only)
-  // The AVX2 byte kernel (split_pairs): its quads keep every same-sign pair of weights (k = 2i,
-  // 2i + 1) within |e1| + |e2| <= 128, so that VPMADDUBSW's pair sums of bytes up to 255 fit in
-  // int16; the rest of such a weight is channel c's entries [correction_start[c],
-  // correction_start[c + 1]) of (correction_k, correction_e), added back after the sums.
+  // The AVX2 byte kernel: its quads hold the weights with the pairs VPMADDUBSW could saturate
+  // split (common/byte_pairs.h), the excesses added back per channel after the sums.
   bool split_pairs = false;
-  std::vector<int32_t> correction_start, correction_k, correction_e;
+  PairCorrections corrections;
   std::vector<float> multipliers;  // fl(x_scale * w_scale[c])
   std::vector<bool> exact_sums;    // per channel: the reference's sums are exact (header)
   std::vector<float> norm_bounds;  // >= x_scale * w_scale[c] * ||(r + 10) e||_2 (r: the header)

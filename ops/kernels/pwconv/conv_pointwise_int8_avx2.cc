@@ -329,10 +329,11 @@ void Settle(const PointwiseInt8Plan& p, const int32_t* x, int rows, int64_t c0, 
     const __m256i offset_sum = _mm256_set1_epi32(p.offset_sums[size_t(c)]);
     acc[r][0] = _mm256_sub_epi32(acc[r][0], offset_sum);
     acc[r][1] = _mm256_sub_epi32(acc[r][1], offset_sum);
-    for (int32_t i = p.correction_start[size_t(c)]; i < p.correction_start[size_t(c) + 1]; ++i) {
-      const int32_t k = p.correction_k[size_t(i)];
+    const PairCorrections& fix = p.corrections;
+    for (int32_t i = fix.start[size_t(c)]; i < fix.start[size_t(c) + 1]; ++i) {
+      const int32_t k = fix.k[size_t(i)];
       const __m128i shift = _mm_cvtsi32_si128(8 * (k % 4));
-      const __m256i e = _mm256_set1_epi32(p.correction_e[size_t(i)] & 0xFFFF);  // times the byte's low word
+      const __m256i e = _mm256_set1_epi32(fix.e[size_t(i)] & 0xFFFF);  // times the byte's low word
       for (int h = 0; h < 2; ++h) {
         const __m256i quad = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + (k / 4) * kBlock + 8 * h));
         const __m256i byte = _mm256_and_si256(_mm256_srl_epi32(quad, shift), low_byte);

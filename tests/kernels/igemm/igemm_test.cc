@@ -176,13 +176,16 @@ void CheckConv(ConvGeometry g, int32_t x_zp, int32_t w_zp_base, uint32_t seed) {
       IgemmConv(nk.kernel, g, x.data(), x_zp, w16.data(), conv.data(), threads);
       ASSERT_EQ(conv, want) << nk.name << " IgemmConv, " << threads << " threads, seed " << seed;
     }
-  }  // The u8 x s8 quads (AVX-512 VNNI), where the CPU has them.
-  if (!IgemmQuadsAvailable(kIsaAuto)) return;
-  const IgemmQuadWeights quads = IgemmPackQuadWeights(g.out_channels, k, w.data(), w_zp.data());
-  for (int threads : {1, 2}) {
-    std::vector<int32_t> conv(g.output_count(), 0x33333333);
-    IgemmConvQuads(quads, g, x.data(), x_zp, conv.data(), threads);
-    ASSERT_EQ(conv, want) << "IgemmConvQuads, " << threads << " threads, seed " << seed;
+  }  // The u8 x s8 quads: AVX2's on split pairs, and AVX-512 VNNI's where the CPU has them.
+  for (bool split : {true, false}) {
+    if (split ? !CanUseAvx2(kIsaAuto) : !CanUseAvx512Vnni(kIsaAuto)) continue;
+    const IgemmQuadWeights quads = IgemmPackQuadWeights(g.out_channels, k, w.data(), w_zp.data(), split);
+    for (int threads : {1, 2}) {
+      std::vector<int32_t> conv(g.output_count(), 0x33333333);
+      IgemmConvQuads(quads, g, x.data(), x_zp, conv.data(), threads);
+      ASSERT_EQ(conv, want) << "IgemmConvQuads" << (split ? " (AVX2, split pairs), " : ", ") << threads
+                            << " threads, seed " << seed;
+    }
   }
 }
 
