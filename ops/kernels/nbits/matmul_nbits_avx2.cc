@@ -21,6 +21,22 @@ inline __m128i Codes16(const uint8_t* bytes) {
   return _mm_unpacklo_epi8(low, high);
 }
 
+using ColumnsFn = void (*)(const NbitsWeights& w, const float* a, int64_t j0, float* lanes);
+
+// Columns [n_begin, n_end) of one row, four at a time while four remain (MLAS's groups): `four`
+// or `one` leaves each column's kLanes lane sums at lanes + kLanes * c, finish(j, lanes) makes y[j].
+template <int kLanes, class Finish>
+void ByColumnGroups(const NbitsWeights& w, const float* a, int64_t n_begin, int64_t n_end, ColumnsFn four,
+                    ColumnsFn one, const Finish& finish) {
+  alignas(32) float lanes[4 * kLanes];
+  for (int64_t j0 = n_begin; j0 < n_end;) {
+    const int cols = n_end - j0 >= 4 ? 4 : 1;
+    (cols == 4 ? four : one)(w, a, j0, lanes);
+    for (int c = 0; c < cols; ++c) finish(j0 + c, lanes + kLanes * c);
+    j0 += cols;
+  }
+}
+
 // Columns j0..j0+kCols-1 of one row; each column's 16 lanes are two registers.
 template <int kCols>
 void Columns(const NbitsWeights& w, const float* a, int64_t j0, float* lanes) {
@@ -73,20 +89,10 @@ void Columns(const NbitsWeights& w, const float* a, int64_t j0, float* lanes) {
 void MatMulNbitsRow(const NbitsWeights& w, const float* a, const float* bias, int64_t n_begin, int64_t n_end,
                     float* y) {
   const int64_t whole_groups = w.n / 4 * 4;
-  alignas(32) float lanes[64];
-  for (int64_t j0 = n_begin; j0 < n_end;) {
-    const int cols = n_end - j0 >= 4 ? 4 : 1;
-    if (cols == 4)
-      Columns<4>(w, a, j0, lanes);
-    else
-      Columns<1>(w, a, j0, lanes);
-    for (int c = 0; c < cols; ++c) {
-      const int64_t j = j0 + c;
-      const float r = j < whole_groups ? nbits::FoldGroups16(lanes + 16 * c) : nbits::Tree16(lanes + 16 * c);
-      y[j] = bias ? r + bias[j] : r;
-    }
-    j0 += cols;
-  }
+  ByColumnGroups<16>(w, a, n_begin, n_end, Columns<4>, Columns<1>, [&](int64_t j, const float* lanes) {
+    const float r = j < whole_groups ? nbits::FoldGroups16(lanes) : nbits::Tree16(lanes);
+    y[j] = bias ? r + bias[j] : r;
+  });
 }
 
 namespace {
@@ -133,24 +139,14 @@ void Columns8(const NbitsWeights& w, const float* a, int64_t j0, float* lanes) {
 void MatMulNbitsRow8(const NbitsWeights& w, const float* a, const float* bias, int64_t n_begin, int64_t n_end,
                      float* y) {
   const int64_t whole_groups = w.n / 4 * 4;
-  alignas(32) float lanes[32];
-  for (int64_t j0 = n_begin; j0 < n_end;) {
-    const int cols = n_end - j0 >= 4 ? 4 : 1;
-    if (cols == 4)
-      Columns8<4>(w, a, j0, lanes);
-    else
-      Columns8<1>(w, a, j0, lanes);
-    for (int c = 0; c < cols; ++c) {
-      const int64_t j = j0 + c;
-      if (j < whole_groups) {
-        const float r = nbits::FoldGroups8(lanes + 8 * c);
-        y[j] = bias ? r + bias[j] : r;
-      } else {
-        y[j] = nbits::Hadd8(lanes + 8 * c) + (bias ? bias[j] : 0.f);
-      }
+  ByColumnGroups<8>(w, a, n_begin, n_end, Columns8<4>, Columns8<1>, [&](int64_t j, const float* lanes) {
+    if (j < whole_groups) {
+      const float r = nbits::FoldGroups8(lanes);
+      y[j] = bias ? r + bias[j] : r;
+    } else {
+      y[j] = nbits::Hadd8(lanes) + (bias ? bias[j] : 0.f);
     }
-    j0 += cols;
-  }
+  });
 }
 
 namespace {

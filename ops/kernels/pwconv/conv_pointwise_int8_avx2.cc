@@ -89,6 +89,27 @@ bool Pack(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, 
   });
 }
 
+// Row k of a block of X's codes (rows ld apart, cols columns) at vector v: 16 bytes d + x_offset
+// (int8 codes with the top bit flipped); columns past cols and rows past k hold x_offset (d = 0),
+// taken from a copy where the row ends (there is no masked byte load).
+struct CodeRows {
+  const PointwiseInt8Plan& p;
+  const uint8_t* q;
+  int64_t ld, cols;
+  __m128i operator()(int64_t k, int v) const {
+    const uint8_t flip = p.x_signed ? 0x80 : 0;
+    const __m128i flips = _mm_set1_epi8(char(flip));
+    if (k >= p.k) return _mm_set1_epi8(char(p.x_offset));
+    const uint8_t* from = q + k * ld + 16 * v;
+    const int64_t n = cols - 16 * v;
+    if (n >= 16) return _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(from)), flips);
+    alignas(16) uint8_t tail[16];
+    std::memset(tail, uint8_t(p.x_offset) ^ flip, sizeof(tail));
+    std::memcpy(tail, from, size_t(std::max<int64_t>(n, 0)));
+    return _mm_xor_si128(_mm_load_si128(reinterpret_cast<const __m128i*>(tail)), flips);
+  }
+};
+
 // Packs columns [0, cols) of X's codes (one byte per element, rows ld apart) as PackColumns
 // does, in integers: d = (q ^ flip) - offset as int16, rows 2p and 2p+1 interleaved by bytes
 // before they are widened, and norms[j] >= ||d||_2 from the exact int32 sum of squares
@@ -99,20 +120,8 @@ bool Pack(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, 
 // (from a copy: there is no masked byte load), and so does row k past an odd k.
 template <int V>
 void PackCodePairs(const PointwiseInt8Plan& p, const uint8_t* q, int64_t ld, int64_t cols, int32_t* out, float* norms) {
-  const uint8_t flip = p.x_signed ? 0x80 : 0;  // int8: q + 128
-  const uint8_t zero_byte = uint8_t(uint8_t(p.x_offset) ^ flip);
-  const __m128i flips = _mm_set1_epi8(char(flip)), zeros = _mm_set1_epi8(char(zero_byte));
   const __m256i offset = _mm256_set1_epi16(int16_t(p.x_offset));
-  auto load = [&](int64_t k, int v) {
-    if (k >= p.k) return zeros;
-    const uint8_t* from = q + k * ld + 16 * v;
-    const int64_t n = cols - 16 * v;
-    if (n >= 16) return _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(from)), flips);
-    alignas(16) uint8_t tail[16];
-    std::memset(tail, zero_byte ^ flip, sizeof(tail));
-    std::memcpy(tail, from, size_t(std::max<int64_t>(n, 0)));
-    return _mm_xor_si128(_mm_load_si128(reinterpret_cast<const __m128i*>(tail)), flips);
-  };
+  const CodeRows load{p, q, ld, cols};
   __m256i squares[V][2];
   for (int v = 0; v < V; ++v) squares[v][0] = squares[v][1] = _mm256_setzero_si256();
   for (int64_t r = 0; r < p.rows; ++r) {
@@ -154,21 +163,26 @@ void FloatsOfPairs(const PointwiseInt8Plan& p, const int32_t* packed, int64_t co
   }
 }
 
-// out[r][h] = the int32 sums over every pair of one vector of 16 columns (x at its first column
-// in the packed block) times row r's weight pairs. The sums live in registers.
-template <int R>
-void Tile(const int32_t* x, int64_t pairs, const int32_t* w, int64_t w_stride, __m256i (&out)[kTileRows][2]) {
+// out[r][h] = the int32 sums over every packed row (pairs of int16, or with kBytes quads of
+// bytes) of one vector of 16 columns (x at its first column in the packed block) times row r's
+// weights: VPMADDWD, or VPMADDUBSW then VPMADDWD by 1 (no byte pair can saturate: the plan's
+// split). The sums live in registers.
+template <int R, bool kBytes = false>
+void Tile(const int32_t* x, int64_t rows, const int32_t* w, int64_t w_stride, __m256i (&out)[kTileRows][2]) {
+  const __m256i ones = _mm256_set1_epi16(1);
   __m256i acc[R][2];
 #pragma GCC unroll 6
   for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
-  for (int64_t q = 0; q < pairs; ++q, x += kBlock) {
+  for (int64_t q = 0; q < rows; ++q, x += kBlock) {
     const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
     const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 8));
 #pragma GCC unroll 6
     for (int r = 0; r < R; ++r) {
       const __m256i wr = _mm256_set1_epi32(w[r * w_stride + q]);
-      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x0, wr));
-      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x1, wr));
+      const __m256i p0 = kBytes ? _mm256_madd_epi16(_mm256_maddubs_epi16(x0, wr), ones) : _mm256_madd_epi16(x0, wr);
+      const __m256i p1 = kBytes ? _mm256_madd_epi16(_mm256_maddubs_epi16(x1, wr), ones) : _mm256_madd_epi16(x1, wr);
+      acc[r][0] = _mm256_add_epi32(acc[r][0], p0);
+      acc[r][1] = _mm256_add_epi32(acc[r][1], p1);
     }
   }
 #pragma GCC unroll 6
@@ -188,21 +202,9 @@ constexpr TileFn kTiles[kTileRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>, Ti
 // rows 4q..4q+3 at column j (rows past k and columns past cols hold the byte of d = 0); norms[j]
 // >= ||d||_2 from the exact int32 sums of d^2, as PackCodePairs makes them.
 void PackCodeQuads(const PointwiseInt8Plan& p, const uint8_t* q, int64_t ld, int64_t cols, int32_t* out, float* norms) {
-  const uint8_t flip = p.x_signed ? 0x80 : 0;  // int8: q + 128
-  const uint8_t zero_byte = uint8_t(uint8_t(p.x_offset) ^ flip);
-  const __m128i flips = _mm_set1_epi8(char(flip)), zeros = _mm_set1_epi8(char(p.x_offset));
   const __m256i offset = _mm256_set1_epi16(int16_t(p.x_offset));
   const int vectors = int((cols + 15) / 16);
-  auto load = [&](int64_t k, int v) {
-    if (k >= p.k) return zeros;
-    const uint8_t* from = q + k * ld + 16 * v;
-    const int64_t n = cols - 16 * v;
-    if (n >= 16) return _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(from)), flips);
-    alignas(16) uint8_t tail[16];
-    std::memset(tail, zero_byte, sizeof(tail));
-    std::memcpy(tail, from, size_t(n));
-    return _mm_xor_si128(_mm_load_si128(reinterpret_cast<const __m128i*>(tail)), flips);
-  };
+  const CodeRows load{p, q, ld, cols};
   auto square = [&](__m128i pairs) {  // 8 columns' two rows as int16 d, squared and added
     const __m256i d = _mm256_sub_epi16(_mm256_cvtepu8_epi16(pairs), offset);
     return _mm256_madd_epi16(d, d);
@@ -295,30 +297,7 @@ void FloatsOfQuads(const PointwiseInt8Plan& p, const int32_t* packed, int64_t co
 
 constexpr int kByteTileRows = 4;  // 8 accumulators, two X registers, the weights, 1s, products
 
-// out[r][h] = the int32 sums over every quad of one vector of 16 columns (x at its first column
-// in the packed block) times row r's weight quads, with VPMADDUBSW (no pair can saturate: the
-// plan) and VPMADDWD by 1.
-template <int R>
-void ByteTile(const int32_t* x, int64_t quads, const int32_t* w, int64_t w_stride, __m256i (&out)[kTileRows][2]) {
-  const __m256i ones = _mm256_set1_epi16(1);
-  __m256i acc[R][2];
-#pragma GCC unroll 4
-  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
-  for (int64_t q = 0; q < quads; ++q, x += kBlock) {
-    const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
-    const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 8));
-#pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) {
-      const __m256i wr = _mm256_set1_epi32(w[r * w_stride + q]);
-      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(_mm256_maddubs_epi16(x0, wr), ones));
-      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(x1, wr), ones));
-    }
-  }
-#pragma GCC unroll 4
-  for (int r = 0; r < R; ++r) out[r][0] = acc[r][0], out[r][1] = acc[r][1];
-}
-
-constexpr TileFn kByteTiles[kByteTileRows + 1] = {nullptr, ByteTile<1>, ByteTile<2>, ByteTile<3>, ByteTile<4>};
+constexpr TileFn kByteTiles[kByteTileRows + 1] = {nullptr, Tile<1, true>, Tile<2, true>, Tile<3, true>, Tile<4, true>};
 
 // A byte tile's sums made d's: minus x_offset * sum_k e_k (the bytes are d + x_offset), plus the
 // weights' parts the plan kept out of the quads (channel c's correction list: byte times e).
