@@ -10,6 +10,7 @@
 
 #include "ops/kernels/common/lanes_avx2.h"
 #include "ops/kernels/dwconv/depthwise_int8.h"
+#include "ops/kernels/gemm/one_row_sum_avx2.h"
 #include "ops/kernels/quantize/quantizer_avx2.h"
 
 namespace qrt::avx2 {
@@ -104,13 +105,7 @@ struct Plane {
         product[3 * kh + kw] = _mm256_mul_ps(weights[3 * kh + kw], xv);
       }
     }
-    __m256 first = _mm256_add_ps(product[0], product[1]);
-    first = _mm256_add_ps(first, product[2]);
-    first = _mm256_add_ps(first, product[3]);
-    __m256 second = _mm256_add_ps(product[4], product[5]);
-    second = _mm256_add_ps(second, product[6]);
-    second = _mm256_add_ps(second, product[7]);
-    __m256 sum = _mm256_add_ps(product[8], _mm256_add_ps(second, first));
+    __m256 sum = SumInOneRowOrder(product);
     if (p.has_bias) sum = _mm256_add_ps(sum, bias);
     const __m256i code = _mm256_cvtps_epi32(_mm256_add_ps(quantizer.Steps(sum), quantizer.zp));
     return p.y_signed ? code : _mm256_sub_epi32(code, _mm256_set1_epi32(128));

@@ -7,6 +7,7 @@
 
 #include "ops/kernels/common/lanes_avx2.h"
 #include "ops/kernels/dwconv/depthwise_lanes.h"
+#include "ops/kernels/gemm/one_row_sum_avx2.h"
 
 namespace qrt::avx2 {
 namespace {
@@ -77,19 +78,13 @@ void DepthwiseLanes(const DepthwiseLanesArgs& a) {
     bias[0] = _mm256_load_ps(lanes), bias[1] = _mm256_load_ps(lanes + 8);
   }
   const __m256 zero = _mm256_setzero_ps();
-  // Products mul(w, x) summed in SgemmOneRow's order (one_row_sum_avx512.h): 0-3 left to right,
-  // 4-7 the same, then 8 + (second + first); then add(sum, bias). tap(k, h) is input tap k's
-  // half h.
+  // Products mul(w, x) summed in SgemmOneRow's order (one_row_sum_avx2.h); then add(sum, bias).
+  // tap(k, h) is input tap k's half h.
   auto output = [&](int64_t at, auto tap) {
     for (int h = 0; h < 2; ++h) {
-      const __m256(&wh)[9] = w[h];
-      __m256 first = _mm256_add_ps(_mm256_mul_ps(wh[0], tap(0, h)), _mm256_mul_ps(wh[1], tap(1, h)));
-      first = _mm256_add_ps(first, _mm256_mul_ps(wh[2], tap(2, h)));
-      first = _mm256_add_ps(first, _mm256_mul_ps(wh[3], tap(3, h)));
-      __m256 second = _mm256_add_ps(_mm256_mul_ps(wh[4], tap(4, h)), _mm256_mul_ps(wh[5], tap(5, h)));
-      second = _mm256_add_ps(second, _mm256_mul_ps(wh[6], tap(6, h)));
-      second = _mm256_add_ps(second, _mm256_mul_ps(wh[7], tap(7, h)));
-      __m256 sum = _mm256_add_ps(_mm256_mul_ps(wh[8], tap(8, h)), _mm256_add_ps(second, first));
+      __m256 product[9];
+      for (int k = 0; k < 9; ++k) product[k] = _mm256_mul_ps(w[h][k], tap(k, h));
+      __m256 sum = SumInOneRowOrder(product);
       if (a.bias != nullptr) sum = _mm256_add_ps(sum, bias[h]);
       _mm256_storeu_ps(a.tile_out + at * 16 + 8 * h, sum);
     }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ops/kernels/common/byte_pairs_avx2.h"
 #include "ops/kernels/igemm/igemm.h"
 #include "ops/kernels/igemm/igemm_rows.h"
 
@@ -101,20 +102,9 @@ void QuadTile(const IgemmQuadWeights& w, int64_t first, const int32_t* panel, in
       acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(b1, a), ones));
     }
   }
-  const __m256i low_byte = _mm256_set1_epi32(0xFF);
   for (int r = 0; r < R; ++r) {
     const size_t channel = size_t(first + r);
-    const PairCorrections& fix = w.corrections;
-    for (int32_t i = fix.start[channel]; i < fix.start[channel + 1]; ++i) {
-      const int32_t kk = fix.k[size_t(i)];
-      const __m128i shift = _mm_cvtsi32_si128(8 * (kk % 4));
-      const __m256i e = _mm256_set1_epi32(fix.e[size_t(i)] & 0xFFFF);  // times xu's low word
-      for (int h = 0; h < 2; ++h) {
-        const __m256i quad = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + (kk / 4) * 16 + 8 * h));
-        acc[r][h] = _mm256_add_epi32(acc[r][h],
-                                     _mm256_madd_epi16(_mm256_and_si256(_mm256_srl_epi32(quad, shift), low_byte), e));
-      }
-    }
+    AddPairCorrections(w.corrections, first + r, panel, 16, acc[r]);
     const __m256i factor = _mm256_set1_epi32(w.column_factors[channel]);
     const __m256i zero_point_share = _mm256_set1_epi32(int32_t(uint32_t(zxu) * uint32_t(w.weight_sums[channel])));
     alignas(32) int32_t out[16];
@@ -145,10 +135,8 @@ void IgemmQuadPanels(const uint8_t* codes, int64_t positions, int64_t k, bool fl
         const int64_t kk = 4 * q + i;
         r[i] = kk < k ? CodeRow(codes, positions, kk, j0, cols, flip_bits) : _mm_setzero_si128();
       }
-      const __m128i a = _mm_unpacklo_epi8(r[0], r[1]), b = _mm_unpackhi_epi8(r[0], r[1]);
-      const __m128i c = _mm_unpacklo_epi8(r[2], r[3]), d = _mm_unpackhi_epi8(r[2], r[3]);
-      const __m256i v[2] = {_mm256_set_m128i(_mm_unpackhi_epi16(a, c), _mm_unpacklo_epi16(a, c)),
-                            _mm256_set_m128i(_mm_unpackhi_epi16(b, d), _mm_unpacklo_epi16(b, d))};
+      __m256i v[2];
+      Quads16(r, v);
       for (int h = 0; h < 2; ++h) {
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(panel + q * 16 + 8 * h), v[h]);
         // Two bytes at most 510: no saturation.

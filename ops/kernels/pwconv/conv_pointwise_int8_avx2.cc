@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "ops/kernels/common/byte_pairs_avx2.h"
 #include "ops/kernels/common/lanes_avx2.h"
 #include "ops/kernels/pwconv/conv_pointwise_int8.h"
 #include "ops/kernels/quantize/quantizer_avx2.h"
@@ -35,33 +36,41 @@ constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
 inline int LaneBits(int64_t n) { return n <= 0 ? 0 : n >= 8 ? 0xFF : (1 << n) - 1; }
 
 // Packs columns [0, cols) of X (k rows) for VPMADDWD: entry (p, j) holds d of rows 2p and 2p+1
-// at column j as two int16 (0 past k, where the weights are 0 too); norms[j] >= ||d||_2 (as in
-// the AVX-512 kernel: squares summed in float, raised by 2^-11 before the square root); floats
-// (k x 64) the columns' floats. Only the first V vectors of 16 columns are written.
-// element(k, half, valid, &x, &d) gives row k's 8 columns at 8 * half (lanes past cols as
-// d = 0) and returns the movemask of its lanes off the grid. False if an element is off the grid.
-template <int V, class Element>
+// at column j as two int16 (0 past k, where the weights are 0 too); with kBytes for VPMADDUBSW:
+// entry (q, j) the bytes d + x_offset of rows 4q..4q+3 (PackCodeQuads' layout, d = 0 past k);
+// norms[j] >= ||d||_2 (as in the AVX-512 kernel: squares summed in float, raised by 2^-11
+// before the square root); floats (k x 64) the columns' floats. Only the first V vectors of 16
+// columns are written. element(k, half, valid, &x, &d) gives row k's 8 columns at 8 * half
+// (lanes past cols as d = 0) and returns the movemask of its lanes off the grid. False if an
+// element is off the grid.
+template <int V, bool kBytes, class Element>
 bool PackColumns(const PointwiseInt8Plan& p, int64_t cols, int32_t* out, float* norms, float* floats,
                  const Element& element) {
-  constexpr int H = 2 * V;  // 8-lane halves
+  constexpr int H = 2 * V;                   // 8-lane halves
+  constexpr int64_t kRows = kBytes ? 4 : 2;  // rows of k per packed row
+  const __m256i offset = _mm256_set1_epi32(p.x_offset);
   __m256i valid[H];
   __m256 squares[H];
   for (int h = 0; h < H; ++h) valid[h] = FirstLanes(cols - 8 * h), squares[h] = _mm256_setzero_ps();
   int off_grid = 0;
   for (int64_t q = 0; q < p.rows; ++q) {
     for (int h = 0; h < H; ++h) {
-      __m256 x, d;
-      off_grid |= element(2 * q, h, valid[h], &x, &d);
-      _mm256_store_ps(floats + (2 * q) * kBlock + 8 * h, x);
-      squares[h] = _mm256_fmadd_ps(d, d, squares[h]);
-      __m256i pair = _mm256_and_si256(_mm256_cvtps_epi32(d), _mm256_set1_epi32(0xFFFF));
-      if (2 * q + 1 < p.k) {
-        off_grid |= element(2 * q + 1, h, valid[h], &x, &d);
-        _mm256_store_ps(floats + (2 * q + 1) * kBlock + 8 * h, x);
-        squares[h] = _mm256_fmadd_ps(d, d, squares[h]);
-        pair = _mm256_or_si256(pair, _mm256_slli_epi32(_mm256_cvtps_epi32(d), 16));
+      __m256i packed = _mm256_setzero_si256();
+      for (int64_t j = 0; j < kRows; ++j) {
+        const int64_t k = kRows * q + j;
+        __m256 x, d = _mm256_setzero_ps();
+        if (k < p.k) {
+          off_grid |= element(k, h, valid[h], &x, &d);
+          _mm256_store_ps(floats + k * kBlock + 8 * h, x);
+          squares[h] = _mm256_fmadd_ps(d, d, squares[h]);
+        }
+        const __m256i v = _mm256_cvtps_epi32(d);
+        const __m256i field = kBytes   ? _mm256_sll_epi32(_mm256_add_epi32(v, offset), _mm_cvtsi32_si128(int(8 * j)))
+                              : j == 0 ? _mm256_and_si256(v, _mm256_set1_epi32(0xFFFF))
+                                       : _mm256_slli_epi32(v, 16);
+        packed = _mm256_or_si256(packed, field);
       }
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + q * kBlock + 8 * h), pair);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + q * kBlock + 8 * h), packed);
     }
   }
   for (int h = 0; h < H; ++h) {
@@ -73,20 +82,22 @@ bool PackColumns(const PointwiseInt8Plan& p, int64_t cols, int32_t* out, float* 
 
 // PackColumns from X's floats (rows ld apart), each checked against the grid as the AVX-512
 // kernel checks it. Lanes past cols load 0, which is on every grid (d = 0).
-template <int V>
+template <int V, bool kBytes>
 bool Pack(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, int32_t* out, float* norms,
           float* floats) {
   const __m256 inverse = _mm256_set1_ps(p.x_inverse), scale = _mm256_set1_ps(p.x_scale);
   const __m256 low = _mm256_set1_ps(float(p.d_low)), high = _mm256_set1_ps(float(p.d_high));
   const __m256 magic = _mm256_set1_ps(12582912.0f);  // 1.5 * 2^23: (t + magic) - magic = rint(t)
-  return PackColumns<V>(p, cols, out, norms, floats, [&](int64_t k, int h, __m256i valid, __m256* xv, __m256* d) {
-    const float* from = x + k * ld + 8 * h;
-    *xv = cols >= 8 * (h + 1) ? _mm256_loadu_ps(from) : _mm256_maskload_ps(from, valid);
-    const __m256 t = _mm256_min_ps(high, _mm256_max_ps(low, _mm256_mul_ps(*xv, inverse)));
-    *d = _mm256_sub_ps(_mm256_add_ps(t, magic), magic);
-    // As DequantizeLinear computes it: (float(q) - float(zp)) * s = fl(d * s). NaN differs.
-    return _mm256_movemask_ps(_mm256_cmp_ps(_mm256_mul_ps(*d, scale), *xv, _CMP_NEQ_UQ));
-  });
+  return PackColumns<V, kBytes>(p, cols, out, norms, floats,
+                                [&](int64_t k, int h, __m256i valid, __m256* xv, __m256* d) {
+                                  const float* from = x + k * ld + 8 * h;
+                                  *xv = cols >= 8 * (h + 1) ? _mm256_loadu_ps(from) : _mm256_maskload_ps(from, valid);
+                                  const __m256 t = _mm256_min_ps(high, _mm256_max_ps(low, _mm256_mul_ps(*xv, inverse)));
+                                  *d = _mm256_sub_ps(_mm256_add_ps(t, magic), magic);
+                                  // As DequantizeLinear computes it: (float(q) - float(zp)) * s = fl(d * s). NaN
+                                  // differs.
+                                  return _mm256_movemask_ps(_mm256_cmp_ps(_mm256_mul_ps(*d, scale), *xv, _CMP_NEQ_UQ));
+                                });
 }
 
 // Row k of a block of X's codes (rows ld apart, cols columns) at vector v: 16 bytes d + x_offset
@@ -115,7 +126,7 @@ struct CodeRows {
 // before they are widened, and norms[j] >= ||d||_2 from the exact int32 sum of squares
 // (VPMADDWD of each pair with itself: k * 255^2 < 2^31), which float conversion, the raise by
 // 2^-11 and the square root round by far less than the raise. The floats are not made here
-// (FloatsOfPairs, for the blocks with outputs to recompute): with few input channels, widening
+// (FloatsOf, for the blocks with outputs to recompute): with few input channels, widening
 // every code to a float cost more than the sums. Lanes past cols read the byte that gives d = 0
 // (from a copy: there is no masked byte load), and so does row k past an odd k.
 template <int V>
@@ -145,19 +156,24 @@ void PackCodePairs(const PointwiseInt8Plan& p, const uint8_t* q, int64_t ld, int
   }
 }
 
-// The floats (k x 64) of the first ceil(cols / 16) vectors of a block packed by PackCodePairs:
-// fl(d * s_x), as DequantizeLinear makes them.
-void FloatsOfPairs(const PointwiseInt8Plan& p, const int32_t* packed, int64_t cols, float* floats) {
+// The floats (k x 64) of the first ceil(cols / 16) vectors of a packed block (int16 pairs, or
+// with kBytes quads of bytes d + x_offset): fl(d * s_x), as DequantizeLinear makes them.
+template <bool kBytes>
+void FloatsOf(const PointwiseInt8Plan& p, const int32_t* packed, int64_t cols, float* floats) {
+  constexpr int64_t kRows = kBytes ? 4 : 2;
   const __m256 scale = _mm256_set1_ps(p.x_scale);
+  const __m256i offset = _mm256_set1_epi32(p.x_offset), low_byte = _mm256_set1_epi32(0xFF);
   const int64_t halves = 2 * ((cols + 15) / 16);
   for (int64_t r = 0; r < p.rows; ++r) {
     for (int64_t h = 0; h < halves; ++h) {
-      const __m256i pair = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(packed + r * kBlock + 8 * h));
-      const __m256i low = _mm256_srai_epi32(_mm256_slli_epi32(pair, 16), 16);
-      _mm256_store_ps(floats + (2 * r) * kBlock + 8 * h, _mm256_mul_ps(_mm256_cvtepi32_ps(low), scale));
-      if (2 * r + 1 < p.k) {
-        const __m256i high = _mm256_srai_epi32(pair, 16);
-        _mm256_store_ps(floats + (2 * r + 1) * kBlock + 8 * h, _mm256_mul_ps(_mm256_cvtepi32_ps(high), scale));
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(packed + r * kBlock + 8 * h));
+      for (int64_t j = 0; j < kRows && kRows * r + j < p.k; ++j) {
+        const __m256i d =
+            kBytes   ? _mm256_sub_epi32(_mm256_and_si256(_mm256_srl_epi32(v, _mm_cvtsi32_si128(int(8 * j))), low_byte),
+                                        offset)
+            : j == 0 ? _mm256_srai_epi32(_mm256_slli_epi32(v, 16), 16)
+                     : _mm256_srai_epi32(v, 16);
+        _mm256_store_ps(floats + (kRows * r + j) * kBlock + 8 * h, _mm256_mul_ps(_mm256_cvtepi32_ps(d), scale));
       }
     }
   }
@@ -213,17 +229,17 @@ void PackCodeQuads(const PointwiseInt8Plan& p, const uint8_t* q, int64_t ld, int
   for (int v = 0; v < vectors; ++v) squares[v][0] = squares[v][1] = _mm256_setzero_si256();
   for (int64_t quad = 0; quad < p.quads; ++quad) {
     for (int v = 0; v < vectors; ++v) {
-      const __m128i r0 = load(4 * quad, v), r1 = load(4 * quad + 1, v);
-      const __m128i r2 = load(4 * quad + 2, v), r3 = load(4 * quad + 3, v);
-      const __m128i a = _mm_unpacklo_epi8(r0, r1), b = _mm_unpackhi_epi8(r0, r1);  // columns 0-7, 8-15
-      const __m128i c = _mm_unpacklo_epi8(r2, r3), d = _mm_unpackhi_epi8(r2, r3);
+      const __m128i r[4] = {load(4 * quad, v), load(4 * quad + 1, v), load(4 * quad + 2, v), load(4 * quad + 3, v)};
+      __m256i quads[2];
+      Quads16(r, quads);
       int32_t* to = out + quad * kBlock + 16 * v;
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(to),
-                          _mm256_set_m128i(_mm_unpackhi_epi16(a, c), _mm_unpacklo_epi16(a, c)));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(to + 8),
-                          _mm256_set_m128i(_mm_unpackhi_epi16(b, d), _mm_unpacklo_epi16(b, d)));
-      squares[v][0] = _mm256_add_epi32(squares[v][0], _mm256_add_epi32(square(a), square(c)));
-      squares[v][1] = _mm256_add_epi32(squares[v][1], _mm256_add_epi32(square(b), square(d)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(to), quads[0]);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(to + 8), quads[1]);
+      // Rows 4q, 4q + 1 and 4q + 2, 4q + 3 as int16 pairs per column: columns 0-7, then 8-15.
+      squares[v][0] = _mm256_add_epi32(squares[v][0], _mm256_add_epi32(square(_mm_unpacklo_epi8(r[0], r[1])),
+                                                                       square(_mm_unpacklo_epi8(r[2], r[3]))));
+      squares[v][1] = _mm256_add_epi32(squares[v][1], _mm256_add_epi32(square(_mm_unpackhi_epi8(r[0], r[1])),
+                                                                       square(_mm_unpackhi_epi8(r[2], r[3]))));
     }
   }
   const __m256 raise = _mm256_set1_ps(1.f + 1.f / 2048.f);
@@ -235,66 +251,6 @@ void PackCodeQuads(const PointwiseInt8Plan& p, const uint8_t* q, int64_t ld, int
   }
 }
 
-// X's floats as quads of bytes (PackCodeQuads' layout), each checked against the grid as Pack
-// checks it; norms from the floats' squares and the floats kept (PackColumns: why). False if an
-// element is off the grid.
-template <int V>
-bool PackQuads(const PointwiseInt8Plan& p, const float* x, int64_t ld, int64_t cols, int32_t* out, float* norms,
-               float* floats) {
-  constexpr int H = 2 * V;
-  const __m256 inverse = _mm256_set1_ps(p.x_inverse), scale = _mm256_set1_ps(p.x_scale);
-  const __m256 low = _mm256_set1_ps(float(p.d_low)), high = _mm256_set1_ps(float(p.d_high));
-  const __m256 magic = _mm256_set1_ps(12582912.0f);
-  const __m256i offset = _mm256_set1_epi32(p.x_offset);
-  __m256i valid[H];
-  __m256 squares[H];
-  for (int h = 0; h < H; ++h) valid[h] = FirstLanes(cols - 8 * h), squares[h] = _mm256_setzero_ps();
-  int off_grid = 0;
-  for (int64_t q = 0; q < p.quads; ++q) {
-    for (int h = 0; h < H; ++h) {
-      __m256i quad = _mm256_setzero_si256();
-      for (int64_t j = 0; j < 4; ++j) {
-        const int64_t k = 4 * q + j;
-        __m256 d = _mm256_setzero_ps(), xv = _mm256_setzero_ps();
-        if (k < p.k) {
-          const float* from = x + k * ld + 8 * h;
-          xv = cols >= 8 * (h + 1) ? _mm256_loadu_ps(from) : _mm256_maskload_ps(from, valid[h]);
-          const __m256 t = _mm256_min_ps(high, _mm256_max_ps(low, _mm256_mul_ps(xv, inverse)));
-          d = _mm256_sub_ps(_mm256_add_ps(t, magic), magic);
-          off_grid |= _mm256_movemask_ps(_mm256_cmp_ps(_mm256_mul_ps(d, scale), xv, _CMP_NEQ_UQ));
-          _mm256_store_ps(floats + k * kBlock + 8 * h, xv);
-          squares[h] = _mm256_fmadd_ps(d, d, squares[h]);
-        }
-        const __m256i byte = _mm256_add_epi32(_mm256_cvtps_epi32(d), offset);
-        quad = _mm256_or_si256(quad, _mm256_sll_epi32(byte, _mm_cvtsi32_si128(int(8 * j))));
-      }
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + q * kBlock + 8 * h), quad);
-    }
-  }
-  for (int h = 0; h < H; ++h) {
-    const __m256 raised = _mm256_mul_ps(squares[h], _mm256_set1_ps(1.f + 1.f / 2048.f));
-    _mm256_storeu_ps(norms + 8 * h, _mm256_sqrt_ps(raised));
-  }
-  return off_grid == 0;
-}
-
-// The floats (k x 64) of the first ceil(cols / 16) vectors of a block of quads: fl(d * s_x).
-void FloatsOfQuads(const PointwiseInt8Plan& p, const int32_t* packed, int64_t cols, float* floats) {
-  const __m256 scale = _mm256_set1_ps(p.x_scale);
-  const __m256i offset = _mm256_set1_epi32(p.x_offset), low_byte = _mm256_set1_epi32(0xFF);
-  const int64_t halves = 2 * ((cols + 15) / 16);
-  for (int64_t q = 0; q < p.quads; ++q) {
-    for (int64_t h = 0; h < halves; ++h) {
-      const __m256i quad = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(packed + q * kBlock + 8 * h));
-      for (int64_t j = 0; j < 4 && 4 * q + j < p.k; ++j) {
-        const __m256i byte = _mm256_and_si256(_mm256_srl_epi32(quad, _mm_cvtsi32_si128(int(8 * j))), low_byte);
-        _mm256_store_ps(floats + (4 * q + j) * kBlock + 8 * h,
-                        _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(byte, offset)), scale));
-      }
-    }
-  }
-}
-
 constexpr int kByteTileRows = 4;  // 8 accumulators, two X registers, the weights, 1s, products
 
 constexpr TileFn kByteTiles[kByteTileRows + 1] = {nullptr, Tile<1, true>, Tile<2, true>, Tile<3, true>, Tile<4, true>};
@@ -302,23 +258,11 @@ constexpr TileFn kByteTiles[kByteTileRows + 1] = {nullptr, Tile<1, true>, Tile<2
 // A byte tile's sums made d's: minus x_offset * sum_k e_k (the bytes are d + x_offset), plus the
 // weights' parts the plan kept out of the quads (channel c's correction list: byte times e).
 void Settle(const PointwiseInt8Plan& p, const int32_t* x, int rows, int64_t c0, __m256i (&acc)[kTileRows][2]) {
-  const __m256i low_byte = _mm256_set1_epi32(0xFF);
   for (int r = 0; r < rows; ++r) {
-    const int64_t c = c0 + r;
-    const __m256i offset_sum = _mm256_set1_epi32(p.offset_sums[size_t(c)]);
+    const __m256i offset_sum = _mm256_set1_epi32(p.offset_sums[size_t(c0 + r)]);
     acc[r][0] = _mm256_sub_epi32(acc[r][0], offset_sum);
     acc[r][1] = _mm256_sub_epi32(acc[r][1], offset_sum);
-    const PairCorrections& fix = p.corrections;
-    for (int32_t i = fix.start[size_t(c)]; i < fix.start[size_t(c) + 1]; ++i) {
-      const int32_t k = fix.k[size_t(i)];
-      const __m128i shift = _mm_cvtsi32_si128(8 * (k % 4));
-      const __m256i e = _mm256_set1_epi32(fix.e[size_t(i)] & 0xFFFF);  // times the byte's low word
-      for (int h = 0; h < 2; ++h) {
-        const __m256i quad = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + (k / 4) * kBlock + 8 * h));
-        const __m256i byte = _mm256_and_si256(_mm256_srl_epi32(quad, shift), low_byte);
-        acc[r][h] = _mm256_add_epi32(acc[r][h], _mm256_madd_epi16(byte, e));
-      }
-    }
+    AddPairCorrections(p.corrections, c0 + r, x, kBlock, acc[r]);
   }
 }
 
@@ -477,8 +421,8 @@ void Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x
           uint8_t* codes, int64_t first, int64_t last, const OutputEpilogue* rest,
           const PointwiseInt8Scratch& scratch) {
   using PackFn = bool (*)(const PointwiseInt8Plan&, const float*, int64_t, int64_t, int32_t*, float*, float*);
-  constexpr PackFn kPack[kTileVectors + 1] = {nullptr, kBytes ? PackQuads<1> : Pack<1>, kBytes ? PackQuads<2> : Pack<2>,
-                                              kBytes ? PackQuads<3> : Pack<3>, kBytes ? PackQuads<4> : Pack<4>};
+  constexpr PackFn kPack[kTileVectors + 1] = {nullptr, Pack<1, kBytes>, Pack<2, kBytes>, Pack<3, kBytes>,
+                                              Pack<4, kBytes>};
   using PackCodesFn = void (*)(const PointwiseInt8Plan&, const uint8_t*, int64_t, int64_t, int32_t*, float*);
   constexpr PackCodesFn kPackCodes[kTileVectors + 1] = {nullptr, PackCodePairs<1>, PackCodePairs<2>, PackCodePairs<3>,
                                                         PackCodePairs<4>};
@@ -546,7 +490,7 @@ void Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x
     if (count[4 * b] < 0) continue;
     const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
     if (x_codes != nullptr && (count[4 * b] | count[4 * b + 1] | count[4 * b + 2] | count[4 * b + 3]) != 0) {
-      (kBytes ? FloatsOfQuads : FloatsOfPairs)(p, packed_of(b), cols, floats_of(b));
+      FloatsOf<kBytes>(p, packed_of(b), cols, floats_of(b));
     }
     for (int v = 0; 16 * v < cols; ++v) {
       const int32_t* list = open + (4 * b + v) * p.channels;
