@@ -21,6 +21,32 @@ inline __m128i Codes16(const uint8_t* bytes) {
   return _mm_unpacklo_epi8(low, high);
 }
 
+// Column j's zero point and scale for block b, broadcast.
+struct BlockConstants {
+  __m256i zp;
+  __m256 scale;
+  BlockConstants() = default;
+  BlockConstants(const NbitsWeights& w, int64_t j, int64_t b)
+      : zp(_mm256_set1_epi32(w.zero_point(j, b))), scale(_mm256_set1_ps(w.scales[j * w.blocks + b])) {}
+};
+
+// The weights of column j's 16 codes at k0 (in the block of `block`), as ORT forms them:
+// float(q - zp) * scale, k0..k0+7 in lo, k0+8..k0+15 in hi.
+inline void Weights16(const NbitsWeights& w, int64_t j, int64_t k0, const BlockConstants& block, __m256* lo,
+                      __m256* hi) {
+  const __m128i q = Codes16(w.codes + j * w.blocks * (w.block / 2) + k0 / 2);
+  *lo = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(q), block.zp)), block.scale);
+  *hi = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(q, 8)), block.zp)),
+                      block.scale);
+}
+
+// A's 16 inputs from k, those at or past `end` as 0: A itself, or `copy` where they end.
+inline const float* Inputs16(const float* a, int64_t k, int64_t end, float (&copy)[16]) {
+  if (k + 16 <= end) return a + k;
+  for (int64_t i = 0; i < 16; ++i) copy[i] = k + i < end ? a[k + i] : 0.f;
+  return copy;
+}
+
 using ColumnsFn = void (*)(const NbitsWeights& w, const float* a, int64_t j0, float* lanes);
 
 // Columns [n_begin, n_end) of one row, four at a time while four remain (MLAS's groups): `four`
@@ -40,31 +66,20 @@ void ByColumnGroups(const NbitsWeights& w, const float* a, int64_t n_begin, int6
 // Columns j0..j0+kCols-1 of one row; each column's 16 lanes are two registers.
 template <int kCols>
 void Columns(const NbitsWeights& w, const float* a, int64_t j0, float* lanes) {
-  const int64_t row_bytes = w.blocks * (w.block / 2);
   __m256 acc[kCols][2];
   for (int c = 0; c < kCols; ++c) acc[c][0] = acc[c][1] = _mm256_setzero_ps();
   for (int64_t b = 0; b < w.blocks; ++b) {
-    __m256i zp[kCols];
-    __m256 scale[kCols];
-    for (int c = 0; c < kCols; ++c) {
-      zp[c] = _mm256_set1_epi32(w.zero_point(j0 + c, b));
-      scale[c] = _mm256_set1_ps(w.scales[(j0 + c) * w.blocks + b]);
-    }
+    BlockConstants block[kCols];
+    for (int c = 0; c < kCols; ++c) block[c] = BlockConstants(w, j0 + c, b);
     const int64_t k_end = std::min(w.k, (b + 1) * w.block);
     for (int64_t k0 = b * w.block; k0 < k_end; k0 += 16) {
-      alignas(32) float ta[16] = {};
-      const float* ap = a + k0;
+      alignas(32) float copy[16];
+      const float* ap = Inputs16(a, k0, k_end, copy);  // the padding: zero weights times zero inputs
       const bool tail = k0 + 16 > k_end;
-      if (tail) {  // the padding: zero weights times zero inputs
-        for (int64_t i = 0; i < k_end - k0; ++i) ta[i] = a[k0 + i];
-        ap = ta;
-      }
       const __m256 a0 = _mm256_loadu_ps(ap), a1 = _mm256_loadu_ps(ap + 8);
       for (int c = 0; c < kCols; ++c) {
-        const __m128i q = Codes16(w.codes + (j0 + c) * row_bytes + k0 / 2);
-        __m256 w0 = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(q), zp[c])), scale[c]);
-        __m256 w1 = _mm256_mul_ps(
-            _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(q, 8)), zp[c])), scale[c]);
+        __m256 w0, w1;
+        Weights16(w, j0 + c, k0, block[c], &w0, &w1);
         if (tail) {
           alignas(32) float tw[16];
           _mm256_store_ps(tw, w0);
@@ -102,31 +117,21 @@ namespace {
 // their weights kept, as ORT's AVX2 kernel runs them.
 template <int kCols>
 void Columns8(const NbitsWeights& w, const float* a, int64_t j0, float* lanes) {
-  const int64_t row_bytes = w.blocks * (w.block / 2), sub = w.block == 16 ? 16 : 32;
+  const int64_t sub = w.block == 16 ? 16 : 32;
   __m256 acc[kCols];
   for (int c = 0; c < kCols; ++c) acc[c] = _mm256_setzero_ps();
   for (int64_t b = 0; b < w.blocks; ++b) {
-    __m256i zp[kCols];
-    __m256 scale[kCols];
-    for (int c = 0; c < kCols; ++c) {
-      zp[c] = _mm256_set1_epi32(w.zero_point(j0 + c, b));
-      scale[c] = _mm256_set1_ps(w.scales[(j0 + c) * w.blocks + b]);
-    }
+    BlockConstants block[kCols];
+    for (int c = 0; c < kCols; ++c) block[c] = BlockConstants(w, j0 + c, b);
     const int64_t k0 = b * w.block, valid = std::min(w.block, w.k - k0);
     const int64_t end = k0 + (valid + sub - 1) / sub * sub;
     for (int64_t k = k0; k < end; k += 16) {
-      alignas(32) float ta[16] = {};
-      const float* ap = a + k;
-      if (k + 16 > w.k) {  // inputs past K are zeros
-        for (int64_t i = 0; i < w.k - k; ++i) ta[i] = a[k + i];
-        ap = ta;
-      }
+      alignas(32) float copy[16];
+      const float* ap = Inputs16(a, k, w.k, copy);  // inputs past K are zeros
       const __m256 a0 = _mm256_loadu_ps(ap), a1 = _mm256_loadu_ps(ap + 8);
       for (int c = 0; c < kCols; ++c) {
-        const __m128i q = Codes16(w.codes + (j0 + c) * row_bytes + k / 2);
-        const __m256 w0 = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(q), zp[c])), scale[c]);
-        const __m256 w1 = _mm256_mul_ps(
-            _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(q, 8)), zp[c])), scale[c]);
+        __m256 w0, w1;
+        Weights16(w, j0 + c, k, block[c], &w0, &w1);
         acc[c] = _mm256_fmadd_ps(w1, a1, _mm256_fmadd_ps(w0, a0, acc[c]));
       }
     }
@@ -155,7 +160,6 @@ namespace {
 // columns' 16 weights at a time are dequantized and transposed in registers (two 8 x 8 blocks),
 // so every store is a vector (a 16-k chunk never straddles a block: blocks are multiples of 16).
 void BuildPanel(const NbitsWeights& w, int64_t j0, int64_t cols, float* panel) {
-  const int64_t row_bytes = w.blocks * (w.block / 2);
   __m256 lo[8], hi[8];
   for (int64_t g = 0; g < 16; g += 8) {
     for (int64_t b = 0; b < w.blocks; ++b) {
@@ -166,13 +170,7 @@ void BuildPanel(const NbitsWeights& w, int64_t j0, int64_t cols, float* panel) {
             lo[c] = hi[c] = _mm256_setzero_ps();
             continue;
           }
-          const int64_t j = j0 + g + c;
-          const __m256i zp = _mm256_set1_epi32(w.zero_point(j, b));
-          const __m256 scale = _mm256_set1_ps(w.scales[j * w.blocks + b]);
-          const __m128i q = Codes16(w.codes + j * row_bytes + k0 / 2);
-          lo[c] = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(q), zp)), scale);
-          hi[c] = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(q, 8)), zp)),
-                                scale);
+          Weights16(w, j0 + g + c, k0, BlockConstants(w, j0 + g + c, b), &lo[c], &hi[c]);
         }
         Transpose8(lo);
         Transpose8(hi);
