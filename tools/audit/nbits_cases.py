@@ -13,8 +13,9 @@ points, bias and a 3-D A.
   ORT_PEER_DIR=/tmp/ort-peer /usr/bin/python3 tools/audit/nbits_cases.py tests/data/audit
 
 With --ort-cpu avx2 (an AVX-512 machine with CPUID faulting and build/libqrt_hide_avx512.so):
-the one-row fp32 cases again, ORT run with AVX-512 hidden (its AVX2 kernels, another order),
-named ..._ortavx2 with an `ort_cpu` file saying so (tests/test_util.h, OrtCpuOfData).
+the one-row fp32 cases again and accuracy_level 4 cases, ORT run with AVX-512 hidden (its AVX2
+kernels, other orders), named ..._ortavx2 with an `ort_cpu` file saying so (tests/test_util.h,
+OrtCpuOfData).
 """
 import os
 import subprocess
@@ -131,6 +132,19 @@ def ort_avx2_cases(out):
     for block, k, n, zp, bias in shapes:
         name = f"matmul_nbits_bs{block}_k{k}_n{n}_m1" + ("_zp" if zp else "") + ("_bias" if bias else "") + "_ortavx2"
         mod, x = model(rng, 1, k, n, block, zp, bias, None, 0)
+        write(out, name, mod, x, "avx2")
+        print(name)
+    # accuracy_level 4: one row (MLAS's M1 kernels: codes minus zero point) and several (block
+    # sums), blocks of 16 in fours and alone, of 32 in pairs and alone, 64-k chunks of larger ones.
+    rng = np.random.default_rng(79)
+    shapes = [(16, 112, 5, 1, True, True), (16, 200, 9, 3, False, False), (32, 224, 6, 1, True, False),
+              (32, 160, 7, 1, False, True), (32, 250, 4, 2, True, True), (64, 190, 13, 1, True, True),
+              (64, 256, 3, 4, False, False), (128, 300, 6, 1, False, True), (128, 383, 5, 3, True, False),
+              (256, 512, 9, 1, True, False), (256, 700, 4, 5, False, True), (16, 48, 18, 1, False, False)]
+    for block, k, n, m, zp, bias in shapes:
+        name = (f"matmul_nbits_bs{block}_k{k}_n{n}_m{m}" + ("_zp" if zp else "") + ("_bias" if bias else "")
+                + "_acc4_ortavx2")
+        mod, x = model(rng, m, k, n, block, zp, bias, 4, 0)
         write(out, name, mod, x, "avx2")
         print(name)
 

@@ -16,7 +16,9 @@
 //     then + (bias or +0).
 //   fp32, m > 1: per element one chain acc = fma(a, w, acc) over all k from +0, then + bias.
 //   int8 (accuracy_level 4): A quantized per row and block to int8 (ORT's CompInt8), exact
-//     integer partial sums scaled and accumulated in MLAS's lane layout (matmul_nbits_ref.cc).
+//     integer partial sums scaled and accumulated in MLAS's lane layout (matmul_nbits_ref.cc);
+//     where ReferenceOrtCpu() == kAvx2, in MLAS's AVX2 layouts on 8 lanes, one row with the
+//     zero points inside the integer sums (matmul_nbits_lanes8_ref.cc).
 #pragma once
 
 #include <cstdint>
@@ -66,6 +68,8 @@ void MatMulNbitsRows(const NbitsWeights& w, int64_t m, const float* a, const flo
                      int64_t n_end, float* y);
 // accuracy_level 4, all of Y: m rows, every column.
 void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y);
+// accuracy_level 4 in the order of ORT on a CPU without AVX-512 (matmul_nbits_lanes8_ref.cc).
+void MatMulNbitsInt8Lanes8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y);
 }  // namespace ref
 
 namespace avx2 {
@@ -75,6 +79,7 @@ void MatMulNbitsRow8(const NbitsWeights& w, const float* a, const float* bias, i
 void MatMulNbitsRows(const NbitsWeights& w, int64_t m, const float* a, const float* bias, int64_t n_begin,
                      int64_t n_end, float* y);
 void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y);
+void MatMulNbitsInt8Lanes8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y);
 }  // namespace avx2
 
 namespace avx512 {

@@ -13,6 +13,7 @@
 #include "ops/kernels/common/transpose_avx2.h"
 #include "ops/kernels/nbits/matmul_nbits.h"
 #include "ops/kernels/nbits/nbits_int8.h"
+#include "ops/kernels/nbits/nbits_int8_avx2.h"
 #include "ops/kernels/nbits/nbits_reduce.h"
 
 namespace qrt::avx2 {
@@ -21,6 +22,8 @@ namespace {
 using nbits::Int8Layout;
 using nbits::Int8Plan;
 using nbits::Int8Step;
+using nbits_int8::AddZeroPointShare;
+using nbits_int8::QuantizeRow;
 
 struct Pair {
   __m256i u, v;
@@ -51,48 +54,6 @@ inline Pair Arrange(const Int8Step& s, const uint8_t* p) {
   y = _mm256_shuffle_epi8(y, order);
   if (s.layout == Int8Layout::kGroups) return {_mm256_unpacklo_epi64(x, y), _mm256_unpackhi_epi64(x, y)};
   return {_mm256_unpacklo_epi32(x, y), _mm256_unpackhi_epi32(x, y)};  // kPairs
-}
-
-inline int32_t HorizontalSum(__m256i v) {
-  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
-  return _mm_cvtsi128_si32(s);
-}
-
-// One row of A quantized as the reference does (matmul_nbits_int8_avx512.h's QuantizeRow).
-bool QuantizeRow(const NbitsWeights& w, const float* row, int8_t* qa, float* sa, float* asum) {
-  const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
-  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  bool regular = true;
-  for (int64_t b = 0; b < w.blocks; ++b) {
-    const int64_t k0 = b * w.block, k1 = std::min(w.k, k0 + w.block);
-    __m256 vmax = _mm256_setzero_ps();
-    for (int64_t kk = k0; kk < k1; kk += 8) {
-      const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(k1 - kk)), lane);
-      vmax = _mm256_max_ps(_mm256_and_ps(_mm256_maskload_ps(row + kk, valid), abs_mask), vmax);
-    }
-    alignas(32) float lanes[8];
-    _mm256_store_ps(lanes, vmax);
-    float amax = 0.f;
-    for (float v : lanes) amax = std::max(amax, v);
-    sa[b] = amax / 127.f;
-    const __m256 inv = _mm256_set1_ps(amax != 0.f ? 127.f / amax : 0.f);
-    __m256i vsum = _mm256_setzero_si256(), bad = _mm256_setzero_si256();
-    for (int64_t kk = k0; kk < k0 + w.block; kk += 8) {
-      const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(k1 - kk)), lane);
-      const __m256i q =
-          _mm256_and_si256(valid, _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_maskload_ps(row + kk, valid), inv)));
-      const __m256i clamped = _mm256_min_epi32(_mm256_max_epi32(q, _mm256_set1_epi32(-127)), _mm256_set1_epi32(127));
-      bad = _mm256_or_si256(bad, _mm256_xor_si256(q, clamped));
-      vsum = _mm256_add_epi32(vsum, q);
-      const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(clamped), _mm256_extracti128_si256(clamped, 1));
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(qa + kk), _mm_packs_epi16(words, words));
-    }
-    regular = regular && _mm256_testz_si256(bad, bad);
-    asum[b] = sa[b] * float(HorizontalSum(vsum));
-  }
-  return regular;
 }
 
 // A's codes arranged for each step: the even k's U, V, then the odd k's U, V (128 bytes).
@@ -184,6 +145,82 @@ void Tile(const NbitsWeights& w, const Int8Plan& plan, const Int8Step* steps, co
   }
 }
 
+template <int R, int C>
+void Tiles(const NbitsWeights& w, const Int8Plan& plan, const Int8Step* steps, const uint8_t* qa, int64_t qa_row,
+           const float* sa, int64_t i0, int64_t j0, int64_t m, const float* bias, float* y) {
+  alignas(32) float lanes[16 * R * C];
+  const uint8_t* qa_rows[R];
+  const float* sa_rows[R];
+  for (int r = 0; r < R; ++r) {
+    qa_rows[r] = qa + (i0 + r) * qa_row;
+    sa_rows[r] = sa + (i0 + r) * w.blocks;
+  }
+  Tile<R, C>(w, plan, steps, qa_rows, sa_rows, j0, lanes);
+  const int64_t whole_groups = w.n / 4 * 4, paired_rows = m / 2 * 2;
+  for (int r = 0; r < R; ++r) {
+    const int64_t i = i0 + r;
+    for (int c = 0; c < C; ++c) {
+      const int64_t j = j0 + c;
+      const float* x = lanes + 16 * (r * C + c);
+      float v;
+      if (plan.eight_lanes)
+        v = j < whole_groups ? nbits::FoldGroups8(x) : nbits::Tree8(x);
+      else
+        v = j < whole_groups && i >= paired_rows ? nbits::FoldGroups16(x) : nbits::Tree16(x);
+      y[i * w.n + j] = bias ? v + bias[j] : v;
+    }
+  }
+}
+
+}  // namespace
+
+namespace nbits_int8 {
+namespace {
+
+inline int32_t HorizontalSum(__m256i v) {
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+  return _mm_cvtsi128_si32(s);
+}
+
+}  // namespace
+
+// One row of A quantized as the reference does (matmul_nbits_int8_avx512.h's QuantizeRow).
+bool QuantizeRow(const NbitsWeights& w, const float* row, int8_t* qa, float* sa, float* asum) {
+  const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  bool regular = true;
+  for (int64_t b = 0; b < w.blocks; ++b) {
+    const int64_t k0 = b * w.block, k1 = std::min(w.k, k0 + w.block);
+    __m256 vmax = _mm256_setzero_ps();
+    for (int64_t kk = k0; kk < k1; kk += 8) {
+      const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(k1 - kk)), lane);
+      vmax = _mm256_max_ps(_mm256_and_ps(_mm256_maskload_ps(row + kk, valid), abs_mask), vmax);
+    }
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, vmax);
+    float amax = 0.f;
+    for (float v : lanes) amax = std::max(amax, v);
+    sa[b] = amax / 127.f;
+    const __m256 inv = _mm256_set1_ps(amax != 0.f ? 127.f / amax : 0.f);
+    __m256i vsum = _mm256_setzero_si256(), bad = _mm256_setzero_si256();
+    for (int64_t kk = k0; kk < k0 + w.block; kk += 8) {
+      const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(k1 - kk)), lane);
+      const __m256i q =
+          _mm256_and_si256(valid, _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_maskload_ps(row + kk, valid), inv)));
+      const __m256i clamped = _mm256_min_epi32(_mm256_max_epi32(q, _mm256_set1_epi32(-127)), _mm256_set1_epi32(127));
+      bad = _mm256_or_si256(bad, _mm256_xor_si256(q, clamped));
+      vsum = _mm256_add_epi32(vsum, q);
+      const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(clamped), _mm256_extracti128_si256(clamped, 1));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(qa + kk), _mm_packs_epi16(words, words));
+    }
+    regular = regular && _mm256_testz_si256(bad, bad);
+    asum[b] = sa[b] * float(HorizontalSum(vsum));
+  }
+  return regular;
+}
+
 // y += the zero points' share, c = fma(sa * sum qa, -sb * zp, c) over blocks from +0, 32 columns
 // at a time, 8 to a register (-sb * zp computed 8 blocks at a time per column and transposed).
 void AddZeroPointShare(const NbitsWeights& w, int64_t m, const float* asum, float* nz, float* y) {
@@ -247,34 +284,7 @@ void AddZeroPointShare(const NbitsWeights& w, int64_t m, const float* asum, floa
   }
 }
 
-template <int R, int C>
-void Tiles(const NbitsWeights& w, const Int8Plan& plan, const Int8Step* steps, const uint8_t* qa, int64_t qa_row,
-           const float* sa, int64_t i0, int64_t j0, int64_t m, const float* bias, float* y) {
-  alignas(32) float lanes[16 * R * C];
-  const uint8_t* qa_rows[R];
-  const float* sa_rows[R];
-  for (int r = 0; r < R; ++r) {
-    qa_rows[r] = qa + (i0 + r) * qa_row;
-    sa_rows[r] = sa + (i0 + r) * w.blocks;
-  }
-  Tile<R, C>(w, plan, steps, qa_rows, sa_rows, j0, lanes);
-  const int64_t whole_groups = w.n / 4 * 4, paired_rows = m / 2 * 2;
-  for (int r = 0; r < R; ++r) {
-    const int64_t i = i0 + r;
-    for (int c = 0; c < C; ++c) {
-      const int64_t j = j0 + c;
-      const float* x = lanes + 16 * (r * C + c);
-      float v;
-      if (plan.eight_lanes)
-        v = j < whole_groups ? nbits::FoldGroups8(x) : nbits::Tree8(x);
-      else
-        v = j < whole_groups && i >= paired_rows ? nbits::FoldGroups16(x) : nbits::Tree16(x);
-      y[i * w.n + j] = bias ? v + bias[j] : v;
-    }
-  }
-}
-
-}  // namespace
+}  // namespace nbits_int8
 
 void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y) {
   const int64_t capacity = nbits::Int8StepCapacity(w.block, w.blocks), padded = w.blocks * w.block;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ops/kernels/nbits/matmul_nbits.h"
+#include "ops/kernels/nbits/nbits_int8.h"
 #include "ops/kernels/nbits/nbits_reduce.h"
 
 namespace qrt::ref {
@@ -18,15 +19,6 @@ using nbits::Tree8;
 float Weight(const NbitsWeights& w, int64_t col, int64_t kk) {
   const int64_t b = kk / w.block;
   return float(w.code(col, kk) - w.zero_point(col, b)) * w.scales[col * w.blocks + b];
-}
-
-// An int8 code of A: rint(v) when it is a number in int8's range. NaN, infinities and values past
-// int8 (a subnormal amax makes 127 / amax infinite) give -128: x86's conversion returns INT32_MIN
-// for them and a saturating narrow keeps -128. Written out so such inputs are defined behaviour;
-// ORT's output for them was not compared.
-int32_t Int8Code(float v) {
-  if (!(v >= -128.5f && v <= 127.5f)) return -128;
-  return int32_t(std::clamp(std::nearbyint(v), -128.f, 127.f));
 }
 
 }  // namespace
@@ -90,21 +82,7 @@ void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const flo
   std::vector<float> sa(static_cast<size_t>(kb)), asum(static_cast<size_t>(kb));
   const int64_t whole_groups = w.n / 4 * 4, paired_rows = m / 2 * 2;
   for (int64_t i = 0; i < m; ++i) {
-    const float* row = a + i * w.k;
-    for (int64_t b = 0; b < kb; ++b) {
-      const int64_t k0 = b * bs, k1 = std::min(w.k, k0 + bs);
-      float amax = 0.f;
-      for (int64_t kk = k0; kk < k1; ++kk) amax = std::max(amax, std::fabs(row[kk]));
-      sa[size_t(b)] = amax / 127.f;
-      const float inv = amax != 0.f ? 127.f / amax : 0.f;
-      int32_t sum = 0;
-      for (int64_t kk = k0; kk < k0 + bs; ++kk) {
-        const int32_t q = kk < k1 ? Int8Code(row[kk] * inv) : 0;
-        qa[size_t(kk)] = q;
-        sum += q;
-      }
-      asum[size_t(b)] = sa[size_t(b)] * float(sum);
-    }
+    nbits::QuantizeRowReference(w, a + i * w.k, qa.data(), sa.data(), asum.data());
     for (int64_t j = 0; j < w.n; ++j) {
       auto code = [&](int64_t kk) { return kk < w.k ? w.code(j, kk) : int(0); };
       auto dot = [&](int64_t k0, int64_t count) {

@@ -19,6 +19,9 @@ NbitsRowsFn SelectNbitsRows(Isa isa) {
 }
 
 NbitsInt8Fn SelectNbitsInt8(Isa isa) {
+  if (ReferenceOrtCpu() == OrtCpu::kAvx2) {  // ORT's AVX2 order, whatever qrt runs on
+    return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::MatMulNbitsInt8Lanes8) : ref::MatMulNbitsInt8Lanes8;
+  }
   if (CanUseAvx512Vnni(isa)) return PickedAt(Isa::kAvx512Vnni, avx512vnni::MatMulNbitsInt8);
   if (CanUseAvx512(isa)) return PickedAt(Isa::kAvx512, avx512::MatMulNbitsInt8);
   return CanUseAvx2(isa) ? PickedAt(Isa::kAvx2, avx2::MatMulNbitsInt8) : ref::MatMulNbitsInt8;

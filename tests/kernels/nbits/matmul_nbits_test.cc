@@ -2,16 +2,20 @@
 // reference's bits on inputs spread over many binades (any other order of the sums changes
 // bits), on -0 and zero rows, K not a multiple of 16 or of the block, every block size and
 // N % 4 tail; and every path, the int8 one included, gives the exact product when all of it is
-// representable. The int8 path's kernel at every tier (SelectNbitsInt8) gives
-// ref::MatMulNbitsInt8's bytes over every lane layout and its tails (partial last block, k below
-// a block, groups of 128 k with 8-lane tail blocks), N % 4 and odd M (the reduction rules), zero
-// rows, ties at .5 after scaling, large magnitudes and rows the reference must take itself.
+// representable. The int8 path's kernel at every tier (SelectNbitsInt8) gives its order's
+// reference bytes (ORT's AVX-512 order, ref::MatMulNbitsInt8, and its AVX2 order,
+// ref::MatMulNbitsInt8Lanes8, each under QRT_ORT_CPU) over every lane layout and its tails
+// (partial last block, k below a block, groups of 128 k with 8-lane tail blocks, block pairs and
+// quads with a lone last block, one row with and without zero points), N % 4 and odd M (the
+// reduction rules), zero rows, ties at .5 after scaling, large magnitudes and rows the reference
+// must take itself.
 #include "ops/kernels/nbits/matmul_nbits.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -193,9 +197,12 @@ TEST(MatMulNbitsKernel, EveryPathIsExactWhenEverythingIsRepresentable) {
       else
         ref::MatMulNbitsRows(w, m, p.a.data(), p.b.data(), 0, n, fp32.data());
       ref::MatMulNbitsInt8(w, m, p.a.data(), p.b.data(), int8.data());
+      std::vector<float> lanes8(want.size());
+      ref::MatMulNbitsInt8Lanes8(w, m, p.a.data(), p.b.data(), lanes8.data());
       for (size_t i = 0; i < want.size(); ++i) {
         EXPECT_EQ(fp32[i], want[i]) << "fp32 block " << block << " m " << m << " element " << i;
         EXPECT_EQ(int8[i], want[i]) << "int8 block " << block << " m " << m << " element " << i;
+        EXPECT_EQ(lanes8[i], want[i]) << "int8, 8 lanes, block " << block << " m " << m << " element " << i;
       }
     }
   }
@@ -206,8 +213,38 @@ struct NamedInt8 {
   NbitsInt8Fn fn;
 };
 
-// The int8 kernel SelectNbitsInt8 gives at each tier this CPU has (under QRT_MAX_ISA), scalar first.
-std::vector<NamedInt8> Int8KernelsThisCpuRuns() {
+// The int8 path's two orders: ORT's on a CPU with AVX-512 and on one without (QRT_ORT_CPU).
+struct Int8Order {
+  const char* ort_cpu;
+  NbitsInt8Fn reference;
+};
+constexpr Int8Order kInt8Orders[] = {{"avx512", ref::MatMulNbitsInt8}, {"avx2", ref::MatMulNbitsInt8Lanes8}};
+
+// QRT_ORT_CPU = name for its lifetime.
+class ScopedOrtCpu {
+ public:
+  explicit ScopedOrtCpu(const char* name) {
+    const char* old = std::getenv("QRT_ORT_CPU");
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    setenv("QRT_ORT_CPU", name, 1);
+  }
+  ~ScopedOrtCpu() {
+    if (had_)
+      setenv("QRT_ORT_CPU", old_.c_str(), 1);
+    else
+      unsetenv("QRT_ORT_CPU");
+  }
+
+ private:
+  bool had_ = false;
+  std::string old_;
+};
+
+// The int8 kernel SelectNbitsInt8 gives for `order` at each tier this CPU has (under
+// QRT_MAX_ISA), scalar first.
+std::vector<NamedInt8> Int8KernelsThisCpuRuns(const Int8Order& order) {
+  const ScopedOrtCpu cpu(order.ort_cpu);
   std::vector<NamedInt8> k;
   for (Isa isa : TiersThisCpuHas()) k.push_back({std::string(IsaName(isa)), SelectNbitsInt8(isa)});
   return k;
@@ -218,31 +255,41 @@ std::string Describe(const Problem& p) {
          std::to_string(p.m) + (p.zero_points ? " zp" : "") + (p.bias ? " bias" : "");
 }
 
-// Every int8 kernel's output, byte for byte, against ref::MatMulNbitsInt8: with the zero
+// Every int8 kernel's output, byte for byte, against its order's reference: with the zero
 // points' terms made per call and made once (NbitsZeroPointTerms, as the op keeps them).
 void ExpectInt8SameAsReference(const Problem& p, const std::string& what) {
   const NbitsWeights w = p.weights();
   const float* bias = p.bias ? p.b.data() : nullptr;
-  std::vector<float> want(size_t(p.m * p.n));
-  ref::MatMulNbitsInt8(w, p.m, p.a.data(), bias, want.data());
   const std::vector<float> terms = NbitsZeroPointTerms(w);
   NbitsWeights with_terms = w;
   with_terms.zero_point_terms = terms.data();
-  for (const NamedInt8& k : Int8KernelsThisCpuRuns()) {
-    for (const NbitsWeights* weights : {&w, static_cast<const NbitsWeights*>(&with_terms)}) {
-      std::vector<float> got(want.size(), -1.f);
-      k.fn(*weights, p.m, p.a.data(), bias, got.data());
-      const char* terms_made = weights == &w ? " (terms per call)" : " (terms made once)";
-      for (size_t i = 0; i < want.size(); ++i) {
-        ASSERT_EQ(Bits(got[i]), Bits(want[i]))
-            << k.tier << terms_made << " " << what << " " << Describe(p) << " row " << i / p.n << " column " << i % p.n
-            << ": got " << got[i] << ", want " << want[i];
+  for (const Int8Order& order : kInt8Orders) {
+    std::vector<float> want(size_t(p.m * p.n));
+    order.reference(w, p.m, p.a.data(), bias, want.data());
+    for (const NamedInt8& k : Int8KernelsThisCpuRuns(order)) {
+      for (const NbitsWeights* weights : {&w, static_cast<const NbitsWeights*>(&with_terms)}) {
+        std::vector<float> got(want.size(), -1.f);
+        k.fn(*weights, p.m, p.a.data(), bias, got.data());
+        const char* terms_made = weights == &w ? " (terms per call)" : " (terms made once)";
+        for (size_t i = 0; i < want.size(); ++i) {
+          ASSERT_EQ(Bits(got[i]), Bits(want[i]))
+              << "ORT " << order.ort_cpu << " order, " << k.tier << terms_made << " " << what << " " << Describe(p)
+              << " row " << i / p.n << " column " << i % p.n << ": got " << got[i] << ", want " << want[i];
+        }
       }
     }
   }
 }
 
 TEST(MatMulNbitsInt8Kernel, EachCeilingGetsItsKernel) {
+  {
+    const ScopedOrtCpu cpu("avx2");  // ORT's AVX2 order at every tier
+    EXPECT_EQ(SelectNbitsInt8(Isa::kScalar), &ref::MatMulNbitsInt8Lanes8);
+    for (Isa isa : TiersThisCpuHas()) {
+      if (CanUseAvx2(isa)) EXPECT_EQ(SelectNbitsInt8(isa), &avx2::MatMulNbitsInt8Lanes8) << IsaName(isa);
+    }
+  }
+  const ScopedOrtCpu cpu("avx512");
   EXPECT_EQ(SelectNbitsInt8(Isa::kScalar), &ref::MatMulNbitsInt8);
   for (Isa isa : TiersThisCpuHas()) {
     const NbitsInt8Fn f = SelectNbitsInt8(isa);
