@@ -221,6 +221,53 @@ bool QuantizeRow(const NbitsWeights& w, const float* row, int8_t* qa, float* sa,
   return regular;
 }
 
+// Two rows of a whole chunk of 32 columns: each block's terms loaded once for both (each row's
+// chain over blocks in order, from +0), 8 accumulators in registers.
+void ShareTwoRows(const float* terms, int64_t stride, const float* as0, const float* as1, int64_t blocks, float* y0,
+                  float* y1) {
+  __m256 c0 = _mm256_setzero_ps(), c1 = c0, c2 = c0, c3 = c0, d0 = c0, d1 = c0, d2 = c0, d3 = c0;
+  for (int64_t b = 0; b < blocks; ++b) {
+    const float* p = terms + b * stride;
+    const __m256 t0 = _mm256_loadu_ps(p), t1 = _mm256_loadu_ps(p + 8), t2 = _mm256_loadu_ps(p + 16),
+                 t3 = _mm256_loadu_ps(p + 24);
+    const __m256 s = _mm256_broadcast_ss(as0 + b), u = _mm256_broadcast_ss(as1 + b);
+    c0 = _mm256_fmadd_ps(s, t0, c0);
+    c1 = _mm256_fmadd_ps(s, t1, c1);
+    c2 = _mm256_fmadd_ps(s, t2, c2);
+    c3 = _mm256_fmadd_ps(s, t3, c3);
+    d0 = _mm256_fmadd_ps(u, t0, d0);
+    d1 = _mm256_fmadd_ps(u, t1, d1);
+    d2 = _mm256_fmadd_ps(u, t2, d2);
+    d3 = _mm256_fmadd_ps(u, t3, d3);
+  }
+  const __m256 c[8] = {c0, c1, c2, c3, d0, d1, d2, d3};
+  for (int q = 0; q < 8; ++q) {
+    float* dst = (q < 4 ? y0 : y1) + 8 * (q % 4);
+    _mm256_storeu_ps(dst, _mm256_add_ps(_mm256_loadu_ps(dst), c[q]));
+  }
+}
+
+// One row of a chunk of at most 32 columns.
+void ShareRow(const float* terms, int64_t stride, const float* as, int64_t blocks, int64_t cols,
+              const __m256i* valid_of, float* y) {
+  const int64_t regs = (cols + 7) / 8;
+  __m256 c[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+  for (int64_t b = 0; b < blocks; ++b) {
+    const __m256 s = _mm256_set1_ps(as[b]);
+    for (int q = 0; q < 4; ++q) {
+      if (q >= regs) continue;
+      // A plain load for a whole vector (VMASKMOVPS is microcoded on AMD).
+      const float* p = terms + b * stride + 8 * q;
+      c[q] = _mm256_fmadd_ps(s, 8 * (q + 1) <= cols ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, valid_of[q]), c[q]);
+    }
+  }
+  for (int64_t q = 0; q < regs; ++q) {
+    const __m256i valid = valid_of[q];
+    float* dst = y + 8 * q;
+    _mm256_maskstore_ps(dst, valid, _mm256_add_ps(_mm256_maskload_ps(dst, valid), c[q]));
+  }
+}
+
 // y += the zero points' share, c = fma(sa * sum qa, -sb * zp, c) over blocks from +0, 32 columns
 // at a time, 8 to a register (-sb * zp computed 8 blocks at a time per column and transposed).
 void AddZeroPointShare(const NbitsWeights& w, int64_t m, const float* asum, float* nz, float* y) {
@@ -232,7 +279,16 @@ void AddZeroPointShare(const NbitsWeights& w, int64_t m, const float* asum, floa
     const int64_t cols = std::min(kChunk, w.n - j0), regs = (cols + 7) / 8;
     // The terms, block after block: made once for constant weights, else here (transposed).
     const float* terms = w.zero_point_terms != nullptr ? w.zero_point_terms + j0 : nz;
-    const int64_t stride = w.zero_point_terms != nullptr ? w.n : kChunk;
+    int64_t stride = w.zero_point_terms != nullptr ? w.n : kChunk;
+    if (w.zero_point_terms != nullptr && m > 1 && cols == kChunk) {
+      // Read once per row pair: copied together, as the blocks' rows n floats apart would share a
+      // few cache sets (n a multiple of 1024: 4 KiB apart) and leave L1 at every pass.
+      for (int64_t b = 0; b < w.blocks; ++b) {
+        for (int q = 0; q < 4; ++q) _mm256_storeu_ps(nz + b * kChunk + 8 * q, _mm256_loadu_ps(terms + b * w.n + 8 * q));
+      }
+      terms = nz;
+      stride = kChunk;
+    }
     __m256i valid_of[4];
     for (int q = 0; q < 4; ++q) valid_of[q] = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(cols - 8 * q)), lane);
     for (int64_t g = 0; g < 8 * regs && w.zero_point_terms == nullptr; g += 8) {
@@ -262,25 +318,14 @@ void AddZeroPointShare(const NbitsWeights& w, int64_t m, const float* asum, floa
         for (int64_t bb = 0; bb < nb; ++bb) _mm256_storeu_ps(nz + (b0 + bb) * kChunk + g, v[bb]);
       }
     }
-    for (int64_t i = 0; i < m; ++i) {
-      __m256 c[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-      const float* as = asum + i * w.blocks;
-      for (int64_t b = 0; b < w.blocks; ++b) {
-        const __m256 s = _mm256_set1_ps(as[b]);
-        for (int q = 0; q < 4; ++q) {
-          if (q >= regs) continue;
-          // A plain load for a whole vector (VMASKMOVPS is microcoded on AMD).
-          const float* p = terms + b * stride + 8 * q;
-          c[q] =
-              _mm256_fmadd_ps(s, 8 * (q + 1) <= cols ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, valid_of[q]), c[q]);
-        }
-      }
-      for (int64_t q = 0; q < regs; ++q) {
-        const __m256i valid = valid_of[q];
-        float* dst = y + i * w.n + j0 + 8 * q;
-        _mm256_maskstore_ps(dst, valid, _mm256_add_ps(_mm256_maskload_ps(dst, valid), c[q]));
+    int64_t i = 0;
+    if (cols == kChunk) {
+      for (; i + 2 <= m; i += 2) {
+        ShareTwoRows(terms, stride, asum + i * w.blocks, asum + (i + 1) * w.blocks, w.blocks, y + i * w.n + j0,
+                     y + (i + 1) * w.n + j0);
       }
     }
+    for (; i < m; ++i) ShareRow(terms, stride, asum + i * w.blocks, w.blocks, cols, valid_of, y + i * w.n + j0);
   }
 }
 

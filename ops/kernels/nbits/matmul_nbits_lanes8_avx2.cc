@@ -61,8 +61,7 @@ void ArrangeRow(const Lanes8Step* steps, int64_t count, const int8_t* qa, const 
     for (int l = 0; l < 8; ++l) scales[l] = sa[st.block + st.lane_block[l]];
     if (st.kind == Lanes8Kind::kQuadPair) {  // per word, and the two blocks' scales
       std::memcpy(dst + 64, word_sums, sizeof word_sums);
-      scales[0] = sa[st.block];
-      scales[1] = sa[st.block + 1];
+      for (int l = 0; l < 8; ++l) scales[l] = sa[st.block + l % 2];
     } else {
       std::memcpy(dst + 64, sums, sizeof sums);
     }
@@ -70,47 +69,65 @@ void ArrangeRow(const Lanes8Step* steps, int64_t count, const int8_t* qa, const 
   }
 }
 
-// Steps [s0, s1), all of one kind and span, for R rows x C columns: each column's codes, scales
-// and zero points (null: 8) from its pointers.
-// Two blocks of 32 (one row, zero points): each lane's sums fit int16 (at most 4 * 15 * 127 either
-// way), words 0-7 the first block's lanes, 8-15 the second's; two FMAs per lane, in block order.
-template <int R, int C>
-void RunQuadPairs(const Lanes8Step* steps, int64_t s0, int64_t s1, const uint8_t* const* qa,
-                  const uint8_t* const* codes, const float* const* scales, const uint8_t* const* zero_points,
-                  __m256 (&acc)[R][C]) {
-  const __m256i nibble = _mm256_set1_epi8(15);
+// A row's arranged codes of a step (ArrangeRow), loaded once for every column.
+struct RowStep {
+  __m256i even, odd, sums;
+  __m256 sa;
+};
+
+inline RowStep LoadRowStep(const uint8_t* q) {
+  return {_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)),
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 32)),
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 64)),
+          _mm256_loadu_ps(reinterpret_cast<const float*>(q + 96))};
+}
+
+// Two blocks of 32, one row with zero points: each lane's sums fit int16 (at most 4 * 15 * 127
+// either way), words 0-7 the first block's lanes, 8-15 the second's; two FMAs per lane, in block
+// order.
+template <int C>
+void RunQuadPairs(const Lanes8Step* steps, int64_t s0, int64_t s1, const uint8_t* qa, const uint8_t* const* codes,
+                  const float* const* scales, const uint8_t* const* zero_points, __m256 (&acc_io)[1][C]) {
+  __m256 acc[C];  // in registers: the caller's array would be stored after every FMA
+  for (int c = 0; c < C; ++c) acc[c] = acc_io[0][c];
+  const __m256i nibble = _mm256_set1_epi8(15), low_nibble = _mm256_set1_epi16(15);
+  const __m256i nibble_shift = _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4);
   for (int64_t s = s0; s < s1; ++s) {
     const Lanes8Step& st = steps[s];
+    const RowStep q = LoadRowStep(qa + kStepBytes * s);
+    const __m256 sa0 = _mm256_permute_ps(q.sa, 0x00), sa1 = _mm256_permute_ps(q.sa, 0x55);
     for (int c = 0; c < C; ++c) {
       const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(codes[c] + st.offset));
       const __m256i lo = _mm256_and_si256(x, nibble), hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble);
+      // Blocks 2i and 2i + 1 share a byte: its low nibble in words 0-7, its high one in 8-15.
+      const __m256i byte = _mm256_set1_epi16(int16_t(zero_points[c][st.block / 2]));
+      const __m256i z = _mm256_and_si256(_mm256_srlv_epi32(byte, nibble_shift), low_nibble);
+      __m256i words = _mm256_add_epi16(_mm256_maddubs_epi16(lo, q.even), _mm256_maddubs_epi16(hi, q.odd));
+      words = _mm256_sub_epi16(words, _mm256_mullo_epi16(q.sums, z));
+      const __m256 p0 = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_castsi256_si128(words)));
+      const __m256 p1 = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_extracti128_si256(words, 1)));
       const __m256 sb0 = _mm256_broadcast_ss(scales[c] + st.block), sb1 = _mm256_broadcast_ss(scales[c] + st.block + 1);
-      const int zp = zero_points[c][st.block / 2];  // blocks 2i and 2i + 1: one byte
-      const __m256i z = _mm256_setr_m128i(_mm_set1_epi16(int16_t(zp & 15)), _mm_set1_epi16(int16_t(zp >> 4)));
-      for (int r = 0; r < R; ++r) {
-        const uint8_t* q = qa[r] + kStepBytes * s;
-        const __m256i even = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
-        const __m256i odd = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 32));
-        const __m256i sums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 64));
-        __m256i words = _mm256_add_epi16(_mm256_maddubs_epi16(lo, even), _mm256_maddubs_epi16(hi, odd));
-        words = _mm256_sub_epi16(words, _mm256_mullo_epi16(sums, z));
-        const __m256 p0 = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_castsi256_si128(words)));
-        const __m256 p1 = _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_extracti128_si256(words, 1)));
-        const float* sa = reinterpret_cast<const float*>(q + 96);
-        acc[r][c] = _mm256_fmadd_ps(p0, _mm256_mul_ps(_mm256_broadcast_ss(sa), sb0), acc[r][c]);
-        acc[r][c] = _mm256_fmadd_ps(p1, _mm256_mul_ps(_mm256_broadcast_ss(sa + 1), sb1), acc[r][c]);
-      }
+      acc[c] = _mm256_fmadd_ps(p0, _mm256_mul_ps(sa0, sb0), acc[c]);
+      acc[c] = _mm256_fmadd_ps(p1, _mm256_mul_ps(sa1, sb1), acc[c]);
     }
   }
+  for (int c = 0; c < C; ++c) acc_io[0][c] = acc[c];
 }
 
+// Steps [s0, s1), all of one kind and span, for R rows x C columns: each column's codes, scales
+// and zero points (null: 8) from its pointers.
 template <int R, int C, bool kOneRow, Lanes8Kind kKind, int kSpan>
 void RunSteps(const Lanes8Step* steps, int64_t s0, int64_t s1, const uint8_t* const* qa, const uint8_t* const* codes,
-              const float* const* scales, const uint8_t* const* zero_points, __m256 (&acc)[R][C]) {
+              const float* const* scales, const uint8_t* const* zero_points, __m256 (&acc_io)[R][C]) {
+  __m256 acc[R][C];  // in registers: the caller's array would be stored after every FMA
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) acc[r][c] = acc_io[r][c];
   const __m256i nibble = _mm256_set1_epi8(15), ones = _mm256_set1_epi16(1);
   for (int64_t s = s0; s < s1; ++s) {
     const Lanes8Step& st = steps[s];
     const __m256i index = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(st.lane_block));
+    RowStep q[R];
+    for (int r = 0; r < R; ++r) q[r] = LoadRowStep(qa[r] + kStepBytes * s);
     for (int c = 0; c < C; ++c) {
       const __m256i x = Codes<kKind>(codes[c] + st.offset);
       const __m256i lo = _mm256_and_si256(x, nibble), hi = _mm256_and_si256(_mm256_srli_epi16(x, 4), nibble);
@@ -121,27 +138,42 @@ void RunSteps(const Lanes8Step* steps, int64_t s0, int64_t s1, const uint8_t* co
         zero_point = _mm256_set1_epi32(zero_points[c] ? (zero_points[c][b / 2] >> (4 * (b % 2))) & 15 : 8);
       }
       for (int r = 0; r < R; ++r) {
-        const uint8_t* q = qa[r] + kStepBytes * s;
-        const __m256i even = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
-        const __m256i odd = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 32));
-        const __m256 sa = _mm256_loadu_ps(reinterpret_cast<const float*>(q + 96));
-        const __m256i words = _mm256_add_epi16(_mm256_maddubs_epi16(lo, even), _mm256_maddubs_epi16(hi, odd));
+        const __m256i words = _mm256_add_epi16(_mm256_maddubs_epi16(lo, q[r].even), _mm256_maddubs_epi16(hi, q[r].odd));
         __m256i p = _mm256_madd_epi16(words, ones);
-        if constexpr (kOneRow) {  // minus zero point x the lane's code sum (|sum| <= 1016: VPMADDWD)
-          const __m256i sums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 64));
-          p = _mm256_sub_epi32(p, _mm256_madd_epi16(sums, zero_point));
-        }
-        acc[r][c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), _mm256_mul_ps(sa, sb), acc[r][c]);
+        // One row: minus zero point x the lane's code sum (|sum| <= 1016: VPMADDWD).
+        if constexpr (kOneRow) p = _mm256_sub_epi32(p, _mm256_madd_epi16(q[r].sums, zero_point));
+        acc[r][c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), _mm256_mul_ps(q[r].sa, sb), acc[r][c]);
       }
     }
   }
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) acc_io[r][c] = acc[r][c];
 }
 
-// R rows x C columns (j0..): each (row, column)'s 8 lanes after the last step. The plan's steps
-// come in runs of one kind and span, each run a loop of its own.
+// A plan's steps of one kind and span, [begin, end): the plan has a few (nbits_int8.cc).
+struct Run {
+  Lanes8Kind kind;
+  int span;
+  int64_t begin, end;
+};
+constexpr int kMaxRuns = 4;
+
+int SplitRuns(const Lanes8Step* steps, int64_t count, Run* runs) {
+  int n = 0;
+  for (int64_t s0 = 0; s0 < count;) {
+    int64_t s1 = s0 + 1;
+    while (s1 < count && steps[s1].kind == steps[s0].kind && steps[s1].span == steps[s0].span) ++s1;
+    runs[n++] = {steps[s0].kind, steps[s0].span, s0, s1};
+    s0 = s1;
+  }
+  return n;
+}
+
+// R rows x C columns (j0..): each (row, column)'s 8 lanes after the last step, each run a loop
+// of its own.
 template <int R, int C, bool kOneRow>
-void Tile(const NbitsWeights& w, const Lanes8Step* steps, int64_t count, const uint8_t* const* qa, int64_t j0,
-          float* lanes) {
+void Tile(const NbitsWeights& w, const Lanes8Step* steps, const Run* runs, int run_count, const uint8_t* const* qa,
+          int64_t j0, float* lanes) {
   const int64_t row_bytes = w.blocks * (w.block / 2), zp_row = (w.blocks + 1) / 2;
   const uint8_t* codes[C];
   const float* scales[C];
@@ -154,39 +186,36 @@ void Tile(const NbitsWeights& w, const Lanes8Step* steps, int64_t count, const u
   __m256 acc[R][C];
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) acc[r][c] = _mm256_setzero_ps();
-  for (int64_t s0 = 0; s0 < count;) {
-    const Lanes8Kind kind = steps[s0].kind;
-    const int span = steps[s0].span;
-    int64_t s1 = s0 + 1;
-    while (s1 < count && steps[s1].kind == kind && steps[s1].span == span) ++s1;
-    if (kind == Lanes8Kind::kChunk && span == 4)
+  for (int i = 0; i < run_count; ++i) {
+    const Run& run = runs[i];
+    const int64_t s0 = run.begin, s1 = run.end;
+    if (run.kind == Lanes8Kind::kChunk && run.span == 4)
       RunSteps<R, C, kOneRow, Lanes8Kind::kChunk, 4>(steps, s0, s1, qa, codes, scales, zero_points, acc);
-    else if (kind == Lanes8Kind::kChunk && span == 2)
+    else if (run.kind == Lanes8Kind::kChunk && run.span == 2)
       RunSteps<R, C, kOneRow, Lanes8Kind::kChunk, 2>(steps, s0, s1, qa, codes, scales, zero_points, acc);
-    else if (kind == Lanes8Kind::kChunk)
+    else if (run.kind == Lanes8Kind::kChunk)
       RunSteps<R, C, kOneRow, Lanes8Kind::kChunk, 1>(steps, s0, s1, qa, codes, scales, zero_points, acc);
-    else if (kind == Lanes8Kind::kQuadPair)
-      RunQuadPairs<R, C>(steps, s0, s1, qa, codes, scales, zero_points, acc);
-    else if (kind == Lanes8Kind::kQuads)
+    else if (run.kind == Lanes8Kind::kQuadPair) {
+      if constexpr (R == 1) RunQuadPairs<C>(steps, s0, s1, qa[0], codes, scales, zero_points, acc);  // one row only
+    } else if (run.kind == Lanes8Kind::kQuads)
       RunSteps<R, C, kOneRow, Lanes8Kind::kQuads, 1>(steps, s0, s1, qa, codes, scales, zero_points, acc);
     else
       RunSteps<R, C, kOneRow, Lanes8Kind::kPairs, 1>(steps, s0, s1, qa, codes, scales, zero_points, acc);
-    s0 = s1;
   }
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) _mm256_storeu_ps(lanes + 8 * (r * C + c), acc[r][c]);
 }
 
 template <int R, int C>
-void Tiles(const NbitsWeights& w, const Lanes8Step* steps, int64_t count, bool one_row, const uint8_t* qa, int64_t i0,
-           int64_t j0, const float* bias, float* y) {
+void Tiles(const NbitsWeights& w, const Lanes8Step* steps, int64_t count, const Run* runs, int run_count, bool one_row,
+           const uint8_t* qa, int64_t i0, int64_t j0, const float* bias, float* y) {
   alignas(32) float lanes[8 * R * C];
   const uint8_t* rows[R];
   for (int r = 0; r < R; ++r) rows[r] = qa + (i0 + r) * kStepBytes * count;
   if (one_row)
-    Tile<R, C, true>(w, steps, count, rows, j0, lanes);
+    Tile<R, C, true>(w, steps, runs, run_count, rows, j0, lanes);
   else
-    Tile<R, C, false>(w, steps, count, rows, j0, lanes);
+    Tile<R, C, false>(w, steps, runs, run_count, rows, j0, lanes);
   const int64_t whole_groups = w.n / 4 * 4;
   for (int r = 0; r < R; ++r) {
     for (int c = 0; c < C; ++c) {
@@ -206,6 +235,8 @@ void MatMulNbitsInt8Lanes8(const NbitsWeights& w, int64_t m, const float* a, con
   Lanes8Step* steps = ThreadScratchArray<Lanes8Step>(ScratchSlot::kOp1, size_t(capacity));
   const int64_t count = nbits::MakeLanes8Plan(w.block, w.blocks, one_row && w.zero_points != nullptr, steps);
   const int64_t qa_row = kStepBytes * count;
+  Run runs[kMaxRuns];
+  const int run_count = SplitRuns(steps, count, runs);
   uint8_t* qa = ThreadScratchArray<uint8_t>(ScratchSlot::kOp0, size_t(m * qa_row + padded + 64));
   int8_t* natural = reinterpret_cast<int8_t*>(qa + m * qa_row);
   const int64_t chunk_floats = 32 * w.blocks;
@@ -220,11 +251,11 @@ void MatMulNbitsInt8Lanes8(const NbitsWeights& w, int64_t m, const float* a, con
   int64_t j0 = 0;
   for (; j0 + kCols <= w.n; j0 += kCols) {
     int64_t i0 = 0;
-    for (; i0 + 2 <= m; i0 += 2) Tiles<2, kCols>(w, steps, count, one_row, qa, i0, j0, bias, y);
-    for (; i0 < m; ++i0) Tiles<1, kCols>(w, steps, count, one_row, qa, i0, j0, bias, y);
+    for (; i0 + 2 <= m; i0 += 2) Tiles<2, kCols>(w, steps, count, runs, run_count, one_row, qa, i0, j0, bias, y);
+    for (; i0 < m; ++i0) Tiles<1, kCols>(w, steps, count, runs, run_count, one_row, qa, i0, j0, bias, y);
   }
   for (; j0 < w.n; ++j0) {
-    for (int64_t i0 = 0; i0 < m; ++i0) Tiles<1, 1>(w, steps, count, one_row, qa, i0, j0, bias, y);
+    for (int64_t i0 = 0; i0 < m; ++i0) Tiles<1, 1>(w, steps, count, runs, run_count, one_row, qa, i0, j0, bias, y);
   }
   if (!one_row) nbits_int8::AddZeroPointShare(w, m, asum, nz, y);
   for (int64_t i = 0; i < m; ++i) {
