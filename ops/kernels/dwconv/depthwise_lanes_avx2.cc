@@ -36,11 +36,13 @@ inline void Transpose8(__m256 (&r)[8]) {
 void ToTile(const float* x, int64_t plane, int channels, int64_t positions, float* tile) {
   for (int64_t p0 = 0; p0 < positions; p0 += 8) {
     const __m256i m = FirstLanes(positions - p0);
+    const bool whole = p0 + 8 <= positions;
     for (int h = 0; h < 2; ++h) {
       __m256 r[8];
       for (int c = 0; c < 8; ++c) {
         const int ch = 8 * h + c;
-        r[c] = ch < channels ? _mm256_maskload_ps(x + ch * plane + p0, m) : _mm256_setzero_ps();
+        const float* from = x + ch * plane + p0;
+        r[c] = ch >= channels ? _mm256_setzero_ps() : whole ? _mm256_loadu_ps(from) : _mm256_maskload_ps(from, m);
       }
       Transpose8(r);
       for (int i = 0; i < 8 && p0 + i < positions; ++i) _mm256_storeu_ps(tile + (p0 + i) * 16 + 8 * h, r[i]);
@@ -52,12 +54,20 @@ void ToTile(const float* x, int64_t plane, int channels, int64_t positions, floa
 void FromTile(const float* tile, int64_t positions, int channels, float* y, int64_t plane) {
   for (int64_t p0 = 0; p0 < positions; p0 += 8) {
     const __m256i m = FirstLanes(positions - p0);
+    const bool whole = p0 + 8 <= positions;
     for (int h = 0; h < 2 && 8 * h < channels; ++h) {
       __m256 r[8];
       for (int i = 0; i < 8; ++i)
         r[i] = p0 + i < positions ? _mm256_loadu_ps(tile + (p0 + i) * 16 + 8 * h) : _mm256_setzero_ps();
       Transpose8(r);
-      for (int c = 0; c < 8 && 8 * h + c < channels; ++c) _mm256_maskstore_ps(y + (8 * h + c) * plane + p0, m, r[c]);
+      // VMASKMOVPS stores are microcoded on AMD: whole rows of 8 take plain stores.
+      for (int c = 0; c < 8 && 8 * h + c < channels; ++c) {
+        float* to = y + (8 * h + c) * plane + p0;
+        if (whole)
+          _mm256_storeu_ps(to, r[c]);
+        else
+          _mm256_maskstore_ps(to, m, r[c]);
+      }
     }
   }
 }
