@@ -106,7 +106,7 @@ Status PrepareNbits(PrepareContext& ctx) {
     const Tensor* scales = ctx.input(kScales).value;
     const Tensor* zero_points = s.has_zero_points ? ctx.input(kZeroPoints).value : nullptr;
     if (scales != nullptr && (!s.has_zero_points || zero_points != nullptr) && s.int8 != ref::MatMulNbitsInt8 &&
-        s.int8 != ref::MatMulNbitsInt8Lanes8) {
+        s.int8 != ref::MatMulNbitsInt8NoVnni && s.int8 != ref::MatMulNbitsInt8Lanes8) {
       NbitsWeights w;
       w.n = n, w.k = k, w.block = block, w.blocks = s.blocks;
       w.scales = scales->data<float>();

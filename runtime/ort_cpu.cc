@@ -13,7 +13,7 @@ std::string_view OrtCpuName(OrtCpu cpu) { return cpu == OrtCpu::kAvx512F ? "avx5
 
 std::optional<OrtCpu> OrtCpuFromName(std::string_view name) {
   if (name == "avx2") return OrtCpu::kAvx2;
-  if (name == "avx512") return OrtCpu::kAvx512F;
+  if (name == "avx512" || name == "avx512-novnni") return OrtCpu::kAvx512F;
   return std::nullopt;
 }
 
@@ -22,6 +22,13 @@ OrtCpu ReferenceOrtCpu() {
     if (auto cpu = OrtCpuFromName(v)) return *cpu;
   }
   return DetectCpuFeaturesUncapped().avx512 ? OrtCpu::kAvx512F : OrtCpu::kAvx2;
+}
+
+bool ReferenceOrtAvx512Vnni() {
+  if (const char* v = std::getenv("QRT_ORT_CPU"); v != nullptr && OrtCpuFromName(v)) {
+    return std::string_view(v) == "avx512";
+  }
+  return DetectCpuFeaturesUncapped().avx512_vnni;
 }
 
 int64_t ReferenceL2Bytes() {

@@ -18,6 +18,11 @@ enum class OrtCpu { kAvx2, kAvx512F };
 // QRT_ORT_CPU if set to a class name, else this machine's class. Read on each call (plan time).
 OrtCpu ReferenceOrtCpu();
 
+// Whether the reference CPU (of class kAvx512F) has AVX512_VNNI, where MLAS's int8 MatMulNBits
+// kernels for blocks of 128 and more lay their lanes out otherwise: QRT_ORT_CPU=avx512-novnni
+// says no (its class is kAvx512F), avx512 yes, avx2 no; unset, this machine as ORT sees it.
+bool ReferenceOrtAvx512Vnni();
+
 // The L2 cache size ORT reads on the reference CPU (sysconf(_SC_LEVEL2_CACHE_SIZE)), from which
 // its flash attention sizes its blocks: QRT_ORT_L2_BYTES if set, else this machine's; 0 where
 // unknown (ORT then takes no flash path).
@@ -28,7 +33,7 @@ int64_t ReferenceL2Bytes();
 // "1" or "true".
 bool ReferenceOrtFlashAttention();
 
-// "avx2" or "avx512"; and back (nullopt for another name).
+// "avx2" or "avx512"; and back from those and "avx512-novnni" (nullopt for another name).
 std::string_view OrtCpuName(OrtCpu cpu);
 std::optional<OrtCpu> OrtCpuFromName(std::string_view name);
 

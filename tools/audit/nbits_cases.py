@@ -15,7 +15,8 @@ points, bias and a 3-D A.
 With --ort-cpu avx2 (an AVX-512 machine with CPUID faulting and build/libqrt_hide_avx512.so):
 the one-row fp32 cases again and accuracy_level 4 cases, ORT run with AVX-512 hidden (its AVX2
 kernels, other orders), named ..._ortavx2 with an `ort_cpu` file saying so (tests/test_util.h,
-OrtCpuOfData).
+OrtCpuOfData). With --ort-cpu avx512-novnni: accuracy_level 4 with blocks of 128 and 256, ORT run
+with only AVX512_VNNI hidden (QRT_HIDE_AVX512=vnni), named ..._ortnovnni.
 """
 import os
 import subprocess
@@ -105,7 +106,11 @@ def write(out, name, m, x, ort_cpu=None):
         f.write(numpy_helper.from_array(x, "x").SerializeToString())
     with tempfile.TemporaryDirectory() as tmp:
         np.save(os.path.join(tmp, "x.npy"), x)
-        env = dict(os.environ, LD_PRELOAD=HIDE_AVX512) if ort_cpu == "avx2" else None
+        env = None
+        if ort_cpu in ("avx2", "avx512-novnni"):  # AVX-512 hidden, or only AVX512_VNNI
+            env = dict(os.environ, LD_PRELOAD=HIDE_AVX512)
+            if ort_cpu == "avx512-novnni":
+                env["QRT_HIDE_AVX512"] = "vnni"
         subprocess.run(["node", PEER, os.path.join(d, "model.onnx"), "--input", "x=" + os.path.join(tmp, "x.npy"),
                         "--opt", "disabled", "--threads", "1", "--out", tmp], check=True, capture_output=True, env=env)
         y = np.load(os.path.join(tmp, "y.npy"))
@@ -149,10 +154,32 @@ def ort_avx2_cases(out):
         print(name)
 
 
+def ort_novnni_cases(out):
+    """accuracy_level 4 with blocks of 128 and 256, ORT run with AVX512_VNNI hidden (MLAS's
+    VPMADDUBSW kernels lay those blocks' lanes out otherwise): one row and several, N % 4 tails,
+    K tails, zero points and bias either way."""
+    probe = subprocess.run(["node", "-e", "0"], env=dict(os.environ, LD_PRELOAD=HIDE_AVX512, QRT_HIDE_AVX512="vnni",
+                                                          QRT_HIDE_AVX512_REPORT="1"), capture_output=True, text=True)
+    if "hide_avx512: active" not in probe.stderr:
+        sys.exit(f"--ort-cpu avx512-novnni needs {HIDE_AVX512} active here: {probe.stderr.strip()}")
+    rng = np.random.default_rng(83)
+    shapes = [(128, 384, 9, 1, True, True), (128, 300, 6, 3, False, False), (128, 1000, 4, 2, True, False),
+              (256, 768, 5, 1, False, True), (256, 600, 8, 4, True, True), (256, 1024, 13, 1, True, False)]
+    for block, k, n, m, zp, bias in shapes:
+        name = (f"matmul_nbits_bs{block}_k{k}_n{n}_m{m}" + ("_zp" if zp else "") + ("_bias" if bias else "")
+                + "_acc4_ortnovnni")
+        mod, x = model(rng, m, k, n, block, zp, bias, 4, 0)
+        write(out, name, mod, x, "avx512-novnni")
+        print(name)
+
+
 def main():
     out = sys.argv[1]
     if sys.argv[2:] == ["--ort-cpu", "avx2"]:
         ort_avx2_cases(out)
+        return
+    if sys.argv[2:] == ["--ort-cpu", "avx512-novnni"]:
+        ort_novnni_cases(out)
         return
     rng = np.random.default_rng(71)
     with open("/proc/cpuinfo") as f:  # the class of ORT's kernels here (runtime/ort_cpu.h)

@@ -68,6 +68,9 @@ void MatMulNbitsRows(const NbitsWeights& w, int64_t m, const float* a, const flo
                      int64_t n_end, float* y);
 // accuracy_level 4, all of Y: m rows, every column.
 void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y);
+// The same in the order of ORT on an AVX-512 CPU without AVX512_VNNI (blocks of 128 and more lay
+// their lanes out otherwise; ReferenceOrtAvx512Vnni()).
+void MatMulNbitsInt8NoVnni(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y);
 // accuracy_level 4 in the order of ORT on a CPU without AVX-512 (matmul_nbits_lanes8_ref.cc).
 void MatMulNbitsInt8Lanes8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y);
 }  // namespace ref
@@ -79,6 +82,7 @@ void MatMulNbitsRow8(const NbitsWeights& w, const float* a, const float* bias, i
 void MatMulNbitsRows(const NbitsWeights& w, int64_t m, const float* a, const float* bias, int64_t n_begin,
                      int64_t n_end, float* y);
 void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y);
+void MatMulNbitsInt8NoVnni(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y);
 void MatMulNbitsInt8Lanes8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y);
 }  // namespace avx2
 
@@ -88,10 +92,12 @@ void MatMulNbitsRows(const NbitsWeights& w, int64_t m, const float* a, const flo
                      int64_t n_end, float* y);
 // The int8 path with AVX512BW (VPMADDUBSW).
 void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y);
+void MatMulNbitsInt8NoVnni(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y);
 }  // namespace avx512
 
 namespace avx512vnni {  // the int8 path with VPDPBUSD
 void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y);
+void MatMulNbitsInt8NoVnni(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y);
 }  // namespace avx512vnni
 
 // w's zero-point terms for the int8 path, [blocks, n]: (-scale) * float(zero point), as the

@@ -331,10 +331,13 @@ void AddZeroPointShare(const NbitsWeights& w, int64_t m, const float* asum, floa
 
 }  // namespace nbits_int8
 
-void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y) {
+namespace {
+
+// vnni: ORT's order with AVX512_VNNI, else without (nbits::MakeInt8Plan).
+void Int8Product(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y, bool vnni) {
   const int64_t capacity = nbits::Int8StepCapacity(w.block, w.blocks), padded = w.blocks * w.block;
   Int8Step* steps = ThreadScratchArray<Int8Step>(ScratchSlot::kOp1, size_t(capacity));
-  const Int8Plan plan = nbits::MakeInt8Plan(w.block, w.blocks, steps);
+  const Int8Plan plan = nbits::MakeInt8Plan(w.block, w.blocks, vnni, steps);
   const int64_t qa_row = 128 * plan.count;
   uint8_t* qa = ThreadScratchArray<uint8_t>(ScratchSlot::kOp0, size_t(m * qa_row + padded + 64));
   int8_t* natural = reinterpret_cast<int8_t*>(qa + m * qa_row);
@@ -358,8 +361,21 @@ void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const flo
   }
   AddZeroPointShare(w, m, asum, nz, y);
   for (int64_t i = 0; i < m; ++i) {
-    if (irregular[i] != 0.f) nbits::Int8RowByReference(w, a + i * w.k, i < m / 2 * 2, bias, y + i * w.n);
+    if (irregular[i] != 0.f) {
+      nbits::Int8RowByReference(vnni ? ref::MatMulNbitsInt8 : ref::MatMulNbitsInt8NoVnni, w, a + i * w.k, i < m / 2 * 2,
+                                bias, y + i * w.n);
+    }
   }
+}
+
+}  // namespace
+
+void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y) {
+  Int8Product(w, m, a, bias, y, true);
+}
+
+void MatMulNbitsInt8NoVnni(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y) {
+  Int8Product(w, m, a, bias, y, false);
 }
 
 }  // namespace qrt::avx2

@@ -16,7 +16,11 @@ struct MaddDot {
 }  // namespace
 
 void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y) {
-  MatMulInt8<MaddDot>(w, m, a, bias, y);
+  MatMulInt8<MaddDot>(w, m, a, bias, y, true);
+}
+
+void MatMulNbitsInt8NoVnni(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y) {
+  MatMulInt8<MaddDot>(w, m, a, bias, y, false);
 }
 
 }  // namespace qrt::avx512

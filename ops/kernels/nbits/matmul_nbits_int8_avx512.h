@@ -389,11 +389,13 @@ void Row1(const NbitsWeights& w, const Int8Plan& plan, const Row1Plan& r1, const
 
 // The whole product; Dot()(lo, qlo, hi, qhi) gives each dword's four-byte products of lo and
 // qlo plus those of hi and qhi (codes unsigned, A's signed), exactly.
+// vnni: ORT's order with AVX512_VNNI, else without (nbits::MakeInt8Plan).
 template <class Dot>
-void MatMulInt8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y) {
+void MatMulInt8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y, bool vnni) {
   const int64_t capacity = nbits::Int8StepCapacity(w.block, w.blocks), padded = w.blocks * w.block;
   Int8Step* steps = ThreadScratchArray<Int8Step>(ScratchSlot::kOp1, size_t(capacity));
-  const Int8Plan plan = nbits::MakeInt8Plan(w.block, w.blocks, steps);
+  const Int8Plan plan = nbits::MakeInt8Plan(w.block, w.blocks, vnni, steps);
+  const NbitsInt8Fn reference = vnni ? ref::MatMulNbitsInt8 : ref::MatMulNbitsInt8NoVnni;
   __m512i word_index[3];
   for (int layout = 0; layout < 3; ++layout) {
     alignas(64) int16_t index[32];
@@ -421,7 +423,7 @@ void MatMulInt8(const NbitsWeights& w, int64_t m, const float* a, const float* b
     if (r1.blocks == 2) Row1<Dot, 2>(w, plan, r1, steps, word_index, qa, sa, fast_sa, asum, nz, bias, y);
     if (r1.blocks == 4) Row1<Dot, 4>(w, plan, r1, steps, word_index, qa, sa, fast_sa, asum, nz, bias, y);
     if (r1.blocks == 8) Row1<Dot, 8>(w, plan, r1, steps, word_index, qa, sa, fast_sa, asum, nz, bias, y);
-    if (irregular[0] != 0.f) nbits::Int8RowByReference(w, a, false, bias, y);
+    if (irregular[0] != 0.f) nbits::Int8RowByReference(reference, w, a, false, bias, y);
     return;
   }
   constexpr int kRows = 4, kCols = 3;
@@ -437,7 +439,7 @@ void MatMulInt8(const NbitsWeights& w, int64_t m, const float* a, const float* b
   }
   AddZeroPointShare(w, m, asum, nz, y);
   for (int64_t i = 0; i < m; ++i) {
-    if (irregular[i] != 0.f) nbits::Int8RowByReference(w, a + i * w.k, i < m / 2 * 2, bias, y + i * w.n);
+    if (irregular[i] != 0.f) nbits::Int8RowByReference(reference, w, a + i * w.k, i < m / 2 * 2, bias, y + i * w.n);
   }
 }
 

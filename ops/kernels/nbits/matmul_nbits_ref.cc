@@ -76,7 +76,11 @@ void MatMulNbitsRows(const NbitsWeights& w, int64_t m, const float* a, const flo
 // (16 lanes: Tree16, but FoldGroups16 for a lone last row's whole column groups; 8 lanes:
 // FoldGroups8 for whole column groups, Tree8 for the rest); then + bias; then the zero points'
 // share, a chain over blocks c = fma(sa * sum qa, -sb * zp, c) from +0, is added.
-void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y) {
+namespace {
+
+// vnni: ORT on a CPU with AVX512_VNNI (blocks of 128 and more: lane l over words l and 16 + l
+// of each 128 k), else without (words 16r + 4g + h and that + 2, l = 4g + 2h + r).
+void Int8Order(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y, bool vnni) {
   const int64_t bs = w.block, kb = w.blocks, padded = kb * bs;
   std::vector<int32_t> qa(static_cast<size_t>(padded));
   std::vector<float> sa(static_cast<size_t>(kb)), asum(static_cast<size_t>(kb));
@@ -102,7 +106,10 @@ void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const flo
         for (; b < kb; ++b) {
           for (int64_t sub = 0; sub < bs / 128; ++sub) {
             const int64_t base = b * bs + sub * 128;
-            for (int d = 0; d < 16; ++d) step(d, dot(base + 4 * d, 4) + dot(base + 64 + 4 * d, 4), b);
+            for (int d = 0; d < 16; ++d) {
+              const int64_t word = vnni ? d : 16 * (d % 2) + 4 * (d / 4) + (d % 4) / 2;
+              step(d, dot(base + 4 * word, 4) + dot(base + 4 * (vnni ? word + 16 : word + 2), 4), b);
+            }
           }
         }
       } else if (bs == 64) {
@@ -154,6 +161,16 @@ void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const flo
       y[i * w.n + j] = r + c;
     }
   }
+}
+
+}  // namespace
+
+void MatMulNbitsInt8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y) {
+  Int8Order(w, m, a, bias, y, true);
+}
+
+void MatMulNbitsInt8NoVnni(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y) {
+  Int8Order(w, m, a, bias, y, false);
 }
 
 }  // namespace qrt::ref

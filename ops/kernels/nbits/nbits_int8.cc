@@ -9,7 +9,7 @@ namespace qrt::nbits {
 
 int64_t Int8StepCapacity(int64_t block, int64_t blocks) { return blocks * block / 128 + 8; }
 
-Int8Plan MakeInt8Plan(int64_t block, int64_t blocks, Int8Step* steps) {
+Int8Plan MakeInt8Plan(int64_t block, int64_t blocks, bool vnni_spans, Int8Step* steps) {
   Int8Plan plan;
   auto add = [&](Int8Layout layout, int64_t b, int64_t span, int64_t offset, int64_t bytes) {
     Int8Step& s = steps[plan.count++];
@@ -21,7 +21,7 @@ Int8Plan MakeInt8Plan(int64_t block, int64_t blocks, Int8Step* steps) {
     for (int l = 0; l < 16; ++l) {
       const int g = l / 4, r = l % 4;
       int off = 0;
-      if (layout == Int8Layout::kPairs) off = l % 2;
+      if (layout == Int8Layout::kPairs && span == 2) off = l % 2;
       if (layout == Int8Layout::kGroups) off = block == 32 ? 2 * (r / 2) + g / 2 : g + 4 * (r / 2);
       s.lane_block[l] = uint8_t(off);
     }
@@ -30,7 +30,9 @@ Int8Plan MakeInt8Plan(int64_t block, int64_t blocks, Int8Step* steps) {
   int64_t b = 0;
   if (block >= 128) {
     for (; b < blocks; ++b) {
-      for (int64_t sub = 0; sub < block / 128; ++sub) add(Int8Layout::kSpan, b, 1, b * half + sub * 64, 64);
+      for (int64_t sub = 0; sub < block / 128; ++sub) {
+        add(vnni_spans ? Int8Layout::kSpan : Int8Layout::kPairs, b, 1, b * half + sub * 64, 64);
+      }
     }
   } else if (block == 64) {
     for (; blocks - b >= 2; b += 2) add(Int8Layout::kPairs, b, 2, b * half, 64);
@@ -150,11 +152,12 @@ void QuantizeRowReference(const NbitsWeights& w, const float* row, int32_t* qa, 
   }
 }
 
-void Int8RowByReference(const NbitsWeights& w, const float* row, bool paired, const float* bias, float* y) {
+void Int8RowByReference(NbitsInt8Fn reference, const NbitsWeights& w, const float* row, bool paired, const float* bias,
+                        float* y) {
   const int64_t rows = paired ? 2 : 1;
   std::vector<float> a(size_t(rows * w.k)), out(size_t(rows * w.n));
   for (int64_t r = 0; r < rows; ++r) std::copy(row, row + w.k, a.begin() + r * w.k);
-  ref::MatMulNbitsInt8(w, rows, a.data(), bias, out.data());
+  reference(w, rows, a.data(), bias, out.data());
   std::copy(out.begin(), out.begin() + w.n, y);
 }
 

@@ -14,7 +14,8 @@ namespace qrt::nbits {
 enum class Int8Layout : uint8_t {
   kSpan,    // words l and 16 + l: 128 k of one block of 128 or more; a tail block of 64 or 32 k
   kGroups,  // l = 4g + 2s + t: words 16s + 4g + t and that + 2: 128 k over blocks of 32 or 16
-  kPairs,   // l = 4g + 2h + r: words 16r + 4g + h and that + 2: two blocks of 64
+  kPairs,   // l = 4g + 2h + r: words 16r + 4g + h and that + 2: two blocks of 64 (or 128 k of
+            // one block of 128 or more, ORT's order without AVX512_VNNI)
   kBytes,   // lane l < 8 takes byte l: a tail block of 16
 };
 
@@ -35,7 +36,8 @@ struct Int8Plan {
 
 // Steps for blocks of `block` (16..256) and `blocks` blocks: at most this many.
 int64_t Int8StepCapacity(int64_t block, int64_t blocks);
-Int8Plan MakeInt8Plan(int64_t block, int64_t blocks, Int8Step* steps);
+// `vnni_spans`: blocks of 128 and more as ORT with AVX512_VNNI takes them (kSpan), else kPairs.
+Int8Plan MakeInt8Plan(int64_t block, int64_t blocks, bool vnni_spans, Int8Step* steps);
 
 // VPERMW's index for `layout` (not kBytes): output words 2l and 2l + 1 are lane l's words.
 void Int8WordIndex(Int8Layout layout, int16_t index[32]);
@@ -76,9 +78,10 @@ void Lanes8RowByReference(const NbitsWeights& w, const float* row, bool one_row,
 // with zeros), asum = sa * float(sum qa). qa has blocks * block entries, sa and asum blocks.
 void QuantizeRowReference(const NbitsWeights& w, const float* row, int32_t* qa, float* sa, float* asum);
 
-// One row of Y by ref::MatMulNbitsInt8 (all columns), for a row whose int8 codes leave
-// -127..127 (A not finite, or 127 / amax overflowing): `paired` says whether the row is one of
-// a pair (index < m / 2 * 2), which picks its 16-lane reduction.
-void Int8RowByReference(const NbitsWeights& w, const float* row, bool paired, const float* bias, float* y);
+// One row of Y by `reference` (ref::MatMulNbitsInt8 or its NoVnni order; all columns), for a row
+// whose int8 codes leave -127..127 (A not finite, or 127 / amax overflowing): `paired` says
+// whether the row is one of a pair (index < m / 2 * 2), which picks its 16-lane reduction.
+void Int8RowByReference(NbitsInt8Fn reference, const NbitsWeights& w, const float* row, bool paired, const float* bias,
+                        float* y);
 
 }  // namespace qrt::nbits

@@ -3,8 +3,9 @@
 // bits), on -0 and zero rows, K not a multiple of 16 or of the block, every block size and
 // N % 4 tail; and every path, the int8 one included, gives the exact product when all of it is
 // representable. The int8 path's kernel at every tier (SelectNbitsInt8) gives its order's
-// reference bytes (ORT's AVX-512 order, ref::MatMulNbitsInt8, and its AVX2 order,
-// ref::MatMulNbitsInt8Lanes8, each under QRT_ORT_CPU) over every lane layout and its tails
+// reference bytes (ORT's AVX-512 orders with and without AVX512_VNNI, ref::MatMulNbitsInt8 and
+// ref::MatMulNbitsInt8NoVnni, and its AVX2 order, ref::MatMulNbitsInt8Lanes8, each under
+// QRT_ORT_CPU) over every lane layout and its tails
 // (partial last block, k below a block, groups of 128 k with 8-lane tail blocks, block pairs and
 // quads with a lone last block, one row with and without zero points), N % 4 and odd M (the
 // reduction rules), zero rows, ties at .5 after scaling, large magnitudes and rows the reference
@@ -197,12 +198,14 @@ TEST(MatMulNbitsKernel, EveryPathIsExactWhenEverythingIsRepresentable) {
       else
         ref::MatMulNbitsRows(w, m, p.a.data(), p.b.data(), 0, n, fp32.data());
       ref::MatMulNbitsInt8(w, m, p.a.data(), p.b.data(), int8.data());
-      std::vector<float> lanes8(want.size());
+      std::vector<float> lanes8(want.size()), no_vnni(want.size());
       ref::MatMulNbitsInt8Lanes8(w, m, p.a.data(), p.b.data(), lanes8.data());
+      ref::MatMulNbitsInt8NoVnni(w, m, p.a.data(), p.b.data(), no_vnni.data());
       for (size_t i = 0; i < want.size(); ++i) {
         EXPECT_EQ(fp32[i], want[i]) << "fp32 block " << block << " m " << m << " element " << i;
         EXPECT_EQ(int8[i], want[i]) << "int8 block " << block << " m " << m << " element " << i;
         EXPECT_EQ(lanes8[i], want[i]) << "int8, 8 lanes, block " << block << " m " << m << " element " << i;
+        EXPECT_EQ(no_vnni[i], want[i]) << "int8 without VNNI, block " << block << " m " << m << " element " << i;
       }
     }
   }
@@ -213,12 +216,15 @@ struct NamedInt8 {
   NbitsInt8Fn fn;
 };
 
-// The int8 path's two orders: ORT's on a CPU with AVX-512 and on one without (QRT_ORT_CPU).
+// The int8 path's orders: ORT's on a CPU with AVX-512 (with and without AVX512_VNNI) and on one
+// without AVX-512 (QRT_ORT_CPU).
 struct Int8Order {
   const char* ort_cpu;
   NbitsInt8Fn reference;
 };
-constexpr Int8Order kInt8Orders[] = {{"avx512", ref::MatMulNbitsInt8}, {"avx2", ref::MatMulNbitsInt8Lanes8}};
+constexpr Int8Order kInt8Orders[] = {{"avx512", ref::MatMulNbitsInt8},
+                                     {"avx512-novnni", ref::MatMulNbitsInt8NoVnni},
+                                     {"avx2", ref::MatMulNbitsInt8Lanes8}};
 
 // QRT_ORT_CPU = name for its lifetime.
 class ScopedOrtCpu {
@@ -287,6 +293,19 @@ TEST(MatMulNbitsInt8Kernel, EachCeilingGetsItsKernel) {
     EXPECT_EQ(SelectNbitsInt8(Isa::kScalar), &ref::MatMulNbitsInt8Lanes8);
     for (Isa isa : TiersThisCpuHas()) {
       if (CanUseAvx2(isa)) EXPECT_EQ(SelectNbitsInt8(isa), &avx2::MatMulNbitsInt8Lanes8) << IsaName(isa);
+    }
+  }
+  {
+    const ScopedOrtCpu cpu("avx512-novnni");  // the same kernels, another plan for blocks of 128+
+    EXPECT_EQ(SelectNbitsInt8(Isa::kScalar), &ref::MatMulNbitsInt8NoVnni);
+    for (Isa isa : TiersThisCpuHas()) {
+      const NbitsInt8Fn f = SelectNbitsInt8(isa);
+      if (CanUseAvx512Vnni(isa))
+        EXPECT_EQ(f, &avx512vnni::MatMulNbitsInt8NoVnni) << IsaName(isa);
+      else if (CanUseAvx512(isa))
+        EXPECT_EQ(f, &avx512::MatMulNbitsInt8NoVnni) << IsaName(isa);
+      else if (CanUseAvx2(isa))
+        EXPECT_EQ(f, &avx2::MatMulNbitsInt8NoVnni) << IsaName(isa);
     }
   }
   const ScopedOrtCpu cpu("avx512");
