@@ -315,7 +315,16 @@ std::shared_ptr<const CodedWeights> CodeWeights(const TensorInfo& b, int64_t n, 
     coded->scales.push_back(scale);
     coded->zero_points.push_back(float(zp));
   }
-  coded->view = CodedB{coded->codes.data(), stride, is_signed, coded->scales.data(), coded->zero_points.data()};
+  std::vector<uint8_t> rows = std::move(coded->codes);
+  coded->codes.resize(rows.size());
+  InterleaveCodedRows(rows.data(), n, stride, coded->codes.data());
+  coded->view =
+      CodedB{coded->codes.data(),
+             stride,
+             is_signed,
+             coded->scales.data(),
+             coded->zero_points.data(),
+             std::all_of(coded->zero_points.begin(), coded->zero_points.end(), [](float z) { return z == 0.f; })};
   return coded;
 }
 

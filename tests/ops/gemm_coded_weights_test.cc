@@ -135,11 +135,14 @@ TEST(GemmCodedWeights, CodeWeightsTakesOnlyExactGrids) {
   auto coded = CodeWeights(info(grid), n, k);
   ASSERT_NE(coded, nullptr);
   EXPECT_TRUE(coded->view.is_signed);
-  ASSERT_EQ(coded->view.stride % 8, 0);
+  const int64_t stride = coded->view.stride;
+  ASSERT_EQ(stride % 8, 0);
   for (int64_t j = 0; j < n; ++j) {
-    for (int64_t p = 0; p < coded->view.stride; ++p) {
+    for (int64_t p = 0; p < stride; ++p) {
       const int want = p < k ? codes[size_t(j * k + p)] : grid.zero_points[size_t(j)];
-      ASSERT_EQ(int(int8_t(coded->codes[size_t(j * coded->view.stride + p)])), want) << j << " " << p;
+      // InterleaveCodedRows' layout: whole groups of four rows by 8 bytes, then the last rows.
+      const int64_t at = j < n / 4 * 4 ? j / 4 * 4 * stride + 4 * (p / 8 * 8) + 8 * (j % 4) + p % 8 : j * stride + p;
+      ASSERT_EQ(int(int8_t(coded->codes[size_t(at)])), want) << j << " " << p;
     }
   }
   auto refused = [&](float value, const char* what) {

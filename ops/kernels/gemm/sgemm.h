@@ -102,12 +102,21 @@ bool SgemmOneRowOrder(const SgemmArgs& g);
 // DequantizeLinear that made it, so every product is the float weights' own. For the m == 1,
 // transposed-B order: a classifier's last layer, whose weights come from memory every run.
 struct CodedB {
-  const uint8_t* codes = nullptr;  // n rows of `stride` bytes: k codes (int8 if is_signed), then zero points
-  int64_t stride = 0;              // a multiple of 8, >= k
+  // n rows of `stride` bytes, k codes (int8 if is_signed) then zero points, laid out by
+  // InterleaveCodedRows: the kernel reads four rows at a time as one stream.
+  const uint8_t* codes = nullptr;
+  int64_t stride = 0;  // a multiple of 8, >= k
   bool is_signed = false;
   const float* scales = nullptr;       // one per row of B'
   const float* zero_points = nullptr;  // one per row of B', as floats
+  bool zero_points_zero = false;       // every zero point 0 (symmetric weights): B' = code * scale
 };
+
+// CodedB's layout of n rows of `stride` bytes (`rows`, row after row) into `out`: rows 4g..4g+3
+// (whole groups) interleaved by 8 bytes, row 4g + r's bytes p..p+7 (p a multiple of 8) at
+// 4g * stride + 4p + 8r; the last n % 4 rows after them as they are. Read four at a time, the
+// rows were four short streams the hardware prefetcher did not follow from memory.
+void InterleaveCodedRows(const uint8_t* rows, int64_t n, int64_t stride, uint8_t* out);
 
 namespace ref {
 void Sgemm(const SgemmArgs& args);

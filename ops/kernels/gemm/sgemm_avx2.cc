@@ -309,29 +309,32 @@ struct FloatColumns {
   }
 };
 
-// B' rebuilt from codes: (float(code) - zp) * scale, the same floats. The codes' padding is the
-// zero point, so the tail's lanes past k are 0 like the masked loads of FloatColumns. The
-// columns' scales and zero points are broadcast once, for up to four columns from j.
-template <bool kSigned>
+// B' rebuilt from codes: (float(code) - zp) * scale, the same floats (kZeroPoints false: every zp
+// 0, float(code) - 0 being float(code)). The codes' padding is the zero point, so the tail's
+// lanes past k are 0 like the masked loads of FloatColumns. The columns' scales and zero points
+// are broadcast once, for up to four columns from j.
+template <bool kSigned, bool kZeroPoints>
 struct CodedColumns {
   const CodedB& b;
   int64_t j;
   __m256 scale[4], zero_point[4];
-  CodedColumns(const CodedB& codes, int64_t first, int64_t count) : b(codes), j(first) {
+  bool whole;  // a group of four columns
+  CodedColumns(const CodedB& codes, int64_t first, int64_t count) : b(codes), j(first), whole(count == 4) {
     for (int64_t c = 0; c < count; ++c) {
       scale[c] = _mm256_set1_ps(b.scales[j + c]);
       zero_point[c] = _mm256_set1_ps(b.zero_points[j + c]);
     }
   }
   __m256 operator()(int c, int64_t p, const __m256i*) const {
-    const uint8_t* at = b.codes + (j + c) * b.stride + p;
-    // Once per cache line, the line 512 bytes on. In a model the codes (1.28 MB for
-    // MobileNetV2's classifier) come from L3, and four rows of 1-2 KB at a time are too short
-    // a stream for the hardware prefetcher (docs/design.md has the measurement).
-    if (p % 64 == 0) _mm_prefetch(reinterpret_cast<const char*>(at + 512), _MM_HINT_T0);
+    // Calls for four columns start at a group (RowLanesOf): InterleaveCodedRows' layout.
+    const uint8_t* at = b.codes + (whole ? j * b.stride + 4 * p + 8 * c : j * b.stride + p);
+    // Once per cache line, the line 512 bytes on: in a model the codes (1.28 MB for
+    // MobileNetV2's classifier) come from L3 or memory (docs/design.md has the measurement).
+    if ((at - b.codes) % 64 == 0) _mm_prefetch(reinterpret_cast<const char*>(at + 512), _MM_HINT_T0);
     const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(at));
     const __m256i codes = kSigned ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes);
-    return _mm256_mul_ps(_mm256_sub_ps(_mm256_cvtepi32_ps(codes), zero_point[c]), scale[c]);
+    const __m256 values = _mm256_cvtepi32_ps(codes);
+    return _mm256_mul_ps(kZeroPoints ? _mm256_sub_ps(values, zero_point[c]) : values, scale[c]);
   }
 };
 
@@ -339,9 +342,9 @@ void RowLanes(const SgemmArgs& g) {
   RowLanesOf(g, [&](int64_t j, int64_t) { return FloatColumns{g, j}; });
 }
 
-template <bool kSigned>
+template <bool kSigned, bool kZeroPoints>
 void RowLanesCoded(const SgemmArgs& g, const CodedB& b) {
-  RowLanesOf(g, [&](int64_t j, int64_t count) { return CodedColumns<kSigned>(b, j, count); });
+  RowLanesOf(g, [&](int64_t j, int64_t count) { return CodedColumns<kSigned, kZeroPoints>(b, j, count); });
 }
 
 template <int V, bool kMasked>
@@ -392,10 +395,12 @@ void Sgemm(const SgemmArgs& g) { sgemm_detail::SgemmWith(g, Avx2RowTiles, 4); }
 
 void SgemmRowLanesCoded(const SgemmArgs& g, const CodedB& b) {
   if (g.m <= 0 || g.n <= 0) return;
-  if (b.is_signed)
-    RowLanesCoded<true>(g, b);
+  if (b.is_signed && b.zero_points_zero)
+    RowLanesCoded<true, false>(g, b);
+  else if (b.is_signed)
+    RowLanesCoded<true, true>(g, b);
   else
-    RowLanesCoded<false>(g, b);
+    RowLanesCoded<false, true>(g, b);
 }
 
 }  // namespace avx2

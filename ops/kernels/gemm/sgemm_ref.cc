@@ -6,6 +6,18 @@
 
 namespace qrt {
 
+void InterleaveCodedRows(const uint8_t* rows, int64_t n, int64_t stride, uint8_t* out) {
+  const int64_t grouped = n / 4 * 4;
+  for (int64_t g = 0; g < grouped; g += 4) {
+    for (int64_t r = 0; r < 4; ++r) {
+      for (int64_t p = 0; p < stride; p += 8) {
+        std::copy(rows + (g + r) * stride + p, rows + (g + r) * stride + p + 8, out + g * stride + 4 * p + 8 * r);
+      }
+    }
+  }
+  std::copy(rows + grouped * stride, rows + n * stride, out + grouped * stride);
+}
+
 int64_t SgemmStrideK(int64_t n, int64_t k) {
   int64_t stride_n = 128, stride_k = 128;
   if (k < 1) return stride_k;  // nothing to cut (and the halving below needs k >= 1)

@@ -54,6 +54,12 @@ void Quantize(int64_t n, const float* x, float scale, int32_t zp, void* out) {
     // The packs work per 128-bit lane: restore element order.
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), _mm256_permutevar8x32_epi32(bytes, order));
   }
+  for (; i + 8 <= n; i += 8) {  // short rows (the int8 convolutions' recomputed outputs) stay vectors
+    const __m256i a = QuantizeEight(_mm256_loadu_ps(x + i), q);
+    const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
+    const __m128i bytes = kSigned ? _mm_packs_epi16(words, words) : _mm_packus_epi16(words, words);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(y + i), bytes);
+  }
   if (kSigned)
     ref::QuantizeF32ToS8(n - i, x + i, scale, zp, y + i);
   else

@@ -438,11 +438,13 @@ TEST(Sgemm, EpilogueOnceAfterTheSumOnEveryPath) {
 
 // B' as 8-bit codes (avx2::SgemmRowLanesCoded): bit-identical to the reference on the floats the
 // codes stand for, (float(code) - zp) * scale per row, for both code types, zero points at the
-// ends of their range, k and n with every tail, accumulating or not, with and without a bias.
+// ends of their range or all 0 (symmetric weights, zero_points_zero), k and n with every tail,
+// accumulating or not, with and without a bias.
 TEST(Sgemm, CodedRowsMatchTheFloatWeights) {
   QRT_REQUIRE_AVX2();
   std::mt19937 rng(::qrt::testing::TestSeed());
-  for (bool is_signed : {false, true}) {
+  for (int kind = 0; kind < 3; ++kind) {
+    const bool is_signed = kind > 0, symmetric = kind == 2;
     for (int64_t k : {1, 7, 8, 9, 16, 23, 1280}) {
       for (int64_t n : {1, 3, 4, 5, 13}) {
         const int lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
@@ -451,7 +453,7 @@ TEST(Sgemm, CodedRowsMatchTheFloatWeights) {
         std::vector<float> scales(static_cast<size_t>(n)), zero_points(static_cast<size_t>(n));
         std::vector<float> b(static_cast<size_t>(n * k)), a(static_cast<size_t>(k));
         for (int64_t j = 0; j < n; ++j) {
-          const int zp = j % 3 == 0 ? lo : j % 3 == 1 ? hi : lo + int(rng() % uint32_t(hi - lo + 1));
+          const int zp = symmetric ? 0 : j % 3 == 0 ? lo : j % 3 == 1 ? hi : lo + int(rng() % uint32_t(hi - lo + 1));
           zero_points[size_t(j)] = float(zp);
           scales[size_t(j)] = (j % 2 ? -1.f : 1.f) * std::ldexp(1.f + float(rng() % 1000) / 997.f, -int(rng() % 12));
           for (int64_t p = 0; p < stride; ++p) {
@@ -464,7 +466,9 @@ TEST(Sgemm, CodedRowsMatchTheFloatWeights) {
         for (float& v : a) v = rng() % 8 == 0 ? 0.f : u(rng);
         std::vector<float> c0(static_cast<size_t>(n));
         for (float& v : c0) v = u(rng);
-        const CodedB coded{codes.data(), stride, is_signed, scales.data(), zero_points.data()};
+        std::vector<uint8_t> interleaved(codes.size());
+        InterleaveCodedRows(codes.data(), n, stride, interleaved.data());
+        const CodedB coded{interleaved.data(), stride, is_signed, scales.data(), zero_points.data(), symmetric};
         for (bool accumulate : {false, true}) {
           for (bool with_bias : {false, true}) {
             const float bias = 0.375f;
@@ -484,7 +488,8 @@ TEST(Sgemm, CodedRowsMatchTheFloatWeights) {
             EXPECT_EQ(got.back(), -7.f) << "wrote past the end";
             got.pop_back();
             EXPECT_EQ(::qrt::testing::FirstDiff(want.data(), got.data(), want.size() * sizeof(float), true), -1)
-                << "signed " << is_signed << " k " << k << " n " << n << " accumulate " << accumulate;
+                << "signed " << is_signed << " symmetric " << symmetric << " k " << k << " n " << n << " accumulate "
+                << accumulate;
           }
         }
       }
