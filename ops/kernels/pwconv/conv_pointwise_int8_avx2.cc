@@ -351,9 +351,45 @@ void ReferenceVector(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, con
   for (int i = 0; i < N; ++i) std::memcpy(y + channels[i] * p.columns, out + 16 * i, size_t(lanes) * sizeof(float));
 }
 
+// ReferenceVector for N (<= 8) channels at one half (8 columns from x, y or codes) of the vector:
+// where only that half has an unproven output (most open vectors have one or two). The halves'
+// x rows are shared, so the N chains read one vector and N weights a step.
+template <int N>
+void ReferenceHalf(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y, uint8_t* codes,
+                   const int32_t* channels, int64_t valid) {
+  const float* w[N];
+  for (int i = 0; i < N; ++i) w[i] = a.w + channels[i] * p.k;
+  __m256 c[N], acc[N];
+  for (int i = 0; i < N; ++i) c[i] = _mm256_setzero_ps();  // k >= 1: always replaced
+  for (int64_t p0 = 0; p0 < p.k; p0 += p.k_block) {
+    for (int i = 0; i < N; ++i) acc[i] = _mm256_setzero_ps();
+    for (int64_t k = p0; k < std::min(p.k, p0 + p.k_block); ++k) {
+      const __m256 xk = _mm256_load_ps(x + k * kBlock);
+#pragma GCC unroll 8
+      for (int i = 0; i < N; ++i) acc[i] = _mm256_fmadd_ps(_mm256_set1_ps(w[i][k]), xk, acc[i]);
+    }
+    for (int i = 0; i < N; ++i) c[i] = p0 == 0 ? acc[i] : _mm256_add_ps(acc[i], c[i]);
+  }
+  const FakeQuantStep& fq = a.epilogue.before;
+  const int64_t lanes = std::clamp<int64_t>(valid, 0, 8);
+  alignas(32) float out[8 * N];
+  for (int i = 0; i < N; ++i) {
+    if (a.bias != nullptr) c[i] = _mm256_add_ps(c[i], _mm256_set1_ps(a.bias[channels[i]]));
+    _mm256_store_ps(out + 8 * i, c[i]);
+  }
+  if (codes != nullptr) {  // QuantizeLinear of the reference's floats
+    uint8_t q[8 * N];
+    a.quantize(8 * N, out, fq.scale, fq.zero_point, q);
+    for (int i = 0; i < N; ++i) std::memcpy(codes + channels[i] * p.columns, q + 8 * i, size_t(lanes));
+    return;
+  }
+  a.epilogue.Head().Apply(out, 8 * N, 0);  // the clamp, if any, and the fake quantization
+  for (int i = 0; i < N; ++i) std::memcpy(y + channels[i] * p.columns, out + 8 * i, size_t(lanes) * sizeof(float));
+}
+
 using ReferenceFn = void (*)(const PointwiseInt8Plan&, const PointwiseInt8Args&, const float*, float*, uint8_t*,
                              const int32_t*, int64_t);
-constexpr int kReferenceChannels = 6;
+constexpr int kReferenceChannels = 6, kReferenceHalfChannels = 8;
 constexpr ReferenceFn kReference[kReferenceChannels + 1] = {nullptr,
                                                             ReferenceVector<1>,
                                                             ReferenceVector<2>,
@@ -361,10 +397,43 @@ constexpr ReferenceFn kReference[kReferenceChannels + 1] = {nullptr,
                                                             ReferenceVector<4>,
                                                             ReferenceVector<5>,
                                                             ReferenceVector<6>};
+constexpr ReferenceFn kReferenceHalf[kReferenceHalfChannels + 1] = {
+    nullptr,          ReferenceHalf<1>, ReferenceHalf<2>, ReferenceHalf<3>, ReferenceHalf<4>,
+    ReferenceHalf<5>, ReferenceHalf<6>, ReferenceHalf<7>, ReferenceHalf<8>};
+
+// Recomputes a vector's open outputs (list: n entries 4 * channel + the mask of its open
+// halves): channels open in both halves whole, the others by the half, in place reordered.
+void RecomputeOpen(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y, uint8_t* codes,
+                   int32_t* list, int64_t n, int64_t valid) {
+  // Three groups in place: [0, lo) open in both halves, [lo, hi) in half 0 only, [hi, n) in half 1.
+  int64_t lo = 0, mid = 0, hi = n;
+  while (mid < hi) {
+    const int mask = list[mid] & 3;
+    if (mask == 3)
+      std::swap(list[lo++], list[mid++]);
+    else if (mask == 1)
+      ++mid;
+    else
+      std::swap(list[mid], list[--hi]);
+  }
+  for (int64_t i = 0; i < n; ++i) list[i] >>= 2;
+  for (int64_t i = 0; i < lo; i += kReferenceChannels) {
+    kReference[std::min<int64_t>(lo - i, kReferenceChannels)](p, a, x, y, codes, list + i, valid);
+  }
+  for (int h = 0; h < 2; ++h) {
+    const int64_t first = h == 0 ? lo : hi, count = h == 0 ? hi - lo : n - hi;
+    for (int64_t i = 0; i < count; i += kReferenceHalfChannels) {
+      kReferenceHalf[std::min<int64_t>(count - i, kReferenceHalfChannels)](
+          p, a, x + 8 * h, y != nullptr ? y + 8 * h : nullptr, codes != nullptr ? codes + 8 * h : nullptr,
+          list + first + i, valid - 8 * h);
+    }
+  }
+}
 
 // A tile's outputs (channels c0.., `rows` of them) at one vector of 16 columns (`cols` of them
 // valid, y or codes at its first column): each written, fl(A * s_y) to y or the code to
-// `codes`, and where a lane is not proven its channel added to the vector's open list.
+// `codes`, and where a lane is not proven its channel added to the vector's open list (as
+// 4 * channel + the mask of its halves with an open lane).
 template <bool kCodes>
 void FinishTile(const PointwiseInt8Plan& p, const PointwiseInt8Step* steps, const __m256i (&acc)[kTileRows][2],
                 int rows, int64_t c0, const Quantizer& rule, const float* norm_values, int64_t cols, float* y,
@@ -377,10 +446,10 @@ void FinishTile(const PointwiseInt8Plan& p, const PointwiseInt8Step* steps, cons
     const int64_t c = c0 + r;
     const ChannelConstants k(steps[c]);
     __m256i code[2];
-    int unproven = 0;
+    int halves = 0;  // bit h: half h has an unproven lane
     for (int h = 0; h < 2; ++h) {
       __m256 t;
-      unproven |= Steps<!kCodes>(k, acc[r][h], norms[h], rule, valid[h], &t);
+      halves |= (Steps<!kCodes>(k, acc[r][h], norms[h], rule, valid[h], &t) != 0) << h;
       if (kCodes) {
         code[h] = _mm256_add_epi32(_mm256_cvtps_epi32(t), add);  // A: rounds to nearest even
       } else {
@@ -405,8 +474,8 @@ void FinishTile(const PointwiseInt8Plan& p, const PointwiseInt8Step* steps, cons
         std::memcpy(to, row, size_t(cols));
       }
     }
-    open[n] = int32_t(c);  // kept only if a lane is open
-    n += unproven != 0;
+    open[n] = int32_t(4 * c + halves);  // kept only if a lane is open
+    n += halves != 0;
   }
   *count = n;
 }
@@ -432,7 +501,8 @@ void Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x
   auto packed_of = [&](int64_t b) { return scratch.packed + b * p.rows * kBlock; };
   auto floats_of = [&](int64_t b) { return scratch.floats + b * p.k * kBlock; };
   // open[(4b + v) * channels + i], i < count[4b + v]: the channels with an output near a
-  // rounding boundary in vector v of block b. A block off its grid has count -1.
+  // rounding boundary in vector v of block b (4 * channel + its halves' mask). A block off its
+  // grid has count -1.
   int32_t* open = scratch.open;
   int32_t* count = scratch.counts;
   for (int64_t b = 0; b < blocks; ++b) {
@@ -484,8 +554,8 @@ void Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x
       }
     }
   }
-  // Those vectors are recomputed whole, as the reference does (their proven lanes get the same
-  // values again).
+  // Those vectors (or halves) are recomputed whole, as the reference does (their proven lanes get
+  // the same values again).
   for (int64_t b = 0; b < blocks; ++b) {
     if (count[4 * b] < 0) continue;
     const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
@@ -493,13 +563,9 @@ void Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x
       FloatsOf<kBytes>(p, packed_of(b), cols, floats_of(b));
     }
     for (int v = 0; 16 * v < cols; ++v) {
-      const int32_t* list = open + (4 * b + v) * p.channels;
-      const int64_t n = count[4 * b + v], at = 16 * v;
-      for (int64_t i = 0; i < n; i += kReferenceChannels) {
-        kReference[std::min<int64_t>(n - i, kReferenceChannels)](
-            p, a, floats_of(b) + at, with_codes ? nullptr : y + j0 + at, with_codes ? codes + j0 + at : nullptr,
-            list + i, cols - at);
-      }
+      const int64_t at = 16 * v;
+      RecomputeOpen(p, a, floats_of(b) + at, with_codes ? nullptr : y + j0 + at, with_codes ? codes + j0 + at : nullptr,
+                    open + (4 * b + v) * p.channels, count[4 * b + v], cols - at);
     }
     if (rest != nullptr) {
       for (int64_t c = 0; c < p.channels; ++c) rest->Apply(y + j0 + c * p.columns, cols, c);
