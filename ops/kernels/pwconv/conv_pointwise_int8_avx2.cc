@@ -182,8 +182,9 @@ void FloatsOf(const PointwiseInt8Plan& p, const int32_t* packed, int64_t cols, f
 // out[r][h] = the int32 sums over every packed row (pairs of int16, or with kBytes quads of
 // bytes) of one vector of 16 columns (x at its first column in the packed block) times row r's
 // weights: VPMADDWD, or VPMADDUBSW then VPMADDWD by 1 (no byte pair can saturate: the plan's
-// split). The sums live in registers.
-template <int R, bool kBytes = false>
+// split). The sums live in registers. kOneHalf: the vector's first 8 columns only (a block's last
+// vector with at most 8 valid, as 7 x 7's 49th column), the other half's sums 0.
+template <int R, bool kBytes = false, bool kOneHalf = false>
 void Tile(const int32_t* x, int64_t rows, const int32_t* w, int64_t w_stride, __m256i (&out)[kTileRows][2]) {
   const __m256i ones = _mm256_set1_epi16(1);
   __m256i acc[R][2];
@@ -191,13 +192,14 @@ void Tile(const int32_t* x, int64_t rows, const int32_t* w, int64_t w_stride, __
   for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
   for (int64_t q = 0; q < rows; ++q, x += kBlock) {
     const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
-    const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 8));
+    const __m256i x1 = kOneHalf ? x0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 8));
 #pragma GCC unroll 6
     for (int r = 0; r < R; ++r) {
       const __m256i wr = _mm256_set1_epi32(w[r * w_stride + q]);
       const __m256i p0 = kBytes ? _mm256_madd_epi16(_mm256_maddubs_epi16(x0, wr), ones) : _mm256_madd_epi16(x0, wr);
-      const __m256i p1 = kBytes ? _mm256_madd_epi16(_mm256_maddubs_epi16(x1, wr), ones) : _mm256_madd_epi16(x1, wr);
       acc[r][0] = _mm256_add_epi32(acc[r][0], p0);
+      if (kOneHalf) continue;
+      const __m256i p1 = kBytes ? _mm256_madd_epi16(_mm256_maddubs_epi16(x1, wr), ones) : _mm256_madd_epi16(x1, wr);
       acc[r][1] = _mm256_add_epi32(acc[r][1], p1);
     }
   }
@@ -207,6 +209,13 @@ void Tile(const int32_t* x, int64_t rows, const int32_t* w, int64_t w_stride, __
 
 using TileFn = void (*)(const int32_t*, int64_t, const int32_t*, int64_t, __m256i (&)[kTileRows][2]);
 constexpr TileFn kTiles[kTileRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>, Tile<4>, Tile<5>, Tile<6>};
+constexpr TileFn kHalfTiles[kTileRows + 1] = {nullptr,
+                                              Tile<1, false, true>,
+                                              Tile<2, false, true>,
+                                              Tile<3, false, true>,
+                                              Tile<4, false, true>,
+                                              Tile<5, false, true>,
+                                              Tile<6, false, true>};
 
 // ---- The byte form: X as VPDPBUSD's quads (bytes d + x_offset, as the AVX-512 VNNI kernel
 // packs them), summed with VPMADDUBSW + VPMADDWD(1). VPMADDUBSW adds two byte products into a
@@ -254,6 +263,8 @@ void PackCodeQuads(const PointwiseInt8Plan& p, const uint8_t* q, int64_t ld, int
 constexpr int kByteTileRows = 4;  // 8 accumulators, two X registers, the weights, 1s, products
 
 constexpr TileFn kByteTiles[kByteTileRows + 1] = {nullptr, Tile<1, true>, Tile<2, true>, Tile<3, true>, Tile<4, true>};
+constexpr TileFn kHalfByteTiles[kByteTileRows + 1] = {nullptr, Tile<1, true, true>, Tile<2, true, true>,
+                                                      Tile<3, true, true>, Tile<4, true, true>};
 
 // A byte tile's sums made d's: minus x_offset * sum_k e_k (the bytes are d + x_offset), plus the
 // weights' parts the plan kept out of the quads (channel c's correction list: byte times e).
@@ -537,10 +548,12 @@ void Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x
       const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
       for (int v = 0; 16 * v < cols; ++v) {
         if (kBytes) {
-          kByteTiles[rows](packed_of(b) + 16 * v, p.rows, p.weights.data() + c0 * p.rows, p.rows, acc);
+          (cols - 16 * v <= 8 ? kHalfByteTiles : kByteTiles)[rows](packed_of(b) + 16 * v, p.rows,
+                                                                   p.weights.data() + c0 * p.rows, p.rows, acc);
           Settle(p, packed_of(b) + 16 * v, rows, c0, acc);
         } else {
-          kTiles[rows](packed_of(b) + 16 * v, p.rows, p.weights.data() + c0 * p.rows, p.rows, acc);
+          (cols - 16 * v <= 8 ? kHalfTiles : kTiles)[rows](packed_of(b) + 16 * v, p.rows,
+                                                           p.weights.data() + c0 * p.rows, p.rows, acc);
         }
         const int64_t at = j0 + 16 * v;
         int32_t* list = open + (4 * b + v) * p.channels;
