@@ -302,13 +302,11 @@ inline int Steps(const ChannelConstants& k, __m256i acc, __m256 norms, const Qua
 }
 
 // Two halves of codes (int32, int8 kept + 128) as 16 bytes in column order: clamped to 0..255
-// (see the AVX-512 kernel's PackCodeVectors), packed, the top bit flipped by `flip`.
+// (see the AVX-512 kernel's PackCodeVectors) by the two saturating packs, as clamp(clamp(c,
+// -32768, 32767), 0, 255) is clamp(c, 0, 255); the top bit flipped by `flip`.
 inline __m128i PackCodes16(__m256i c0, __m256i c1, __m128i flip) {
-  const __m256i zero = _mm256_setzero_si256(), top = _mm256_set1_epi32(255);
-  c0 = _mm256_min_epi32(_mm256_max_epi32(c0, zero), top);
-  c1 = _mm256_min_epi32(_mm256_max_epi32(c1, zero), top);
   // Words by 128-bit lane: c0[0..3] c1[0..3] | c0[4..7] c1[4..7]; the permute orders them.
-  const __m256i words = _mm256_permute4x64_epi64(_mm256_packus_epi32(c0, c1), 0xD8);
+  const __m256i words = _mm256_permute4x64_epi64(_mm256_packs_epi32(c0, c1), 0xD8);
   const __m128i bytes = _mm_packus_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
   return _mm_xor_si128(bytes, flip);
 }
