@@ -288,7 +288,7 @@ void LanesGroups(const ConvGeometry& g, const float* x, const float* w, const fl
   const int64_t blocks = (g.group + kLanes - 1) / kLanes;
   for (int64_t image = 0; image < g.batch; ++image) {
     ParallelFor(threads, blocks, 1, 1, [&](int64_t first, int64_t last) {
-      float* tile_in = ThreadScratchFloats(ScratchSlot::kConvTileIn, size_t(in_plane * kLanes));
+      float* tile_in = ThreadScratchFloats(ScratchSlot::kConvTileIn, size_t(DepthwiseLanesTileIn(g.in[1], g.in[2])));
       float* tile_out = ThreadScratchFloats(ScratchSlot::kConvTileOut, size_t(n * kLanes));
       float* x_floats =
           x_codes != nullptr ? ThreadScratchFloats(ScratchSlot::kConvInputFloats, size_t(in_plane * kLanes)) : nullptr;

@@ -28,11 +28,22 @@ struct DepthwiseLanesArgs {
   const float* bias = nullptr;  // channels, or null
   float* y = nullptr;           // channels planes of out_h x out_w, y_plane apart
   int64_t y_plane = 0;
-  float* tile_in = nullptr;   // in_h x in_w x 16 floats of scratch
+  float* tile_in = nullptr;   // (in_h + 2) x (in_w + 2) x 16 floats of scratch (DepthwiseLanesTileIn)
   float* tile_out = nullptr;  // out_h x out_w x 16 floats of scratch
 };
 
 using DepthwiseLanesFn = void (*)(const DepthwiseLanesArgs& a);
+
+// Floats of tile_in for planes of in_h x in_w: room for a border of one position all round.
+static inline int64_t DepthwiseLanesTileIn(int64_t in_h, int64_t in_w) { return (in_h + 2) * (in_w + 2) * 16; }
+
+// Whether every tap lies within one position of X (pads of at most 1 on every side), so that a
+// tile with a zero border gives every output its nine taps without a test: the border's zeros
+// multiply as the padding's +0 do.
+static inline bool DepthwiseLanesBordered(const DepthwiseLanesArgs& a) {
+  return a.pad_top <= 1 && a.pad_left <= 1 && (a.out_h - 1) * a.stride_h - a.pad_top + 2 <= a.in_h &&
+         (a.out_w - 1) * a.stride_w - a.pad_left + 2 <= a.in_w;
+}
 
 // The outputs along one direction whose three taps all lie inside X: [*lo, *hi), empty when none
 // do. Static: the SIMD files include it, and share no inline copy with files built for other ISAs.

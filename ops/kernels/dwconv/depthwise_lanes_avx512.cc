@@ -55,6 +55,30 @@ void ToTile(const float* x, int64_t plane, int channels, int64_t positions, floa
   }
 }
 
+// Planes of in_h x in_w to a tile of (in_h + 2) x (in_w + 2) positions: plane c at (ih, iw) in
+// position (ih + 1) * (in_w + 2) + iw + 1, the border all zeros.
+void ToBorderedTile(const float* x, int64_t plane, int channels, int64_t in_h, int64_t in_w, float* tile) {
+  const int64_t width = in_w + 2;
+  const __m512 zero = _mm512_setzero_ps();
+  for (int64_t p = 0; p < width; ++p) {  // top and bottom rows
+    _mm512_storeu_ps(tile + p * 16, zero);
+    _mm512_storeu_ps(tile + ((in_h + 1) * width + p) * 16, zero);
+  }
+  for (int64_t ih = 0; ih < in_h; ++ih) {
+    float* row = tile + (ih + 1) * width * 16;
+    _mm512_storeu_ps(row, zero);  // left and right columns
+    _mm512_storeu_ps(row + (in_w + 1) * 16, zero);
+    for (int64_t iw0 = 0; iw0 < in_w; iw0 += 16) {
+      const __mmask16 m = FirstLanes(in_w - iw0);
+      __m512 r[16];
+      for (int c = 0; c < 16; ++c)
+        r[c] = c < channels ? _mm512_maskz_loadu_ps(m, x + c * plane + ih * in_w + iw0) : zero;
+      Transpose16(r);
+      for (int i = 0; i < 16 && iw0 + i < in_w; ++i) _mm512_storeu_ps(row + (iw0 + i + 1) * 16, r[i]);
+    }
+  }
+}
+
 // The inverse: tile positions back to `channels` planes.
 void FromTile(const float* tile, int64_t positions, int channels, float* y, int64_t plane) {
   for (int64_t p0 = 0; p0 < positions; p0 += 16) {
@@ -70,7 +94,11 @@ void FromTile(const float* tile, int64_t positions, int channels, float* y, int6
 }  // namespace
 
 void DepthwiseLanes(const DepthwiseLanesArgs& a) {
-  ToTile(a.x, a.x_plane, a.channels, a.in_h * a.in_w, a.tile_in);
+  const bool bordered = DepthwiseLanesBordered(a);
+  if (bordered)
+    ToBorderedTile(a.x, a.x_plane, a.channels, a.in_h, a.in_w, a.tile_in);
+  else
+    ToTile(a.x, a.x_plane, a.channels, a.in_h * a.in_w, a.tile_in);
   __m512 w[9];
   alignas(64) float lanes[16];
   for (int k = 0; k < 9; ++k) {
@@ -93,6 +121,20 @@ void DepthwiseLanes(const DepthwiseLanesArgs& a) {
     if (a.bias != nullptr) sum = _mm512_add_ps(sum, bias);
     _mm512_storeu_ps(a.tile_out + at * 16, sum);
   };
+  if (bordered) {  // every output's nine taps from the tile, the border's zeros as padding
+    const int64_t width = a.in_w + 2;
+    int64_t tap_offset[9];
+    for (int k = 0; k < 9; ++k) tap_offset[k] = ((k / 3) * width + k % 3) * 16;
+    for (int64_t oh = 0; oh < a.out_h; ++oh) {
+      const float* row = a.tile_in + (oh * a.stride_h - a.pad_top + 1) * width * 16;
+      for (int64_t ow = 0; ow < a.out_w; ++ow) {
+        const float* at = row + (ow * a.stride_w - a.pad_left + 1) * 16;
+        output(oh * a.out_w + ow, [&](int k) { return _mm512_loadu_ps(at + tap_offset[k]); });
+      }
+    }
+    FromTile(a.tile_out, a.out_h * a.out_w, a.channels, a.y, a.y_plane);
+    return;
+  }
   int64_t oh_lo, oh_hi, ow_lo, ow_hi;  // outputs whose taps are all inside X
   DepthwiseInsideRange(a.in_h, a.stride_h, a.pad_top, a.out_h, &oh_lo, &oh_hi);
   DepthwiseInsideRange(a.in_w, a.stride_w, a.pad_left, a.out_w, &ow_lo, &ow_hi);

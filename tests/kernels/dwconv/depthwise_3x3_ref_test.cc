@@ -138,7 +138,7 @@ TEST(DepthwiseLanesRef, BlocksOfChannelsAsTheDefinition) {
       for (Isa isa : TiersThisCpuHas()) {  // the AVX2 and AVX-512 kernels where the CPU has them
         DepthwiseLanesFn simd = SelectDepthwiseLanes(isa);
         if (simd == nullptr) continue;
-        AlignedFloats tile_in(s.h * s.w * 16), tile_out(g.out_spatial() * 16);
+        AlignedFloats tile_in(DepthwiseLanesTileIn(s.h, s.w)), tile_out(g.out_spatial() * 16);
         std::vector<float> simd_y(want.size(), -1.f);
         DepthwiseLanesArgs b = a;
         b.y = simd_y.data(), b.tile_in = tile_in.data(), b.tile_out = tile_out.data();
