@@ -221,6 +221,16 @@ bool QuantizeRow(const NbitsWeights& w, const float* row, int8_t* qa, float* sa,
   return regular;
 }
 
+Int8Scratch TakeInt8Scratch(const NbitsWeights& w, int64_t m, int64_t row_bytes) {
+  Int8Scratch s;
+  s.arranged = ThreadScratchArray<uint8_t>(ScratchSlot::kOp0, size_t(m * row_bytes + w.blocks * w.block + 64));
+  s.natural = reinterpret_cast<int8_t*>(s.arranged + m * row_bytes);
+  const int64_t chunk_floats = 32 * w.blocks;
+  float* floats = ThreadScratchFloats(ScratchSlot::kOp2, size_t(2 * m * w.blocks + chunk_floats + m));
+  s.sa = floats, s.asum = floats + m * w.blocks, s.nz = s.asum + m * w.blocks, s.irregular = s.nz + chunk_floats;
+  return s;
+}
+
 // Two rows of a whole chunk of 32 columns: each block's terms loaded once for both (each row's
 // chain over blocks in order, from +0), 8 accumulators in registers.
 void ShareTwoRows(const float* terms, int64_t stride, const float* as0, const float* as1, int64_t blocks, float* y0,
@@ -335,15 +345,14 @@ namespace {
 
 // vnni: ORT's order with AVX512_VNNI, else without (nbits::MakeInt8Plan).
 void Int8Product(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y, bool vnni) {
-  const int64_t capacity = nbits::Int8StepCapacity(w.block, w.blocks), padded = w.blocks * w.block;
+  const int64_t capacity = nbits::Int8StepCapacity(w.block, w.blocks);
   Int8Step* steps = ThreadScratchArray<Int8Step>(ScratchSlot::kOp1, size_t(capacity));
   const Int8Plan plan = nbits::MakeInt8Plan(w.block, w.blocks, vnni, steps);
   const int64_t qa_row = 128 * plan.count;
-  uint8_t* qa = ThreadScratchArray<uint8_t>(ScratchSlot::kOp0, size_t(m * qa_row + padded + 64));
-  int8_t* natural = reinterpret_cast<int8_t*>(qa + m * qa_row);
-  const int64_t chunk_floats = 32 * w.blocks;
-  float* floats = ThreadScratchFloats(ScratchSlot::kOp2, size_t(2 * m * w.blocks + chunk_floats + m));
-  float *sa = floats, *asum = floats + m * w.blocks, *nz = asum + m * w.blocks, *irregular = nz + chunk_floats;
+  const nbits_int8::Int8Scratch scratch = nbits_int8::TakeInt8Scratch(w, m, qa_row);
+  uint8_t* qa = scratch.arranged;
+  int8_t* natural = scratch.natural;
+  float *sa = scratch.sa, *asum = scratch.asum, *nz = scratch.nz, *irregular = scratch.irregular;
   for (int64_t i = 0; i < m; ++i) {
     const bool regular = QuantizeRow(w, a + i * w.k, natural, sa + i * w.blocks, asum + i * w.blocks);
     irregular[i] = regular ? 0.f : 1.f;

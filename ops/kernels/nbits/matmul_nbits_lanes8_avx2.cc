@@ -231,17 +231,16 @@ void Tiles(const NbitsWeights& w, const Lanes8Step* steps, int64_t count, const 
 
 void MatMulNbitsInt8Lanes8(const NbitsWeights& w, int64_t m, const float* a, const float* bias, float* y) {
   const bool one_row = nbits::Lanes8OneRow(m, w.block);
-  const int64_t capacity = nbits::Lanes8StepCapacity(w.block, w.blocks), padded = w.blocks * w.block;
+  const int64_t capacity = nbits::Lanes8StepCapacity(w.block, w.blocks);
   Lanes8Step* steps = ThreadScratchArray<Lanes8Step>(ScratchSlot::kOp1, size_t(capacity));
   const int64_t count = nbits::MakeLanes8Plan(w.block, w.blocks, one_row && w.zero_points != nullptr, steps);
   const int64_t qa_row = kStepBytes * count;
   Run runs[kMaxRuns];
   const int run_count = SplitRuns(steps, count, runs);
-  uint8_t* qa = ThreadScratchArray<uint8_t>(ScratchSlot::kOp0, size_t(m * qa_row + padded + 64));
-  int8_t* natural = reinterpret_cast<int8_t*>(qa + m * qa_row);
-  const int64_t chunk_floats = 32 * w.blocks;
-  float* floats = ThreadScratchFloats(ScratchSlot::kOp2, size_t(2 * m * w.blocks + chunk_floats + m));
-  float *sa = floats, *asum = floats + m * w.blocks, *nz = asum + m * w.blocks, *irregular = nz + chunk_floats;
+  const nbits_int8::Int8Scratch scratch = nbits_int8::TakeInt8Scratch(w, m, qa_row);
+  uint8_t* qa = scratch.arranged;
+  int8_t* natural = scratch.natural;
+  float *sa = scratch.sa, *asum = scratch.asum, *nz = scratch.nz, *irregular = scratch.irregular;
   for (int64_t i = 0; i < m; ++i) {
     const bool regular = nbits_int8::QuantizeRow(w, a + i * w.k, natural, sa + i * w.blocks, asum + i * w.blocks);
     irregular[i] = regular ? 0.f : 1.f;
