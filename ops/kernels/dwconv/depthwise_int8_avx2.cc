@@ -72,6 +72,11 @@ struct Plane {
       const __m256i wide = kSigned ? _mm256_cvtepi8_epi16(bytes) : _mm256_cvtepu8_epi16(bytes);
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(to + i), _mm256_sub_epi16(wide, zp));
     }
+    for (; i + 8 <= p.in_w; i += 8) {  // 14, 28 and 56 wide rows: most of the rest
+      const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(q + i));
+      const __m128i wide = kSigned ? _mm_cvtepi8_epi16(bytes) : _mm_cvtepu8_epi16(bytes);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(to + i), _mm_sub_epi16(wide, _mm256_castsi256_si128(zp)));
+    }
     for (; i < p.in_w; ++i) to[i] = int16_t((kSigned ? int(int8_t(q[i])) : int(q[i])) - p.x_zero_point);
   }
 
