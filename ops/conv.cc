@@ -70,6 +70,7 @@
 #include "ops/kernels/igemm/igemm.h"
 #include "ops/kernels/pwconv/conv_pointwise_int8.h"
 #include "ops/kernels/quantize/requantize.h"
+#include "ops/kernels/quantize/scale_int32.h"
 #include "ops/onednn/onednn_conv.h"
 #include "ops/onednn/onednn_util.h"
 #include "ops/op_util.h"
@@ -548,6 +549,7 @@ struct IntConvState {
   // qrt:ConvIntegerToFloat (conv_integer_to_float.h): float(int32(acc + int_bias)) * scale + fbias.
   bool to_float = false;
   int int_bias = -1, scale = -1, fbias = -1;
+  ScaleInt32RowFn scale_row = nullptr;
 };
 
 // Element m of a one-per-channel operand, or its one element.
@@ -565,16 +567,12 @@ void FloatEpilogue(const IntConvState& s, const RunArgs& args, const int32_t* ac
   float* out = args.output(0)->data<float>();
   for (int64_t n = 0, i = 0; n < s.g.batch; ++n) {
     for (int64_t m = 0; m < s.g.out_channels; ++m, i += plane) {
-      const uint32_t b = int_bias != nullptr ? uint32_t(ChannelValue<int32_t>(*int_bias, m)) : 0u;  // Add wraps
-      const float k = ChannelValue<float>(scale, m);
-      const int32_t* a = acc + i;
-      float* y = out + i;
-      if (bias == nullptr) {
-        for (int64_t p = 0; p < plane; ++p) y[p] = float(int32_t(uint32_t(a[p]) + b)) * k;
-      } else {
-        const float f = ChannelValue<float>(*bias, m);
-        for (int64_t p = 0; p < plane; ++p) y[p] = float(int32_t(uint32_t(a[p]) + b)) * k + f;
-      }
+      ScaleInt32Params p;  // one value per channel: a plane's scale and biases broadcast
+      if (int_bias != nullptr) p.add = ChannelValue<int32_t>(*int_bias, m);
+      const int64_t channel = scale.numel() == 1 ? 0 : m;
+      p.scale = scale.data<float>() + channel;
+      if (bias != nullptr) p.bias = bias->data<float>() + (bias->numel() == 1 ? 0 : m);
+      s.scale_row(plane, acc + i, p, out + i);
     }
   }
 }
@@ -899,6 +897,7 @@ Status PrepareIntConv(PrepareContext& ctx, IntConvKind kind) {
     if (ctx.has_input(citf::kIntBias)) s.int_bias = citf::kIntBias;
     s.scale = citf::kScale;
     if (ctx.has_input(citf::kBias)) s.fbias = citf::kBias;
+    s.scale_row = SelectScaleInt32Row(ctx.isa());
   } else if (qlinear) {
     s.x_scale = qlconv::kXScale, s.x_zp = qlconv::kXZeroPoint, s.w_scale = qlconv::kWScale;
     s.w_zp = qlconv::kWZeroPoint, s.y_scale = qlconv::kYScale, s.y_zp = qlconv::kYZeroPoint;

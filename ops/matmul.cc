@@ -38,6 +38,7 @@
 #include "ops/kernels/gemm/sgemm.h"
 #include "ops/kernels/igemm/igemm.h"
 #include "ops/kernels/quantize/requantize.h"
+#include "ops/kernels/quantize/scale_int32.h"
 #include "ops/matmul_integer_scaled.h"
 #include "ops/onednn/onednn_matmul.h"
 #include "ops/onednn/onednn_util.h"
@@ -487,23 +488,19 @@ struct IntMatMulState {
   // qrt:MatMulIntegerScaled (matmul_integer_scaled.h): float(acc) * scale [+ bias].
   bool to_float = false;
   int scale = -1, bias = -1;
+  ScaleInt32RowFn scale_row = nullptr;
 };
 
 // qrt:MatMulIntegerScaled's epilogue, in the order of the chain it replaces.
 void ScaledEpilogue(const IntMatMulState& s, const RunArgs& args, const int32_t* acc, int64_t count) {
   const Tensor& scale = *args.input(s.scale);
   const Tensor* bias = s.bias >= 0 ? args.input(s.bias) : nullptr;
-  const int64_t n = s.shape.n;
-  const bool scale_per_col = scale.numel() != 1, bias_per_col = bias != nullptr && bias->numel() != 1;
-  const float* k = scale.data<float>();
-  const float* b = bias != nullptr ? bias->data<float>() : nullptr;
+  ScaleInt32Params p;
+  p.scale = scale.data<float>();
+  p.scale_step = scale.numel() != 1 ? 1 : 0;
+  if (bias != nullptr) p.bias = bias->data<float>(), p.bias_step = bias->numel() != 1 ? 1 : 0;
   float* y = args.output(0)->data<float>();
-  for (int64_t i = 0; i < count; i += n) {
-    for (int64_t j = 0; j < n; ++j) {
-      const float v = float(acc[i + j]) * k[scale_per_col ? j : 0];
-      y[i + j] = b != nullptr ? v + b[bias_per_col ? j : 0] : v;
-    }
-  }
+  for (int64_t i = 0; i < count; i += s.shape.n) s.scale_row(s.shape.n, acc + i, p, y + i);
 }
 
 int32_t ParamAt(const Tensor* t, int64_t i) {
@@ -708,6 +705,7 @@ Status PrepareIntMatMul(PrepareContext& ctx, IntMatMulKind kind) {
     QRT_RETURN_IF_ERROR(CheckMatParam(ctx, s.scale, "Scale", DataType::kFloat32, true, n));
     if (s.bias >= 0) QRT_RETURN_IF_ERROR(CheckMatParam(ctx, s.bias, "Bias", DataType::kFloat32, true, n));
     s.y_dtype = DataType::kFloat32;
+    s.scale_row = SelectScaleInt32Row(ctx.isa());
   }
   if (qlinear) {
     s.y_dtype = ctx.input(s.y_zp).dtype;

@@ -18,6 +18,7 @@
 #include "ops/kernels/gemm/matmul_ref.h"
 #include "ops/kernels/igemm/igemm.h"
 #include "ops/kernels/quantize/min_max.h"
+#include "ops/kernels/quantize/scale_int32.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
@@ -32,6 +33,7 @@ struct IntToFloatState {
   int a_scale = -1, a_zp = -1, b = 1, b_scale = -1, b_zp = -1, bias = -1;
   RangeWithZeroFn range = nullptr;    // DynamicQuantizeMatMul: A's range
   std::optional<IgemmProduct> igemm;  // set: the exact integer GEMM
+  ScaleInt32RowFn scale_row = nullptr;
 };
 
 template <class Ta, class Tb>
@@ -79,12 +81,12 @@ Status RunIntToFloat(const IntToFloatState& s, const RunArgs& args) {
   });
   const float* bias = s.bias >= 0 && args.input(s.bias) ? args.input(s.bias)->data<float>() : nullptr;
   float* y = args.output(0)->data<float>();
-  for (int64_t i = 0; i < s.m; ++i) {
-    for (int64_t j = 0; j < s.n; ++j) {
-      const float scaled = float(acc[i * s.n + j]) * multiplier[size_t(j)];
-      y[i * s.n + j] = bias != nullptr ? scaled + bias[j] : scaled;
-    }
-  }
+  ScaleInt32Params p;
+  p.scale = multiplier.data();
+  p.scale_step = 1;
+  p.bias = bias;
+  p.bias_step = 1;
+  for (int64_t i = 0; i < s.m; ++i) s.scale_row(s.n, acc + i * s.n, p, y + i * s.n);
   return Status::Ok();
 }
 
@@ -137,6 +139,7 @@ Status PrepareIntToFloat(PrepareContext& ctx, bool dynamic) {
   Dims out(a.begin(), a.end() - 1);
   out.push_back(s.n);
   ctx.SetOutput(0, DataType::kFloat32, out);
+  s.scale_row = SelectScaleInt32Row(ctx.isa());
   ctx.SetKernel<IntToFloatState, RunIntToFloat>(std::move(s));
   return Status::Ok();
 }

@@ -39,7 +39,8 @@ inline __m256i Codes(const uint8_t* p) {
 template <int kSpan>
 inline __m256 LaneScales(const float* p, __m256i index) {
   if constexpr (kSpan == 1) return _mm256_broadcast_ss(p);
-  const __m128 blocks = kSpan == 4 ? _mm_loadu_ps(p) : _mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+  const __m128 blocks =
+      kSpan == 4 ? _mm_loadu_ps(p) : _mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
   return _mm256_permutevar8x32_ps(_mm256_castps128_ps256(blocks), index);
 }
 
