@@ -19,10 +19,11 @@ struct RealModel {
 
 // Mul/Add counts are the MANIFEST's DQ->Mul->Q / DQ->Add->Q chains; every one fuses.
 // YOLOv8n's 58 SiLUs become LookupTable(sigmoid) + QuantizedMul; its head's DQ -> Div(constant)
-// -> Q is the 59th table.
+// -> Q is the 59th table. The QOperator MobileFaceNet's 33 DQ -> PRelu(slope per channel) -> Q
+// become per-channel tables.
 const RealModel kModels[] = {
     {"qdq_yolov8n_224", 58, 8, 59},         {"qdq_mobilenetv2_224", 0, 10, 0},  {"qdq_mobilefacenet_randcal", 0, 12, 0},
-    {"ort_qdq_layernorm_reshape", 1, 5, 0}, {"ort_qdq_silu_per_axis", 1, 0, 1},
+    {"ort_qdq_layernorm_reshape", 1, 5, 0}, {"ort_qdq_silu_per_axis", 1, 0, 1}, {"qop_mobilefacenet_faces", 0, 0, 33},
 };
 
 class RealModelFusion : public ::testing::TestWithParam<RealModel> {};

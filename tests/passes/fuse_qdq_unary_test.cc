@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <tuple>
 
 #include "loaders/json_loader.h"
 #include "passes/pass_manager.h"
@@ -199,12 +200,12 @@ TEST(FuseQdqUnary, RefusesRegionsThatAreNotFunctionsOfOneCode) {
               R"({"op":"DequantizeLinear","inputs":["x2","sx","zx"],"outputs":["wf"]},{"name":"dq",)");
   ReplaceOnce(two_dq, R"("inputs":[)", R"("inputs":[{"name":"x2","dtype":"uint8","shape":[2,256]},)");
   refused.push_back(two_dq);
-  // A constant of more than one element: the output would depend on the position.
+  // A constant of two non-1 dims: the output would depend on the position, not on one channel.
   std::string wide = RegionChain("uint8", "uint8", OpJson("Add", R"("xf","c2")", "ff"), consts);
   ReplaceOnce(
-      wide, R"("initializers":[)", R"("initializers":[{"name":"c2","dtype":"float32","shape":[256],"data":[)" + [] {
+      wide, R"("initializers":[)", R"("initializers":[{"name":"c2","dtype":"float32","shape":[2,256],"data":[)" + [] {
         std::string d;
-        for (int k = 0; k < 256; ++k) d += (k ? "," : "") + std::to_string(k);
+        for (int k = 0; k < 512; ++k) d += (k ? "," : "") + std::to_string(k % 7);
         return d;
       }() + "]},");
   refused.push_back(wide);
@@ -223,6 +224,96 @@ TEST(FuseQdqUnary, RefusesRegionsThatAreNotFunctionsOfOneCode) {
     EXPECT_EQ(m["fuse-qdq-unary"], 0) << json;
     EXPECT_EQ(m.count("op:LookupTable"), 0u) << json;
     if (json.find(R"("x2")") == std::string::npos) ExpectExact(json);
+  }
+}
+
+// A graph of DQ -> nodes -> Q on an input x of `dims` (uint8, scale and zero points fixed), with
+// float constants `consts` as name -> (shape, values); before x, an optional QLinearConv.
+std::string ChannelChain(const std::string& dims, const std::string& nodes,
+                         const std::vector<std::tuple<std::string, std::string, std::string>>& consts,
+                         bool after_conv = false) {
+  std::string inits = R"({"name":"sx","dtype":"float32","shape":[],"data":[0.05]},)"
+                      R"({"name":"zx","dtype":"uint8","shape":[],"data":[128]},)"
+                      R"({"name":"sy","dtype":"float32","shape":[],"data":[0.03]},)"
+                      R"({"name":"zy","dtype":"uint8","shape":[],"data":[100]})";
+  for (const auto& [name, shape, data] : consts) {
+    inits += R"(,{"name":")" + name + R"(","dtype":"float32","shape":)" + shape + R"(,"data":)" + data + "}";
+  }
+  std::string all_nodes;
+  std::string x = "x";
+  if (after_conv) {  // 2 -> 3 channels, 1x1: x's shape reaches the chain only through the weight
+    inits += R"(,{"name":"w","dtype":"uint8","shape":[3,2,1,1],"data":[130,120,128,140,100,160]})"
+             R"(,{"name":"sw","dtype":"float32","shape":[],"data":[0.1]})"
+             R"(,{"name":"zw","dtype":"uint8","shape":[],"data":[128]})"
+             R"(,{"name":"sc","dtype":"float32","shape":[],"data":[0.3]})";
+    all_nodes = R"({"op":"QLinearConv","inputs":["x","sx","zx","w","sw","zw","sc","zx"],"outputs":["c"]},)";
+    x = "c";
+  }
+  all_nodes += R"({"name":"dq","op":"DequantizeLinear","inputs":[")" + x + R"(","sx","zx"],"outputs":["xf"]},)" +
+               nodes + R"(,{"name":"q","op":"QuantizeLinear","inputs":["ff","sy","zy"],"outputs":["y"]})";
+  return R"({"format":"qrt.graph","version":1,"opsets":{"":18},"inputs":[{"name":"x","dtype":"uint8","shape":)" + dims +
+         R"(}],"outputs":[{"name":"y"}],"initializers":[)" + inits + R"(],"nodes":[)" + all_nodes + "]}";
+}
+
+// Fused and unfused outputs on x of `dims` whose every run of 256 elements holds every code
+// (shifted per run, so each channel sees every code), at every tier.
+void ExpectExactOn(const std::string& json, const Dims& dims) {
+  Tensor x = Tensor::Allocate(DataType::kUInt8, dims).value();
+  for (int64_t k = 0; k < x.numel(); ++k) static_cast<uint8_t*>(x.raw())[k] = uint8_t(k + 37 * (k / 256) + k / 7);
+  auto reference = testing::RunGraph(LoadJsonText(json, "chain.json", ".").value(), {x}, "none", Isa::kScalar);
+  ASSERT_TRUE(reference.ok()) << reference.status().message();
+  for (Isa isa : TiersThisCpuHas()) {
+    auto fused = testing::RunGraph(LoadJsonText(json, "chain.json", ".").value(), {x}, "default", isa);
+    ASSERT_TRUE(fused.ok()) << fused.status().message();
+    EXPECT_EQ(testing::CompareBits((*fused)[0], (*reference)[0]), "") << json;
+  }
+}
+
+// Constants with one value per channel of one axis (PRelu's slope [C, 1, 1], a bias of the last
+// axis, two constants of the first axis) make one table per channel, exactly.
+TEST(FuseQdqUnary, PerChannelConstantsMakeATablePerChannel) {
+  struct Case {
+    std::string json;
+    Dims dims;
+  };
+  const std::string prelu = OpJson("PRelu", R"("xf","slope")", "ff");
+  const auto slope3 = std::make_tuple(std::string("slope"), std::string("[3,1,1]"), std::string("[0.25,-0.5,1.5]"));
+  std::string last_axis = "[";
+  for (int k = 0; k < 256; ++k) last_axis += (k ? "," : "") + std::to_string(k % 11 - 5);
+  last_axis += "]";
+  const Case cases[] = {
+      {ChannelChain("[2,3,16,16]", prelu, {slope3}), {2, 3, 16, 16}},
+      {ChannelChain("[1,2,16,16]", prelu, {slope3}, true), {1, 2, 16, 16}},
+      {ChannelChain("[2,256]", OpJson("Add", R"("xf","bias")", "a") + "," + OpJson("Sigmoid", R"("a")", "ff"),
+                    {{"bias", "[256]", last_axis}}),
+       {2, 256}},
+      {ChannelChain("[4,512]", OpJson("Mul", R"("xf","k")", "a") + "," + OpJson("PRelu", R"("a","slope")", "ff"),
+                    {{"k", "[4,1]", "[1,-2,0.5,3]"}, {"slope", "[4,1]", "[0.1,0.2,-1,2]"}}),
+       {4, 512}},
+  };
+  for (const Case& c : cases) {
+    auto m = Rewrites(c.json);
+    EXPECT_EQ(m["fuse-qdq-unary"], 1) << c.json;
+    EXPECT_EQ(m["op:LookupTable"], 1) << c.json;
+    EXPECT_EQ(m.count("op:PRelu") + m.count("op:DequantizeLinear"), 0u) << c.json;
+    ExpectExactOn(c.json, c.dims);
+  }
+}
+
+// Per-channel constants the table cannot stand for: of two axes, of a rank above x's (the output
+// would grow), of another channel count than x has there.
+TEST(FuseQdqUnary, RefusesPerChannelConstantsThatChangeTheShape) {
+  const std::string two = OpJson("Mul", R"("xf","k")", "a") + "," + OpJson("Add", R"("a","b")", "ff");
+  const std::vector<std::pair<std::string, Dims>> refused = {
+      {ChannelChain("[4,8]", two, {{"k", "[4,1]", "[1,2,3,4]"}, {"b", "[8]", "[1,2,3,4,5,6,7,8]"}}), {4, 8}},
+      {ChannelChain("[4,8]", OpJson("Add", R"("xf","b")", "ff"), {{"b", "[1,1,8]", "[1,2,3,4,5,6,7,8]"}}), {4, 8}},
+      {ChannelChain("[4,1]", OpJson("Add", R"("xf","b")", "ff"), {{"b", "[3]", "[1,2,3]"}}), {4, 1}},
+  };
+  for (const auto& [json, dims] : refused) {
+    auto m = Rewrites(json);
+    EXPECT_EQ(m["fuse-qdq-unary"], 0) << json;
+    EXPECT_EQ(m.count("op:LookupTable"), 0u) << json;
+    ExpectExactOn(json, dims);
   }
 }
 
