@@ -164,10 +164,21 @@ ConvGeometry OneGroup(const ConvGeometry& g) {
   return one;
 }
 
-// The patch matrix of codes of one image's group (x at its first plane), in ThreadScratch's
-// kPatchPlanes and kPatchCodes slots: k rows of out_spatial() bytes, the padding x_zp's code.
+// Whether a convolution's patch matrix is X itself: every kernel size and stride 1, no padding.
+bool PatchesAreInput(const ConvGeometry& g) {
+  for (int d = 0; d < 3; ++d) {
+    if (g.kernel[d] != 1 || g.stride[d] != 1 || g.pad_begin[d] != 0 || g.pad_end[d] != 0) return false;
+  }
+  return true;
+}
+
+// The patch matrix of codes of one image's group (x at its first plane): k rows of
+// out_spatial() bytes, the padding x_zp's code. X itself for a 1x1 convolution of stride 1
+// (its readers stay within k x out_spatial()), else built in ThreadScratch's kPatchPlanes and
+// kPatchCodes slots.
 template <class T>
 const uint8_t* GroupCodePatches(const ConvGeometry& one_group, const T* x, int32_t x_zp) {
+  if (PatchesAreInput(one_group)) return reinterpret_cast<const uint8_t*>(x);
   auto* planes = static_cast<uint8_t*>(ThreadScratch(ScratchSlot::kPatchPlanes, size_t(CodePlanesBytes(one_group))));
   auto* codes = static_cast<uint8_t*>(ThreadScratch(
       ScratchSlot::kPatchCodes, size_t(one_group.reduction_size() * one_group.out_spatial() + kCodePatchesSlack)));
