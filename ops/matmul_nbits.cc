@@ -6,13 +6,19 @@
 // accuracy_level 4 quantizes A to int8 per block as ORT's CompInt8 path does. The weights stay
 // 4-bit in memory: every kernel dequantizes them as it reads them.
 // Not taken (clear errors): bits other than 4, g_idx, float zero points.
+// Threads: the float path splits Y's columns (each column's sum is the same whichever range it
+// is in); the int8 path splits A's rows at even boundaries, the odd last row with the pair
+// before it, so that every row is paired (or alone) as in the whole product, which is what
+// ORT's orders depend on.
 #include "ops/kernels/nbits/matmul_nbits.h"
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
 #include "ops/op_util.h"
 #include "ops/ops.h"
+#include "runtime/parallel.h"
 
 namespace qrt {
 namespace {
@@ -27,7 +33,11 @@ struct NbitsState {
   NbitsInt8Fn int8 = nullptr;
   // The int8 path with constant scales and zero points: their terms, made once.
   std::shared_ptr<const std::vector<float>> zero_point_terms;
+  int threads = 1;
 };
+
+// Columns or row pairs per thread below which one thread does it all: about 64K multiply-adds.
+int64_t MinPerThread(int64_t work_per_unit) { return std::max<int64_t>(1, (int64_t(1) << 16) / work_per_unit); }
 
 Status RunNbits(const NbitsState& s, const RunArgs& args) {
   NbitsWeights w;
@@ -44,11 +54,27 @@ Status RunNbits(const NbitsState& s, const RunArgs& args) {
   float* y = args.output(0)->data<float>();
   if (s.m == 0 || s.n == 0) return Status::Ok();
   if (s.int8_path) {
-    s.int8(w, s.m, a, bias, y);
-  } else if (s.m == 1) {
-    s.row(w, a, bias, 0, s.n, y);
+    const int64_t pairs = s.m / 2;
+    if (s.threads <= 1 || pairs < 2) {
+      s.int8(w, s.m, a, bias, y);
+      return Status::Ok();
+    }
+    ParallelFor(s.threads, pairs, 1, MinPerThread(2 * s.k * s.n), [&](int64_t p0, int64_t p1) {
+      const int64_t r0 = 2 * p0, r1 = p1 == pairs ? s.m : 2 * p1;
+      s.int8(w, r1 - r0, a + r0 * s.k, bias, y + r0 * s.n);
+    });
+    return Status::Ok();
+  }
+  auto columns = [&](int64_t j0, int64_t j1) {
+    if (s.m == 1)
+      s.row(w, a, bias, j0, j1, y);
+    else
+      s.rows(w, s.m, a, bias, j0, j1, y);
+  };
+  if (s.threads <= 1) {
+    columns(0, s.n);
   } else {
-    s.rows(w, s.m, a, bias, 0, s.n, y);
+    ParallelFor(s.threads, s.n, 16, MinPerThread(s.m * s.k), columns);
   }
   return Status::Ok();
 }
@@ -101,6 +127,7 @@ Status PrepareNbits(PrepareContext& ctx) {
     return InvalidArgument("bias must be ", n, " float32 values");
   }
   s.int8_path = accuracy == 4;
+  s.threads = ctx.threads();
   if (s.int8_path) {
     s.int8 = SelectNbitsInt8(ctx.isa());
     const Tensor* scales = ctx.input(kScales).value;

@@ -3,7 +3,9 @@
 // are in tests/data/audit (matmul_nbits_*).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,7 +33,7 @@ Attributes NbitsAttrs(int64_t k, int64_t n, int64_t block) {
   return a;
 }
 
-StatusOr<Tensor> RunNbits(const NbitsCase& c, Isa isa = kIsaAuto) {
+StatusOr<Tensor> RunNbits(const NbitsCase& c, Isa isa = kIsaAuto, int threads = 1) {
   ModelBuilder b("nbits", {{"", 21}, {"com.microsoft", 1}}, false);
   QRT_RETURN_IF_ERROR(b.AddInput("a", DataType::kFloat32, ShapeFromDims(c.a.dims())));
   QRT_RETURN_IF_ERROR(b.AddInitializer("b", c.b.Clone()));
@@ -48,7 +50,7 @@ StatusOr<Tensor> RunNbits(const NbitsCase& c, Isa isa = kIsaAuto) {
   QRT_RETURN_IF_ERROR(b.AddNode(std::move(n)));
   QRT_RETURN_IF_ERROR(b.AddOutput("y", DataType::kUndefined, std::nullopt));
   QRT_ASSIGN_OR_RETURN(Graph g, b.Finish());
-  QRT_ASSIGN_OR_RETURN(std::vector<Tensor> y, testing::RunGraph(std::move(g), {c.a}, "none", isa));
+  QRT_ASSIGN_OR_RETURN(std::vector<Tensor> y, testing::RunGraph(std::move(g), {c.a}, "none", isa, threads));
   return std::move(y[0]);
 }
 
@@ -100,6 +102,62 @@ TEST(MatMulNBits, Int8PathGivesTheSameBytesAtEveryTier) {
     ASSERT_TRUE(got.ok()) << got.status().message();
     ASSERT_EQ(got->dims(), (Dims{1, 5, n}));
     EXPECT_EQ(std::memcmp(got->data<float>(), want->data<float>(), size_t(5 * n) * sizeof(float)), 0) << IsaName(isa);
+  }
+}
+
+// QRT_ORT_CPU = name for its lifetime (the ORT order the int8 path reproduces).
+class ScopedOrtCpu {
+ public:
+  explicit ScopedOrtCpu(const char* name) {
+    if (const char* old = std::getenv("QRT_ORT_CPU")) old_ = old;
+    setenv("QRT_ORT_CPU", name, 1);
+  }
+  ~ScopedOrtCpu() {
+    if (old_)
+      setenv("QRT_ORT_CPU", old_->c_str(), 1);
+    else
+      unsetenv("QRT_ORT_CPU");
+  }
+
+ private:
+  std::optional<std::string> old_;
+};
+
+// Two threads split the float path's columns and the int8 path's rows (at even rows): the same
+// bytes as one thread, for one row, pairs and an odd last row, at every tier, in each ORT order.
+TEST(MatMulNBits, TwoThreadsGiveTheBytesOfOne) {
+  const int64_t k = 256, n = 600, block = 32, blocks = k / block;
+  uint32_t x = 777;
+  auto next = [&x] { return x = x * 1664525u + 1013904223u; };
+  std::vector<float> scales(static_cast<size_t>(n * blocks)), bias(static_cast<size_t>(n));
+  std::vector<uint8_t> codes(static_cast<size_t>(n * blocks * block / 2)), zps(static_cast<size_t>(n * blocks / 2));
+  for (float& v : scales) v = float(next() % 1000 + 1) * 1e-3f;
+  for (float& v : bias) v = float(int32_t(next()) >> 16) * 1e-3f;
+  for (uint8_t& v : codes) v = uint8_t(next() >> 24);
+  for (uint8_t& v : zps) v = uint8_t(next() >> 24);
+  for (const char* ort_cpu : {"avx512", "avx512-novnni", "avx2"}) {
+    const ScopedOrtCpu order(ort_cpu);
+    for (int64_t accuracy : {0, 4}) {
+      for (int64_t m : {1, 2, 3, 5, 8}) {
+        std::vector<float> a(static_cast<size_t>(m * k));
+        for (float& v : a) v = float(int32_t(next()) >> 8) * 1e-5f;
+        NbitsCase c;
+        c.a = Tensor::FromVector<float>(a, {m, k});
+        c.b = Tensor::FromVector<uint8_t>(codes, {n, blocks, block / 2});
+        c.scales = Tensor::FromVector<float>(scales, {n * blocks});
+        c.attrs = NbitsAttrs(k, n, block);
+        c.attrs.Set("accuracy_level", accuracy);
+        c.extra = {"z", "", "bias"};
+        c.extra_inits = {{"z", Tensor::FromVector<uint8_t>(zps, {n * blocks / 2})},
+                         {"bias", Tensor::FromVector<float>(bias, {n})}};
+        for (Isa isa : TiersThisCpuHas()) {
+          auto one = RunNbits(c, isa, 1), two = RunNbits(c, isa, 2);
+          ASSERT_TRUE(one.ok() && two.ok());
+          EXPECT_EQ(testing::CompareBits(*two, *one), "")
+              << ort_cpu << " accuracy " << accuracy << " m " << m << " " << IsaName(isa);
+        }
+      }
+    }
   }
 }
 
