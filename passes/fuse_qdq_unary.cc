@@ -14,10 +14,11 @@
 //   its inputs is the DQ's output, another node of f, a one-element constant, or a constant with
 //   one value per channel of one axis of x (PRelu's slope [C, 1, 1] on NCHW): then y depends on
 //   the code and the channel, and the table has a row of 256 per channel (LookupTable's axis),
-//   made by running the chain on every code in every channel. A lone PRelu after a Conv's
-//   Q/DQ pair is left to fuse-conv-fake-quant, which takes all three into the convolution. Other constants would make y
+//   made by running the chain on every code in every channel. Other constants would make y
 //   depend on the position; x's rank and its size on that axis must be known, and every
 //   per-channel constant must name the same axis and count;
+// - a lone PRelu after a Conv's Q/DQ pair is left to fuse-conv-fake-quant, which takes all
+//   three into the convolution;
 // - every output of f's nodes is read only inside f (the last only by this Q) and none is a
 //   graph output, so erasing f loses nothing;
 // - f has at most kMaxRegion nodes.

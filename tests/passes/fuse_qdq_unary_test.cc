@@ -54,11 +54,9 @@ std::map<std::string, int> Rewrites(const std::string& json) {
   return m;
 }
 
-void ExpectExact(const std::string& json) {
-  Tensor x = Tensor::Allocate(
-                 *ParseDataType(json.find(R"("x","dtype":"int8")") != std::string::npos ? "int8" : "uint8"), {2, 256})
-                 .value();
-  for (int k = 0; k < 512; ++k) static_cast<uint8_t*>(x.raw())[k] = uint8_t(k * 37 + 11);  // every byte, twice
+// The graph with and without passes on x: the scalar tier's unfused output against the fused
+// one at every tier, bit for bit.
+void ExpectFusedEqualsUnfused(const std::string& json, const Tensor& x) {
   auto reference = testing::RunGraph(LoadJsonText(json, "chain.json", ".").value(), {x}, "none", Isa::kScalar);
   ASSERT_TRUE(reference.ok()) << reference.status().message();
   for (Isa isa : TiersThisCpuHas()) {
@@ -66,6 +64,14 @@ void ExpectExact(const std::string& json) {
     ASSERT_TRUE(fused.ok()) << fused.status().message();
     EXPECT_EQ(testing::CompareBits((*fused)[0], (*reference)[0]), "") << json;
   }
+}
+
+void ExpectExact(const std::string& json) {
+  Tensor x = Tensor::Allocate(
+                 *ParseDataType(json.find(R"("x","dtype":"int8")") != std::string::npos ? "int8" : "uint8"), {2, 256})
+                 .value();
+  for (int k = 0; k < 512; ++k) static_cast<uint8_t*>(x.raw())[k] = uint8_t(k * 37 + 11);  // every byte, twice
+  ExpectFusedEqualsUnfused(json, x);
 }
 
 TEST(FuseQdqUnary, EveryUnaryOpAndTypeIsExact) {
@@ -260,13 +266,7 @@ std::string ChannelChain(const std::string& dims, const std::string& nodes,
 void ExpectExactOn(const std::string& json, const Dims& dims) {
   Tensor x = Tensor::Allocate(DataType::kUInt8, dims).value();
   for (int64_t k = 0; k < x.numel(); ++k) static_cast<uint8_t*>(x.raw())[k] = uint8_t(k + 37 * (k / 256) + k / 7);
-  auto reference = testing::RunGraph(LoadJsonText(json, "chain.json", ".").value(), {x}, "none", Isa::kScalar);
-  ASSERT_TRUE(reference.ok()) << reference.status().message();
-  for (Isa isa : TiersThisCpuHas()) {
-    auto fused = testing::RunGraph(LoadJsonText(json, "chain.json", ".").value(), {x}, "default", isa);
-    ASSERT_TRUE(fused.ok()) << fused.status().message();
-    EXPECT_EQ(testing::CompareBits((*fused)[0], (*reference)[0]), "") << json;
-  }
+  ExpectFusedEqualsUnfused(json, x);
 }
 
 // Constants with one value per channel of one axis (PRelu's slope [C, 1, 1], a bias of the last
