@@ -246,25 +246,28 @@ void IgemmConv(const IgemmKernel& kernel, const ConvGeometry& g, const Tx* x, in
 }
 
 template <class Tw>
-IgemmQuadWeights IgemmPackQuadWeights(int64_t m, int64_t k, const Tw* w, const int32_t* w_zp, bool split_pairs) {
+IgemmQuadWeights IgemmPackQuadWeights(int64_t m, int64_t k, const Tw* w, const int32_t* w_zp, bool split_pairs,
+                                      ByteSplit how) {
   constexpr int32_t kOffset = std::is_signed_v<Tw> ? 0 : 128;  // ws = w - offset, a signed byte
   IgemmQuadWeights q;
   q.m = m, q.k = k, q.quads = (k + 3) / 4, q.split_pairs = split_pairs;
   q.rows.assign(size_t(m * q.quads), 0);
-  std::vector<int32_t> ws(static_cast<size_t>(k));
+  std::vector<int32_t> ws(static_cast<size_t>(m * k));
   for (int64_t r = 0; r < m; ++r) {
     int32_t sum = 0;
     for (int64_t p = 0; p < k; ++p) {
       const int32_t v = int32_t(w[r * k + p]);
-      ws[size_t(p)] = v - kOffset;
+      ws[size_t(r * k + p)] = v - kOffset;
       sum = int32_t(uint32_t(sum) + uint32_t(v - w_zp[r]));
-    }
-    if (split_pairs) SplitSaturatingPairs(ws.data(), k, &q.corrections);
-    for (int64_t p = 0; p < k; ++p) {
-      q.rows[size_t(r * q.quads + p / 4)] |= int32_t(uint32_t(uint8_t(int8_t(ws[size_t(p)]))) << (8 * (p % 4)));
     }
     q.column_factors.push_back(int32_t(uint32_t(kOffset) - uint32_t(w_zp[r])));
     q.weight_sums.push_back(sum);
+  }
+  if (split_pairs) q.quad_pairs = SplitByteWeights(ws.data(), m, k, &q.corrections, how);
+  for (int64_t r = 0; r < m; ++r) {
+    for (int64_t p = 0; p < k; ++p) {
+      q.rows[size_t(r * q.quads + p / 4)] |= int32_t(uint32_t(uint8_t(int8_t(ws[size_t(r * k + p)]))) << (8 * (p % 4)));
+    }
   }
   return q;
 }
@@ -305,7 +308,7 @@ void IgemmConvQuads(const IgemmQuadWeights& w, const ConvGeometry& g, const Tx* 
                              int);                                                                                   \
   template void IgemmFrom8Bit<T>(const IgemmKernel&, int64_t, int64_t, int64_t, const T*, int64_t, int64_t, int32_t, \
                                  const int16_t*, int32_t*, int64_t, int);                                            \
-  template IgemmQuadWeights IgemmPackQuadWeights<T>(int64_t, int64_t, const T*, const int32_t*, bool);               \
+  template IgemmQuadWeights IgemmPackQuadWeights<T>(int64_t, int64_t, const T*, const int32_t*, bool, ByteSplit);    \
   template void IgemmConvQuads<T>(const IgemmQuadWeights&, const ConvGeometry&, const T*, int32_t, int32_t*, int);
 QRT_IGEMM_PACK(uint8_t)
 QRT_IGEMM_PACK(int8_t)

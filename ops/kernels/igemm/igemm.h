@@ -120,14 +120,17 @@ void IgemmConv(const IgemmKernel& kernel, const ConvGeometry& g, const Tx* x, in
 struct IgemmQuadWeights {
   int64_t m = 0, k = 0, quads = 0;      // output channels, reduction length, ceil(k / 4)
   bool split_pairs = false;             // packed for AVX2 (above): rows hold the split bytes
+  bool quad_pairs = false;              // split for two quads' words added (common/byte_pairs.h)
   std::vector<int32_t> rows;            // m x quads: the bytes ws of k = 4q..4q+3 (0 past k)
   PairCorrections corrections;          // with split_pairs: each channel's excesses
   std::vector<int32_t> column_factors;  // per channel: w_offset - w_zp, times sum_k xu
   std::vector<int32_t> weight_sums;     // per channel: sum_k (w - w_zp), times zxu
 };
-// w: m rows of k weights; w_zp: one per row; split_pairs: for the AVX2 kernel.
+// w: m rows of k weights; w_zp: one per row; split_pairs: for the AVX2 kernel (split as `how`
+// says: the cheaper way unless a test forces one).
 template <class Tw>
-IgemmQuadWeights IgemmPackQuadWeights(int64_t m, int64_t k, const Tw* w, const int32_t* w_zp, bool split_pairs);
+IgemmQuadWeights IgemmPackQuadWeights(int64_t m, int64_t k, const Tw* w, const int32_t* w_zp, bool split_pairs,
+                                      ByteSplit how = ByteSplit::kCheaper);
 // Whether IgemmConvQuads runs under the ceiling `isa` (AVX-512 VNNI, or AVX2 on split pairs).
 bool IgemmQuadsAvailable(Isa isa);
 // Whether the weights for `isa` need split pairs (AVX2's kernel, not VNNI's).

@@ -66,11 +66,15 @@ void IgemmTile(int64_t rows, int64_t cols, int64_t k_pairs, const int16_t* a, in
 }  // namespace qrt::avx2
 
 // ---- u8 x s8 quads with VPMADDUBSW (igemm.h): the VNNI kernel's panels and identity, two
-// byte products into an int16 that cannot saturate on split pairs, then VPMADDWD by 1 ----------
+// byte products into an int16, two quads' words added (the split weights keep them within
+// int16: common/byte_pairs.h), then VPMADDWD by 1 ---------------------------------------------
 namespace qrt::avx2 {
 namespace {
 
-constexpr int kQuadRows = 4;  // 8 accumulators, two panel registers, the weights, 1s, products
+// Channels per tile: a quad a step 4 (8 accumulators, two panel registers, the weights, 1s,
+// products), two quads a step 3 (6 accumulators, four panel registers, two weights, 1s, two
+// products: 16 registers).
+constexpr int kQuadRows[2] = {4, 3};
 
 // 16 bytes of row kk of the patch matrix at columns j0.. (cols of them; the rest 0), flipped.
 inline __m128i CodeRow(const uint8_t* codes, int64_t positions, int64_t kk, int64_t j0, int64_t cols, __m128i flip) {
@@ -84,16 +88,32 @@ inline __m128i CodeRow(const uint8_t* codes, int64_t positions, int64_t kk, int6
   return _mm_xor_si128(_mm_load_si128(reinterpret_cast<const __m128i*>(tail)), _mm_and_si128(flip, in_range));
 }
 
-// rows x 16 columns (R <= kQuadRows) of one panel: sum_k xu ws' in registers, the split-off
+// rows x 16 columns (R <= kQuadRows[kQuadPairs]) of one panel: sum_k xu ws' in registers, the split-off
 // excesses added (xu of k times e), then the identity's corrections, stored (only `cols`).
-template <int R>
+template <int R, bool kQuadPairs>
 void QuadTile(const IgemmQuadWeights& w, int64_t first, const int32_t* panel, int64_t cols, const int32_t* column_sums,
               int32_t zxu, int32_t* c, int64_t ldc) {
   const __m256i ones = _mm256_set1_epi16(1);
   __m256i acc[R][2];
   for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
   const int32_t* wr = w.rows.data() + first * w.quads;
-  for (int64_t q = 0; q < w.quads; ++q) {
+  int64_t q = 0;
+  // Two quads a step: their words added before one VPMADDWD widens them, which the weights'
+  // split keeps within int16 (w.quad_pairs).
+  for (; kQuadPairs && q + 2 <= w.quads; q += 2) {
+    const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + q * 16));
+    const __m256i a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + q * 16 + 8));
+    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + q * 16 + 16));
+    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + q * 16 + 24));
+    for (int r = 0; r < R; ++r) {
+      const __m256i wa = _mm256_set1_epi32(wr[r * w.quads + q]), wb = _mm256_set1_epi32(wr[r * w.quads + q + 1]);
+      const __m256i p0 = _mm256_add_epi16(_mm256_maddubs_epi16(a0, wa), _mm256_maddubs_epi16(b0, wb));
+      const __m256i p1 = _mm256_add_epi16(_mm256_maddubs_epi16(a1, wa), _mm256_maddubs_epi16(b1, wb));
+      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(p0, ones));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(p1, ones));
+    }
+  }
+  for (; q < w.quads; ++q) {
     const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + q * 16));
     const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + q * 16 + 8));
     for (int r = 0; r < R; ++r) {
@@ -151,13 +171,16 @@ void IgemmQuadTiles(const IgemmQuadWeights& w, int64_t first, int64_t rows, cons
                     const int32_t* column_sums, int32_t zxu, int32_t* c, int64_t ldc) {
   using Fn =
       void (*)(const IgemmQuadWeights&, int64_t, const int32_t*, int64_t, const int32_t*, int32_t, int32_t*, int64_t);
-  static constexpr Fn kTiles[kQuadRows + 1] = {nullptr, QuadTile<1>, QuadTile<2>, QuadTile<3>, QuadTile<4>};
+  static constexpr Fn kTiles[2][5] = {
+      {nullptr, QuadTile<1, false>, QuadTile<2, false>, QuadTile<3, false>, QuadTile<4, false>},
+      {nullptr, QuadTile<1, true>, QuadTile<2, true>, QuadTile<3, true>, nullptr}};
+  const int64_t step = kQuadRows[w.quad_pairs];
   const int64_t panel_stride = w.quads * 16;
   for (int64_t j = 0; j < cols; j += 16) {
     const int32_t* panel = panels + (j / 16) * panel_stride;
-    for (int64_t r = 0; r < rows; r += kQuadRows) {
-      const int64_t n = std::min<int64_t>(kQuadRows, rows - r);
-      kTiles[n](w, first + r, panel, cols - j, column_sums + j, zxu, c + r * ldc + j, ldc);
+    for (int64_t r = 0; r < rows; r += step) {
+      const int64_t n = std::min<int64_t>(step, rows - r);
+      kTiles[w.quad_pairs][n](w, first + r, panel, cols - j, column_sums + j, zxu, c + r * ldc + j, ldc);
     }
   }
 }

@@ -56,13 +56,18 @@ struct RowSums {
   return {sum, magnitudes, weighted_squares};
 }
 
-// For AVX2's byte kernel: a channel's weight bytes (k of them, in place) with the pairs
-// VPMADDUBSW could saturate split (common/byte_pairs.h).
-void SplitPairs(uint8_t* bytes, int64_t k, PairCorrections* corrections) {
-  std::vector<int32_t> e(bytes, bytes + k);
-  for (int32_t& v : e) v = int8_t(uint8_t(v));
-  SplitSaturatingPairs(e.data(), k, corrections);
-  for (int64_t i = 0; i < k; ++i) bytes[i] = uint8_t(int8_t(e[size_t(i)]));
+// For AVX2's byte kernel: the plan's weight quads split so that no VPMADDUBSW word (of one quad,
+// or of two added) leaves int16 (common/byte_pairs.h).
+void SplitQuads(PointwiseInt8Plan& p, ByteSplit how) {
+  std::vector<int32_t> e(static_cast<size_t>(p.channels * p.k));
+  auto byte = [&](int64_t c, int64_t i) { return reinterpret_cast<uint8_t*>(p.weights.data() + c * p.quads) + i; };
+  for (int64_t c = 0; c < p.channels; ++c) {
+    for (int64_t i = 0; i < p.k; ++i) e[size_t(c * p.k + i)] = int8_t(*byte(c, i));
+  }
+  p.quad_pairs = SplitByteWeights(e.data(), p.channels, p.k, &p.corrections, how);
+  for (int64_t c = 0; c < p.channels; ++c) {
+    for (int64_t i = 0; i < p.k; ++i) *byte(c, i) = uint8_t(int8_t(e[size_t(c * p.k + i)]));
+  }
 }
 
 bool PowerOfTwo(float v) {
@@ -103,8 +108,9 @@ void PointwiseInt8FloatColumns(const PointwiseInt8Plan& p, const PointwiseInt8Ar
 
 namespace {
 
-// AVX2's two forms of the sums (conv_pointwise_int8_avx2.cc).
-enum class Avx2Form { kChoose, kPairs, kBytes };
+// AVX2's form of the sums (conv_pointwise_int8_avx2.cc): chosen, or forced (tests): int16 pairs,
+// bytes a quad a step, two quads a step.
+enum class Avx2Form { kChoose, kPairs, kBytes, kQuadPairs };
 
 std::shared_ptr<const PointwiseInt8Plan> Plan(const ConvGeometry& g, const float* w, const QuantGrid& w_grid,
                                               const QuantGrid& x_grid, const float* bias, float output_scale, Isa isa,
@@ -134,8 +140,10 @@ std::shared_ptr<const PointwiseInt8Plan> Plan(const ConvGeometry& g, const float
   // Below AVX-512 VNNI: AVX2's byte kernel on split pairs for long sums and many channels (and
   // few split pairs: checked after the weights), its int16 pairs kernel otherwise.
   const bool avx2_tier = PointwiseInt8Tier(isa) != Isa::kAvx512Vnni;
-  p.split_pairs = avx2_tier && (form == Avx2Form::kBytes || (form == Avx2Form::kChoose && k >= kAvx2BytesFromK &&
-                                                             channels >= kAvx2BytesFromChannels));
+  const bool forced_bytes = form == Avx2Form::kBytes || form == Avx2Form::kQuadPairs;
+  p.split_pairs =
+      avx2_tier &&
+      (forced_bytes || (form == Avx2Form::kChoose && k >= kAvx2BytesFromK && channels >= kAvx2BytesFromChannels));
   p.pairs = avx2_tier && !p.split_pairs;
   // No kernel below AVX2: the plan is still made (the reference takes it), and runs decline.
   if (PointwiseInt8Available(isa)) {
@@ -200,7 +208,6 @@ std::shared_ptr<const PointwiseInt8Plan> Plan(const ConvGeometry& g, const float
     const float b = bias != nullptr ? bias[c] : 0.f;
     if (!std::isfinite(b)) return nullptr;
     p.offset_sums.push_back(p.pairs ? 0 : int32_t(sums.codes * p.x_offset));
-    if (p.split_pairs) SplitPairs(bytes, k, &p.corrections);
     p.multipliers.push_back(m);
     // Exact sums (header): x_k w_k = d_k e_k 2^j exactly, every partial sum within 2^24 units.
     p.exact_sums.push_back(PowerOfTwo(p.x_scale) && PowerOfTwo(s) &&
@@ -211,6 +218,11 @@ std::shared_ptr<const PointwiseInt8Plan> Plan(const ConvGeometry& g, const float
     p.biases.push_back(b);
     p.bias_bounds.push_back(RoundUp(kBiasWeight * double(p.error_factor) * std::fabs(double(b))));
     if (!std::isfinite(p.norm_bounds.back()) || !std::isfinite(p.bias_bounds.back())) return nullptr;
+  }
+  if (p.split_pairs) {
+    SplitQuads(p, form == Avx2Form::kBytes       ? ByteSplit::kPairs
+                  : form == Avx2Form::kQuadPairs ? ByteSplit::kQuadPairs
+                                                 : ByteSplit::kCheaper);
   }
   if (p.split_pairs && form == Avx2Form::kChoose && !ByteFormPays(p.corrections, channels, k)) {
     return Plan(g, w, w_grid, x_grid, bias, output_scale, isa, Avx2Form::kPairs);
@@ -230,10 +242,13 @@ std::shared_ptr<const PointwiseInt8Plan> Plan(const ConvGeometry& g, const float
 std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g, const float* w,
                                                            const QuantGrid& w_grid, const QuantGrid& x_grid,
                                                            const float* bias, float output_scale, Isa isa) {
-  // QRT_PW_AVX2_KERNEL=bytes or pairs forces AVX2's form (tests, trials).
+  // QRT_PW_AVX2_KERNEL=pairs, bytes (a quad a step) or quads (two a step) forces AVX2's form (tests, trials).
   const char* forced = std::getenv("QRT_PW_AVX2_KERNEL");
   const std::string_view force = forced != nullptr ? forced : "";
-  const Avx2Form form = force == "bytes" ? Avx2Form::kBytes : force == "pairs" ? Avx2Form::kPairs : Avx2Form::kChoose;
+  const Avx2Form form = force == "bytes"   ? Avx2Form::kBytes
+                        : force == "quads" ? Avx2Form::kQuadPairs
+                        : force == "pairs" ? Avx2Form::kPairs
+                                           : Avx2Form::kChoose;
   return Plan(g, w, w_grid, x_grid, bias, output_scale, isa, form);
 }
 

@@ -100,9 +100,11 @@ struct PointwiseInt8Plan {
   // channels x rows, k ascending: four signed bytes e_k each (quads), or two int16 (pairs).
   std::vector<int32_t> weights;
   std::vector<int32_t> offset_sums;  // x_offset * sum_k e_k per channel (quads only)
-  // The AVX2 byte kernel: its quads hold the weights with the pairs VPMADDUBSW could saturate
-  // split (common/byte_pairs.h), the excesses added back per channel after the sums.
+  // The AVX2 byte kernel: its quads hold the weights split so that no VPMADDUBSW word leaves
+  // int16 (common/byte_pairs.h), the excesses added back per channel after the sums; with
+  // quad_pairs, no word of two quads added in int16 either, and the kernel adds them.
   bool split_pairs = false;
+  bool quad_pairs = false;
   PairCorrections corrections;
   std::vector<float> multipliers;  // fl(x_scale * w_scale[c])
   std::vector<bool> exact_sums;    // per channel: the reference's sums are exact (header)
@@ -192,7 +194,8 @@ namespace avx2 {
 void PointwiseInt8Pass(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args, const float* x,
                        const uint8_t* x_codes, float* y, uint8_t* codes, int64_t first, int64_t last,
                        const OutputEpilogue* rest, const PointwiseInt8Scratch& scratch);
-// Over quads of bytes with VPMADDUBSW (the plan's weights split so that no pair saturates).
+// Over quads of bytes with VPMADDUBSW (the plan's weights split so that no word leaves int16),
+// two quads a step with plan.quad_pairs.
 void PointwiseInt8PassBytes(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args, const float* x,
                             const uint8_t* x_codes, float* y, uint8_t* codes, int64_t first, int64_t last,
                             const OutputEpilogue* rest, const PointwiseInt8Scratch& scratch);

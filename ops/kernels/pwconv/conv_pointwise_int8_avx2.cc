@@ -6,10 +6,11 @@
 //   - int16 pairs: VPMADDWD on X's d and W's e of two rows of k per dword (|d e| <= 255 * 128,
 //     so the pair sums cannot saturate and the int32 sum is exact, with no offset to take back);
 //     tiles of 6 channels by one 16-column vector (12 accumulators);
-//   - bytes: X's quads of bytes d + x_offset as the VNNI kernel packs them, VPMADDUBSW then
-//     VPMADDWD by 1, on weights the plan split so that no byte pair saturates, the split-off
-//     parts added back per channel (Settle); tiles of 4 channels. The byte multiply and the word
-//     multiply overlap, so this form does twice the products a cycle where sums are long.
+//   - bytes: X's quads of bytes d + x_offset as the VNNI kernel packs them, VPMADDUBSW on two
+//     quads, their words added, then VPMADDWD by 1, on weights the plan split so that no word
+//     leaves int16 (common/byte_pairs.h), the split-off parts added back per channel (Settle);
+//     tiles of 3 channels. The byte multiply and the word multiply overlap, so this form does
+//     twice the products a cycle where sums are long.
 // A 16-column vector of the driver's lists is two 8-lane registers. Built with -mavx2 -mfma: no
 // library template is instantiated here (see the AVX-512 file).
 #include <immintrin.h>
@@ -181,16 +182,34 @@ void FloatsOf(const PointwiseInt8Plan& p, const int32_t* packed, int64_t cols, f
 
 // out[r][h] = the int32 sums over every packed row (pairs of int16, or with kBytes quads of
 // bytes) of one vector of 16 columns (x at its first column in the packed block) times row r's
-// weights: VPMADDWD, or VPMADDUBSW then VPMADDWD by 1 (no byte pair can saturate: the plan's
+// weights: VPMADDWD, or VPMADDUBSW then VPMADDWD by 1 (no word can leave int16: the plan's
 // split). The sums live in registers. kOneHalf: the vector's first 8 columns only (a block's last
 // vector with at most 8 valid, as 7 x 7's 49th column), the other half's sums 0.
-template <int R, bool kBytes = false, bool kOneHalf = false>
+template <int R, bool kBytes = false, bool kOneHalf = false, bool kQuadPairs = false>
 void Tile(const int32_t* x, int64_t rows, const int32_t* w, int64_t w_stride, __m256i (&out)[kTileRows][2]) {
   const __m256i ones = _mm256_set1_epi16(1);
   __m256i acc[R][2];
 #pragma GCC unroll 6
   for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
-  for (int64_t q = 0; q < rows; ++q, x += kBlock) {
+  int64_t q = 0;
+  // Bytes, two quads a step: their words added before one VPMADDWD widens them (a quarter fewer
+  // multiplies), which the plan's split keeps within int16 (plan.quad_pairs).
+  for (; kBytes && kQuadPairs && q + 2 <= rows; q += 2, x += 2 * kBlock) {
+    const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
+    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + kBlock));
+    const __m256i a1 = kOneHalf ? a0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 8));
+    const __m256i b1 = kOneHalf ? b0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + kBlock + 8));
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) {
+      const __m256i wa = _mm256_set1_epi32(w[r * w_stride + q]), wb = _mm256_set1_epi32(w[r * w_stride + q + 1]);
+      const __m256i p0 = _mm256_add_epi16(_mm256_maddubs_epi16(a0, wa), _mm256_maddubs_epi16(b0, wb));
+      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(p0, ones));
+      if (kOneHalf) continue;
+      const __m256i p1 = _mm256_add_epi16(_mm256_maddubs_epi16(a1, wa), _mm256_maddubs_epi16(b1, wb));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(p1, ones));
+    }
+  }
+  for (; q < rows; ++q, x += kBlock) {
     const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
     const __m256i x1 = kOneHalf ? x0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 8));
 #pragma GCC unroll 6
@@ -219,8 +238,9 @@ constexpr TileFn kHalfTiles[kTileRows + 1] = {nullptr,
 
 // ---- The byte form: X as VPDPBUSD's quads (bytes d + x_offset, as the AVX-512 VNNI kernel
 // packs them), summed with VPMADDUBSW + VPMADDWD(1). VPMADDUBSW adds two byte products into a
-// saturating int16; the plan's weights keep every same-sign pair within |e1| + |e2| <= 128, so
-// no sum can leave int16 (255 * 128 < 2^15), and adds the rest back from its correction lists.
+// saturating int16, and two quads' words are added before widening; the plan's weights keep
+// each word's four weights within 128 of either sign (SplitSaturatingQuadPairs), so no sum can
+// leave int16 (255 * 128 < 2^15), and add the rest back from their correction lists.
 // On Zen 4 the byte multiply and the word multiply overlap: twice VPMADDWD's products a cycle.
 
 // X's codes (rows ld apart) as quads of bytes for columns [0, cols): entry (q, j) = the bytes of
@@ -260,11 +280,18 @@ void PackCodeQuads(const PointwiseInt8Plan& p, const uint8_t* q, int64_t ld, int
   }
 }
 
-constexpr int kByteTileRows = 4;  // 8 accumulators, two X registers, the weights, 1s, products
+// Channels per byte tile: a quad a step 4 (8 accumulators, two X registers, the weights, 1s,
+// products), two quads a step 3 (6 accumulators, four X registers, two weights, 1s, two
+// products: 16 registers).
+constexpr int kByteTileRows[2] = {4, 3};
 
-constexpr TileFn kByteTiles[kByteTileRows + 1] = {nullptr, Tile<1, true>, Tile<2, true>, Tile<3, true>, Tile<4, true>};
-constexpr TileFn kHalfByteTiles[kByteTileRows + 1] = {nullptr, Tile<1, true, true>, Tile<2, true, true>,
-                                                      Tile<3, true, true>, Tile<4, true, true>};
+// [quad pairs][rows]: the whole vector's and (kHalf...) its first half's.
+constexpr TileFn kByteTiles[2][5] = {
+    {nullptr, Tile<1, true>, Tile<2, true>, Tile<3, true>, Tile<4, true>},
+    {nullptr, Tile<1, true, false, true>, Tile<2, true, false, true>, Tile<3, true, false, true>, nullptr}};
+constexpr TileFn kHalfByteTiles[2][5] = {
+    {nullptr, Tile<1, true, true>, Tile<2, true, true>, Tile<3, true, true>, Tile<4, true, true>},
+    {nullptr, Tile<1, true, true, true>, Tile<2, true, true, true>, Tile<3, true, true, true>, nullptr}};
 
 // A byte tile's sums made d's: minus x_offset * sum_k e_k (the bytes are d + x_offset), plus the
 // weights' parts the plan kept out of the quads (channel c's correction list: byte times e).
@@ -287,28 +314,59 @@ struct ChannelConstants {
 };
 
 // 8 lanes' steps by the one-step rule of the AVX-512 kernel's Steps (its comment has the
-// argument): t = fl(S * M + B), clamped with kClamp; returns t and the movemask of the `valid`
-// lanes not proven (NaN never is).
+// argument): t = fl(S * M + B), clamped with kClamp; returns t and, all ones, the lanes not
+// proven (NaN never is), lanes past the valid ones included.
 template <bool kClamp>
-inline int Steps(const ChannelConstants& k, __m256i acc, __m256 norms, const Quantizer& rule, int valid,
-                 __m256* estimate) {
+inline __m256 Steps(const ChannelConstants& k, __m256i acc, __m256 norms, const Quantizer& rule, __m256* estimate) {
   __m256 t = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc), k.multiplier, k.bias);
   if (kClamp) t = _mm256_min_ps(rule.high, _mm256_max_ps(rule.low, t));
   *estimate = t;
   const __m256 diff = _mm256_sub_ps(t, _mm256_round_ps(t, kNearest));  // |t - A|, exact below 2^23
   const __m256 off = _mm256_andnot_ps(_mm256_set1_ps(-0.f), diff);
   const __m256 limit = _mm256_fnmadd_ps(norms, k.reach_per_norm, k.limit);
-  return _mm256_movemask_ps(_mm256_cmp_ps(off, limit, _CMP_NLT_UQ)) & valid;
+  return _mm256_cmp_ps(off, limit, _CMP_NLT_UQ);
 }
 
-// Two halves of codes (int32, int8 kept + 128) as 16 bytes in column order: clamped to 0..255
-// (see the AVX-512 kernel's PackCodeVectors) by the two saturating packs, as clamp(clamp(c,
-// -32768, 32767), 0, 255) is clamp(c, 0, 255); the top bit flipped by `flip`.
-inline __m128i PackCodes16(__m256i c0, __m256i c1, __m128i flip) {
-  // Words by 128-bit lane: c0[0..3] c1[0..3] | c0[4..7] c1[4..7]; the permute orders them.
-  const __m256i words = _mm256_permute4x64_epi64(_mm256_packs_epi32(c0, c1), 0xD8);
-  const __m128i bytes = _mm_packus_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
-  return _mm_xor_si128(bytes, flip);
+// Two halves of steps (int32) as 16 codes in column order: saturated to int16, plus the zero
+// point (saturating: a step already at an int16 bound stays beyond the code's range), then
+// saturated to the code's type, as clamp(A + zero point) over the type's range.
+struct CodePacker {
+  __m256i zero_point;  // int16 lanes
+  bool is_signed;
+  __m128i operator()(__m256i a0, __m256i a1) const {
+    // Words by 128-bit lane: a0[0..3] a1[0..3] | a0[4..7] a1[4..7]; the permute orders them.
+    const __m256i words = _mm256_permute4x64_epi64(_mm256_adds_epi16(_mm256_packs_epi32(a0, a1), zero_point), 0xD8);
+    const __m128i lo = _mm256_castsi256_si128(words), hi = _mm256_extracti128_si256(words, 1);
+    return is_signed ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
+  }
+};
+
+// QuantizeLinear of 16 floats (two halves) as its AVX2 kernel computes it (Quantizer::Steps,
+// quantize_linear_avx2.cc): the codes in column order.
+struct CodeQuantizer {
+  Quantizer rule;  // the quantized type's whole range: no clamp narrows it
+  bool is_signed;
+  __m128i Codes(__m256 y0, __m256 y1) const {
+    const __m256i q0 = _mm256_cvtps_epi32(_mm256_add_ps(rule.Steps(y0), rule.zp));
+    const __m256i q1 = _mm256_cvtps_epi32(_mm256_add_ps(rule.Steps(y1), rule.zp));
+    // Every code is inside its type's range: the packs only narrow.
+    const __m256i words = _mm256_permute4x64_epi64(_mm256_packs_epi32(q0, q1), 0xD8);
+    const __m128i lo = _mm256_castsi256_si128(words), hi = _mm256_extracti128_si256(words, 1);
+    return is_signed ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
+  }
+};
+
+// The first `lanes` (<= 16) of 16 codes to `to`.
+inline void StoreCodes(__m128i bytes, int64_t lanes, uint8_t* to) {
+  if (lanes >= 16) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(to), bytes);
+  } else if (lanes == 8) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(to), bytes);
+  } else {
+    alignas(16) uint8_t row[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(row), bytes);
+    std::memcpy(to, row, size_t(std::max<int64_t>(lanes, 0)));
+  }
 }
 
 // Computes N (<= 6) channels' outputs at the 16 columns of one vector (x: their k rows, 64
@@ -318,8 +376,8 @@ inline __m128i PackCodes16(__m256i c0, __m256i c1, __m128i flip) {
 // multiply-add latency that one half's N chains leave exposed. Lanes past `valid` (a count)
 // are not written (their floats are zeros, packed so).
 template <int N>
-void ReferenceVector(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y, uint8_t* codes,
-                     const int32_t* channels, int64_t valid) {
+void ReferenceVector(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const CodeQuantizer& code, const float* x,
+                     float* y, uint8_t* codes, const int32_t* channels, int64_t valid) {
   const float* w[N];
   for (int i = 0; i < N; ++i) w[i] = a.w + channels[i] * p.k;
   __m256 c[N][2], acc[N][2];
@@ -339,22 +397,20 @@ void ReferenceVector(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, con
       for (int h = 0; h < 2; ++h) c[i][h] = p0 == 0 ? acc[i][h] : _mm256_add_ps(acc[i][h], c[i][h]);
     }
   }
-  const FakeQuantStep& fq = a.epilogue.before;
   const int64_t lanes = std::min<int64_t>(valid, 16);
-  // The N channels' outputs in one call of the element-wise quantizer (a call per channel of 16
-  // values cost more than their sums at small k).
-  alignas(32) float out[16 * N];
   for (int i = 0; i < N; ++i) {
-    for (int h = 0; h < 2; ++h) {
-      if (a.bias != nullptr) c[i][h] = _mm256_add_ps(c[i][h], _mm256_set1_ps(a.bias[channels[i]]));
-      _mm256_store_ps(out + 16 * i + 8 * h, c[i][h]);
-    }
+    for (int h = 0; h < 2 && a.bias != nullptr; ++h)
+      c[i][h] = _mm256_add_ps(c[i][h], _mm256_set1_ps(a.bias[channels[i]]));
   }
   if (codes != nullptr) {  // QuantizeLinear of the reference's floats
-    uint8_t q[16 * N];
-    a.quantize(16 * N, out, fq.scale, fq.zero_point, q);
-    for (int i = 0; i < N; ++i) std::memcpy(codes + channels[i] * p.columns, q + 16 * i, size_t(lanes));
+    for (int i = 0; i < N; ++i) StoreCodes(code.Codes(c[i][0], c[i][1]), lanes, codes + channels[i] * p.columns);
     return;
+  }
+  // The N channels' outputs in one call of the epilogue (a call per channel of 16 values cost
+  // more than their sums at small k).
+  alignas(32) float out[16 * N];
+  for (int i = 0; i < N; ++i) {
+    for (int h = 0; h < 2; ++h) _mm256_store_ps(out + 16 * i + 8 * h, c[i][h]);
   }
   a.epilogue.Head().Apply(out, 16 * N, 0);  // the clamp, if any, and the fake quantization
   for (int i = 0; i < N; ++i) std::memcpy(y + channels[i] * p.columns, out + 16 * i, size_t(lanes) * sizeof(float));
@@ -364,8 +420,8 @@ void ReferenceVector(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, con
 // where only that half has an unproven output (most open vectors have one or two). The halves'
 // x rows are shared, so the N chains read one vector and N weights a step.
 template <int N>
-void ReferenceHalf(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y, uint8_t* codes,
-                   const int32_t* channels, int64_t valid) {
+void ReferenceHalf(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const CodeQuantizer& code, const float* x,
+                   float* y, uint8_t* codes, const int32_t* channels, int64_t valid) {
   const float* w[N];
   for (int i = 0; i < N; ++i) w[i] = a.w + channels[i] * p.k;
   __m256 c[N], acc[N];
@@ -379,25 +435,22 @@ void ReferenceHalf(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const
     }
     for (int i = 0; i < N; ++i) c[i] = p0 == 0 ? acc[i] : _mm256_add_ps(acc[i], c[i]);
   }
-  const FakeQuantStep& fq = a.epilogue.before;
   const int64_t lanes = std::clamp<int64_t>(valid, 0, 8);
-  alignas(32) float out[8 * N];
   for (int i = 0; i < N; ++i) {
     if (a.bias != nullptr) c[i] = _mm256_add_ps(c[i], _mm256_set1_ps(a.bias[channels[i]]));
-    _mm256_store_ps(out + 8 * i, c[i]);
   }
   if (codes != nullptr) {  // QuantizeLinear of the reference's floats
-    uint8_t q[8 * N];
-    a.quantize(8 * N, out, fq.scale, fq.zero_point, q);
-    for (int i = 0; i < N; ++i) std::memcpy(codes + channels[i] * p.columns, q + 8 * i, size_t(lanes));
+    for (int i = 0; i < N; ++i) StoreCodes(code.Codes(c[i], c[i]), lanes, codes + channels[i] * p.columns);
     return;
   }
+  alignas(32) float out[8 * N];
+  for (int i = 0; i < N; ++i) _mm256_store_ps(out + 8 * i, c[i]);
   a.epilogue.Head().Apply(out, 8 * N, 0);  // the clamp, if any, and the fake quantization
   for (int i = 0; i < N; ++i) std::memcpy(y + channels[i] * p.columns, out + 8 * i, size_t(lanes) * sizeof(float));
 }
 
-using ReferenceFn = void (*)(const PointwiseInt8Plan&, const PointwiseInt8Args&, const float*, float*, uint8_t*,
-                             const int32_t*, int64_t);
+using ReferenceFn = void (*)(const PointwiseInt8Plan&, const PointwiseInt8Args&, const CodeQuantizer&, const float*,
+                             float*, uint8_t*, const int32_t*, int64_t);
 constexpr int kReferenceChannels = 6, kReferenceHalfChannels = 8;
 constexpr ReferenceFn kReference[kReferenceChannels + 1] = {nullptr,
                                                             ReferenceVector<1>,
@@ -412,8 +465,8 @@ constexpr ReferenceFn kReferenceHalf[kReferenceHalfChannels + 1] = {
 
 // Recomputes a vector's open outputs (list: n entries 4 * channel + the mask of its open
 // halves): channels open in both halves whole, the others by the half, in place reordered.
-void RecomputeOpen(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, float* y, uint8_t* codes,
-                   int32_t* list, int64_t n, int64_t valid) {
+void RecomputeOpen(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const CodeQuantizer& code, const float* x,
+                   float* y, uint8_t* codes, int32_t* list, int64_t n, int64_t valid) {
   // Three groups in place: [0, lo) open in both halves, [lo, hi) in half 0 only, [hi, n) in half 1.
   int64_t lo = 0, mid = 0, hi = n;
   while (mid < hi) {
@@ -427,13 +480,13 @@ void RecomputeOpen(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const
   }
   for (int64_t i = 0; i < n; ++i) list[i] >>= 2;
   for (int64_t i = 0; i < lo; i += kReferenceChannels) {
-    kReference[std::min<int64_t>(lo - i, kReferenceChannels)](p, a, x, y, codes, list + i, valid);
+    kReference[std::min<int64_t>(lo - i, kReferenceChannels)](p, a, code, x, y, codes, list + i, valid);
   }
   for (int h = 0; h < 2; ++h) {
     const int64_t first = h == 0 ? lo : hi, count = h == 0 ? hi - lo : n - hi;
     for (int64_t i = 0; i < count; i += kReferenceHalfChannels) {
       kReferenceHalf[std::min<int64_t>(count - i, kReferenceHalfChannels)](
-          p, a, x + 8 * h, y != nullptr ? y + 8 * h : nullptr, codes != nullptr ? codes + 8 * h : nullptr,
+          p, a, code, x + 8 * h, y != nullptr ? y + 8 * h : nullptr, codes != nullptr ? codes + 8 * h : nullptr,
           list + first + i, valid - 8 * h);
     }
   }
@@ -446,44 +499,34 @@ void RecomputeOpen(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const
 template <bool kCodes>
 void FinishTile(const PointwiseInt8Plan& p, const PointwiseInt8Step* steps, const __m256i (&acc)[kTileRows][2],
                 int rows, int64_t c0, const Quantizer& rule, const float* norm_values, int64_t cols, float* y,
-                uint8_t* codes, __m256i add, __m128i flip, int32_t* open, int32_t* count) {
+                uint8_t* codes, const CodePacker& pack, int32_t* open, int32_t* count) {
   const __m256 norms[2] = {_mm256_loadu_ps(norm_values), _mm256_loadu_ps(norm_values + 8)};
   const int valid[2] = {LaneBits(cols), LaneBits(cols - 8)};
-  const __m256i masks[2] = {FirstLanes(cols), FirstLanes(cols - 8)};
+  const int64_t columns = p.columns;
   int32_t n = *count;
   for (int r = 0; r < rows; ++r) {
     const int64_t c = c0 + r;
     const ChannelConstants k(steps[c]);
-    __m256i code[2];
+    __m256 t[2];
     int halves = 0;  // bit h: half h has an unproven lane
     for (int h = 0; h < 2; ++h) {
-      __m256 t;
-      halves |= (Steps<!kCodes>(k, acc[r][h], norms[h], rule, valid[h], &t) != 0) << h;
-      if (kCodes) {
-        code[h] = _mm256_add_epi32(_mm256_cvtps_epi32(t), add);  // A: rounds to nearest even
-      } else {
-        // As the reference's quantizer: (t + 1.5 * 2^23) - 1.5 * 2^23.
-        const __m256 step = _mm256_sub_ps(_mm256_add_ps(t, rule.magic), rule.magic);
-        float* to = y + c * p.columns + 8 * h;
-        // VMASKMOVPS stores are slow on AMD (microcoded): a full half takes a plain store.
-        if (cols >= 8 * (h + 1))
-          _mm256_storeu_ps(to, _mm256_mul_ps(step, rule.scale));
-        else
-          _mm256_maskstore_ps(to, masks[h], _mm256_mul_ps(step, rule.scale));
-      }
+      halves |= ((_mm256_movemask_ps(Steps<!kCodes>(k, acc[r][h], norms[h], rule, &t[h])) & valid[h]) != 0) << h;
     }
     if (kCodes) {
-      const __m128i bytes = PackCodes16(code[0], code[1], flip);
-      uint8_t* to = codes + c * p.columns;
-      if (cols >= 16) {
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(to), bytes);
-      } else {
-        alignas(16) uint8_t row[16];
-        _mm_store_si128(reinterpret_cast<__m128i*>(row), bytes);
-        std::memcpy(to, row, size_t(cols));
+      StoreCodes(pack(_mm256_cvtps_epi32(t[0]), _mm256_cvtps_epi32(t[1])), cols, codes + c * columns);  // A: to even
+    } else {
+      for (int h = 0; h < 2; ++h) {
+        // As the reference's quantizer: (t + 1.5 * 2^23) - 1.5 * 2^23.
+        const __m256 step = _mm256_mul_ps(_mm256_sub_ps(_mm256_add_ps(t[h], rule.magic), rule.magic), rule.scale);
+        float* to = y + c * columns + 8 * h;
+        // VMASKMOVPS stores are slow on AMD (microcoded): a full half takes a plain store.
+        if (cols >= 8 * (h + 1))
+          _mm256_storeu_ps(to, step);
+        else
+          _mm256_maskstore_ps(to, FirstLanes(cols - 8 * h), step);
       }
     }
-    open[n] = int32_t(4 * c + halves);  // kept only if a lane is open
+    open[n] = int32_t(4 * c + halves);  // kept only if a lane is open: no branch to mispredict
     n += halves != 0;
   }
   *count = n;
@@ -504,7 +547,7 @@ void Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x
   using PackCodesFn = void (*)(const PointwiseInt8Plan&, const uint8_t*, int64_t, int64_t, int32_t*, float*);
   constexpr PackCodesFn kPackCodes[kTileVectors + 1] = {nullptr, PackCodePairs<1>, PackCodePairs<2>, PackCodePairs<3>,
                                                         PackCodePairs<4>};
-  constexpr int kRows = kBytes ? kByteTileRows : kTileRows;
+  const int tile_rows = kBytes ? kByteTileRows[p.quad_pairs] : kTileRows;
   const int64_t blocks = last - first;
   auto columns_of = [&](int64_t b) { return std::min(kBlock, p.columns - (first + b) * kBlock); };
   auto packed_of = [&](int64_t b) { return scratch.packed + b * p.rows * kBlock; };
@@ -534,20 +577,19 @@ void Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x
     rule.low = _mm256_max_ps(rule.low, _mm256_set1_ps(scratch.clamp_low));
     rule.high = _mm256_min_ps(rule.high, _mm256_set1_ps(scratch.clamp_high));
   }
-  const int32_t kept_offset = a.before_signed ? 128 : 0;  // int8 codes kept + 128 until packed
-  const __m256i add = _mm256_set1_epi32(fq.zero_point + kept_offset);
-  const __m128i flip = _mm_set1_epi8(char(kept_offset));
+  const CodePacker pack{_mm256_set1_epi16(int16_t(fq.zero_point)), a.before_signed};
+  const CodeQuantizer code{Quantizer(fq.scale, fq.zero_point, a.before_signed), a.before_signed};
   const bool with_codes = codes != nullptr;
   __m256i acc[kTileRows][2];
-  for (int64_t c0 = 0; c0 < p.channels; c0 += kRows) {
-    const int rows = int(std::min<int64_t>(kRows, p.channels - c0));
+  for (int64_t c0 = 0; c0 < p.channels; c0 += tile_rows) {
+    const int rows = int(std::min<int64_t>(tile_rows, p.channels - c0));
     for (int64_t b = 0; b < blocks; ++b) {
       if (count[4 * b] < 0) continue;
       const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
       for (int v = 0; 16 * v < cols; ++v) {
         if (kBytes) {
-          (cols - 16 * v <= 8 ? kHalfByteTiles : kByteTiles)[rows](packed_of(b) + 16 * v, p.rows,
-                                                                   p.weights.data() + c0 * p.rows, p.rows, acc);
+          (cols - 16 * v <= 8 ? kHalfByteTiles : kByteTiles)[p.quad_pairs][rows](
+              packed_of(b) + 16 * v, p.rows, p.weights.data() + c0 * p.rows, p.rows, acc);
           Settle(p, packed_of(b) + 16 * v, rows, c0, acc);
         } else {
           (cols - 16 * v <= 8 ? kHalfTiles : kTiles)[rows](packed_of(b) + 16 * v, p.rows,
@@ -557,10 +599,10 @@ void Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x
         int32_t* list = open + (4 * b + v) * p.channels;
         if (with_codes) {
           FinishTile<true>(p, scratch.steps, acc, rows, c0, rule, scratch.norms + b * kBlock + 16 * v, cols - 16 * v,
-                           nullptr, codes + at, add, flip, list, count + 4 * b + v);
+                           nullptr, codes + at, pack, list, count + 4 * b + v);
         } else {
           FinishTile<false>(p, scratch.steps, acc, rows, c0, rule, scratch.norms + b * kBlock + 16 * v, cols - 16 * v,
-                            y + at, nullptr, add, flip, list, count + 4 * b + v);
+                            y + at, nullptr, pack, list, count + 4 * b + v);
         }
       }
     }
@@ -575,8 +617,9 @@ void Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x
     }
     for (int v = 0; 16 * v < cols; ++v) {
       const int64_t at = 16 * v;
-      RecomputeOpen(p, a, floats_of(b) + at, with_codes ? nullptr : y + j0 + at, with_codes ? codes + j0 + at : nullptr,
-                    open + (4 * b + v) * p.channels, count[4 * b + v], cols - at);
+      RecomputeOpen(p, a, code, floats_of(b) + at, with_codes ? nullptr : y + j0 + at,
+                    with_codes ? codes + j0 + at : nullptr, open + (4 * b + v) * p.channels, count[4 * b + v],
+                    cols - at);
     }
     if (rest != nullptr) {
       for (int64_t c = 0; c < p.channels; ++c) rest->Apply(y + j0 + c * p.columns, cols, c);

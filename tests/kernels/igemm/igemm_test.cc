@@ -176,15 +176,19 @@ void CheckConv(ConvGeometry g, int32_t x_zp, int32_t w_zp_base, uint32_t seed) {
       IgemmConv(nk.kernel, g, x.data(), x_zp, w16.data(), conv.data(), threads);
       ASSERT_EQ(conv, want) << nk.name << " IgemmConv, " << threads << " threads, seed " << seed;
     }
-  }  // The u8 x s8 quads: AVX2's on split pairs, and AVX-512 VNNI's where the CPU has them.
-  for (bool split : {true, false}) {
+  }  // The u8 x s8 quads: AVX2's on split weights (a quad, or two quads, a step), and AVX-512
+     // VNNI's where the CPU has them.
+  for (int form = 0; form < 3; ++form) {
+    const bool split = form < 2;
     if (split ? !CanUseAvx2(kIsaAuto) : !CanUseAvx512Vnni(kIsaAuto)) continue;
-    const IgemmQuadWeights quads = IgemmPackQuadWeights(g.out_channels, k, w.data(), w_zp.data(), split);
+    const IgemmQuadWeights quads = IgemmPackQuadWeights(g.out_channels, k, w.data(), w_zp.data(), split,
+                                                        form == 0 ? ByteSplit::kPairs : ByteSplit::kQuadPairs);
+    ASSERT_EQ(quads.quad_pairs, form == 1);
     for (int threads : {1, 2}) {
       std::vector<int32_t> conv(g.output_count(), 0x33333333);
       IgemmConvQuads(quads, g, x.data(), x_zp, conv.data(), threads);
-      ASSERT_EQ(conv, want) << "IgemmConvQuads" << (split ? " (AVX2, split pairs), " : ", ") << threads
-                            << " threads, seed " << seed;
+      ASSERT_EQ(conv, want) << "IgemmConvQuads" << (split ? " (AVX2, split weights), form " : ", ") << form << ", "
+                            << threads << " threads, seed " << seed;
     }
   }
 }
@@ -217,6 +221,37 @@ TEST(IgemmIm2Col, MatchesConvIntegerOverGeometries) {
   // More patch columns than one packed block (blocks, their tails), odd k.
   CheckConv<uint8_t, int8_t>(Geometry(1, 3, 12, 1, {45, 47}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}), 3, 1, seed + 6);
   CheckConv<uint8_t, int8_t>(Geometry(1, 2, 8, 2, {33, 70}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}), 90, -9, seed + 7);
+}
+
+// AVX2's quads keep VPMADDUBSW's words, of one quad or two added, within int16: X's bytes at 255
+// (254 in places) against weights at the most either split keeps (words of 128 of one sign:
+// pairs of 64, fours of 32) or just past it, in channels of either sign, 1x1 and 3x3.
+TEST(IgemmConvQuads, ByteSumsAtTheEdgeOfInt16) {
+  if (!CanUseAvx2(kIsaAuto)) GTEST_SKIP() << "no AVX2";
+  const int32_t pattern[8] = {32, 33, -32, -33, 127, -128, 64, -65};
+  for (const ConvGeometry& g : {Geometry(1, 45, 8, 1, {5, 8}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}),
+                                Geometry(1, 5, 8, 1, {6, 7}, {3, 3}, {1, 1}, {1, 1}, {0, 0}, {0, 0})}) {
+    ConvGeometry h = g;
+    for (int d = 0; d < 3; ++d) h.out[d] = h.in[d] - h.kernel[d] + 1;
+    const int64_t k = h.reduction_size();
+    std::vector<uint8_t> x(size_t(h.in_channels * h.in_spatial()));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = i % 7 == 3 ? 254 : 255;
+    std::vector<int8_t> w(size_t(h.weight_count()));
+    for (int64_t c = 0; c < h.out_channels; ++c) {
+      for (int64_t i = 0; i < k; ++i) {
+        w[size_t(c * k + i)] = int8_t(c == 4 || c == 5 ? (i % 2 == 0 ? pattern[c] : pattern[9 - c]) : pattern[c]);
+      }
+    }
+    const std::vector<int32_t> w_zp(size_t(h.out_channels), 0);
+    std::vector<int32_t> want(size_t(h.output_count()));
+    ref::ConvInteger(h, x.data(), 0, w.data(), w_zp.data(), nullptr, want.data());
+    for (ByteSplit how : {ByteSplit::kPairs, ByteSplit::kQuadPairs}) {
+      const IgemmQuadWeights quads = IgemmPackQuadWeights(h.out_channels, k, w.data(), w_zp.data(), true, how);
+      std::vector<int32_t> got(want.size(), 0x33333333);
+      IgemmConvQuads(quads, h, x.data(), 0, got.data(), 1);
+      EXPECT_EQ(got, want) << "kernel " << h.kernel[2] << (quads.quad_pairs ? ", two quads a step" : "");
+    }
+  }
 }
 
 }  // namespace

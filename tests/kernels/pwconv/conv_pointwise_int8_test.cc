@@ -47,7 +47,8 @@ std::shared_ptr<const PointwiseInt8Plan> PlanAt(const ConvGeometry& g, const flo
 // A test of the int8 kernels: its body runs once per kernel this CPU runs (KernelTiers), planned
 // under that kernel's ceiling; skipped where there is none (the ordered float convolution runs
 // there, tested in conv_test).
-// AVX2 has two kernels (int16 pairs, bytes on split pairs): each runs, forced in turn.
+// AVX2 has three kernels (int16 pairs, bytes a quad or two quads a step on split weights): each
+// runs, forced in turn.
 #define INT8_TEST(name)                                                                   \
   void name##Body();                                                                      \
   TEST(ConvPointwiseInt8, name) {                                                         \
@@ -55,8 +56,8 @@ std::shared_ptr<const PointwiseInt8Plan> PlanAt(const ConvGeometry& g, const flo
     if (tiers.empty()) GTEST_SKIP() << "CPU (or QRT_MAX_ISA) lacks AVX2: no int8 kernel"; \
     for (Isa tier : tiers) {                                                              \
       const bool avx2 = PointwiseInt8Tier(tier) == Isa::kAvx2;                            \
-      for (const char* kernel : {"pairs", "bytes"}) {                                     \
-        if (!avx2 && std::string(kernel) == "bytes") continue;                            \
+      for (const char* kernel : {"pairs", "bytes", "quads"}) {                            \
+        if (!avx2 && std::string(kernel) != "pairs") continue;                            \
         SCOPED_TRACE("kernel at " + std::string(IsaName(PointwiseInt8Tier(tier))) +       \
                      (avx2 ? std::string(" ") + kernel : std::string()));                 \
         if (avx2) setenv("QRT_PW_AVX2_KERNEL", kernel, 1);                                \
@@ -692,6 +693,37 @@ INT8_TEST(PowerOfTwoScalesTakeTheExactRuleWithinItsBound) {
   std::vector<PointwiseInt8Step> steps(size_t(c.channels));
   ASSERT_TRUE(PointwiseInt8Steps(*plan, 3.f, steps.data()));
   for (const PointwiseInt8Step& s : steps) EXPECT_LT(s.limit, 0.5f);
+  ExpectExact(c, in);
+}
+
+}  // namespace
+}  // namespace qrt
+
+namespace qrt {
+namespace {
+
+// AVX2's byte kernels keep VPMADDUBSW's words, of one quad or two added, within int16: X at its
+// largest byte (codes of 255, zero point 0) against weights at the most either split keeps
+// (words of 128 of one sign, 255 * 128 = 32640: pairs of 64, fours of 32) or just past it, in
+// channels of either sign.
+INT8_TEST(ByteSumsAtTheEdgeOfInt16) {
+  Case c;
+  c.channels = 8, c.k = 45, c.columns = 40, c.x_zp = 0;
+  Inputs in = Make(c, TestSeed());
+  for (size_t i = 0; i < in.x.size(); ++i) in.x[i] = float(i % 7 == 3 ? 254 : 255) * in.x_grid.scales[0];
+  const int32_t weights[8] = {32, 33, -32, -33, 127, -128, 64, -65};
+  for (int64_t ch = 0; ch < c.channels; ++ch) {
+    for (int64_t i = 0; i < c.k; ++i) {
+      const int32_t e = ch == 4 || ch == 5 ? (i % 2 == 0 ? weights[ch] : weights[9 - ch]) : weights[ch];
+      in.w[size_t(ch * c.k + i)] = float(e) * in.w_grid.scales[size_t(ch)];
+    }
+  }
+  // The largest output at 120 steps: a word that left int16 would move it by more than one.
+  Inputs raw = in;
+  raw.epilogue = OutputEpilogue();
+  float top = 0;
+  for (float v : Expected(c, raw)) top = std::max(top, std::fabs(v));
+  in.epilogue.before.scale = top / 120;
   ExpectExact(c, in);
 }
 
