@@ -6,11 +6,12 @@
 //   - int16 pairs: VPMADDWD on X's d and W's e of two rows of k per dword (|d e| <= 255 * 128,
 //     so the pair sums cannot saturate and the int32 sum is exact, with no offset to take back);
 //     tiles of 6 channels by one 16-column vector (12 accumulators);
-//   - bytes: X's quads of bytes d + x_offset as the VNNI kernel packs them, VPMADDUBSW on two
-//     quads, their words added, then VPMADDWD by 1, on weights the plan split so that no word
-//     leaves int16 (common/byte_pairs.h), the split-off parts added back per channel (Settle);
-//     tiles of 3 channels. The byte multiply and the word multiply overlap, so this form does
-//     twice the products a cycle where sums are long.
+//   - bytes: X's quads of bytes d + x_offset as the VNNI kernel packs them, VPMADDUBSW, then
+//     VPMADDWD by 1 (with plan.quad_pairs on two quads' words added first), on weights the plan
+//     split so that no word leaves int16 (common/byte_pairs.h), the split-off parts added back
+//     per channel (Settle); tiles of 4 channels (3 with two quads a step). The byte multiply and
+//     the word multiply overlap, so this form does twice the products a cycle where sums are
+//     long.
 // A 16-column vector of the driver's lists is two 8-lane registers. Built with -mavx2 -mfma: no
 // library template is instantiated here (see the AVX-512 file).
 #include <immintrin.h>
