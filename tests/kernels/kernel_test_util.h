@@ -5,7 +5,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -30,6 +32,27 @@ std::vector<Fn> KernelsThisCpuRuns(Fn ref, Fn avx2, Fn avx512 = nullptr) {
 
 #define QRT_REQUIRE_AVX2() \
   if (!::qrt::testing::HaveAvx2()) GTEST_SKIP() << "CPU lacks AVX2/FMA"
+
+// An environment variable set to `value` for the object's lifetime, then restored (or unset).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
 
 // Fixed default seed; QRT_TEST_SEED overrides it. Tests print it on failure.
 inline uint32_t TestSeed() {

@@ -3,13 +3,13 @@
 // are in tests/data/audit (matmul_nbits_*).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "loaders/model_builder.h"
+#include "tests/kernels/kernel_test_util.h"
 #include "tests/test_util.h"
 
 namespace qrt {
@@ -105,24 +105,6 @@ TEST(MatMulNBits, Int8PathGivesTheSameBytesAtEveryTier) {
   }
 }
 
-// QRT_ORT_CPU = name for its lifetime (the ORT order the int8 path reproduces).
-class ScopedOrtCpu {
- public:
-  explicit ScopedOrtCpu(const char* name) {
-    if (const char* old = std::getenv("QRT_ORT_CPU")) old_ = old;
-    setenv("QRT_ORT_CPU", name, 1);
-  }
-  ~ScopedOrtCpu() {
-    if (old_)
-      setenv("QRT_ORT_CPU", old_->c_str(), 1);
-    else
-      unsetenv("QRT_ORT_CPU");
-  }
-
- private:
-  std::optional<std::string> old_;
-};
-
 // Two threads split the float path's columns and the int8 path's rows (at even rows): the same
 // bytes as one thread, for one row, pairs and an odd last row, at every tier, in each ORT order.
 TEST(MatMulNBits, TwoThreadsGiveTheBytesOfOne) {
@@ -136,7 +118,7 @@ TEST(MatMulNBits, TwoThreadsGiveTheBytesOfOne) {
   for (uint8_t& v : codes) v = uint8_t(next() >> 24);
   for (uint8_t& v : zps) v = uint8_t(next() >> 24);
   for (const char* ort_cpu : {"avx512", "avx512-novnni", "avx2"}) {
-    const ScopedOrtCpu order(ort_cpu);
+    const testing::ScopedEnv order("QRT_ORT_CPU", ort_cpu);
     for (int64_t accuracy : {0, 4}) {
       for (int64_t m : {1, 2, 3, 5, 8}) {
         std::vector<float> a(static_cast<size_t>(m * k));

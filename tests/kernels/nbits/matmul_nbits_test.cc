@@ -226,31 +226,10 @@ constexpr Int8Order kInt8Orders[] = {{"avx512", ref::MatMulNbitsInt8},
                                      {"avx512-novnni", ref::MatMulNbitsInt8NoVnni},
                                      {"avx2", ref::MatMulNbitsInt8Lanes8}};
 
-// QRT_ORT_CPU = name for its lifetime.
-class ScopedOrtCpu {
- public:
-  explicit ScopedOrtCpu(const char* name) {
-    const char* old = std::getenv("QRT_ORT_CPU");
-    had_ = old != nullptr;
-    if (had_) old_ = old;
-    setenv("QRT_ORT_CPU", name, 1);
-  }
-  ~ScopedOrtCpu() {
-    if (had_)
-      setenv("QRT_ORT_CPU", old_.c_str(), 1);
-    else
-      unsetenv("QRT_ORT_CPU");
-  }
-
- private:
-  bool had_ = false;
-  std::string old_;
-};
-
 // The int8 kernel SelectNbitsInt8 gives for `order` at each tier this CPU has (under
 // QRT_MAX_ISA), scalar first.
 std::vector<NamedInt8> Int8KernelsThisCpuRuns(const Int8Order& order) {
-  const ScopedOrtCpu cpu(order.ort_cpu);
+  const testing::ScopedEnv cpu("QRT_ORT_CPU", order.ort_cpu);
   std::vector<NamedInt8> k;
   for (Isa isa : TiersThisCpuHas()) k.push_back({std::string(IsaName(isa)), SelectNbitsInt8(isa)});
   return k;
@@ -289,14 +268,14 @@ void ExpectInt8SameAsReference(const Problem& p, const std::string& what) {
 
 TEST(MatMulNbitsInt8Kernel, EachCeilingGetsItsKernel) {
   {
-    const ScopedOrtCpu cpu("avx2");  // ORT's AVX2 order at every tier
+    const testing::ScopedEnv cpu("QRT_ORT_CPU", "avx2");  // ORT's AVX2 order at every tier
     EXPECT_EQ(SelectNbitsInt8(Isa::kScalar), &ref::MatMulNbitsInt8Lanes8);
     for (Isa isa : TiersThisCpuHas()) {
       if (CanUseAvx2(isa)) EXPECT_EQ(SelectNbitsInt8(isa), &avx2::MatMulNbitsInt8Lanes8) << IsaName(isa);
     }
   }
   {
-    const ScopedOrtCpu cpu("avx512-novnni");  // the same kernels, another plan for blocks of 128+
+    const testing::ScopedEnv cpu("QRT_ORT_CPU", "avx512-novnni");  // the same kernels, another plan for blocks of 128+
     EXPECT_EQ(SelectNbitsInt8(Isa::kScalar), &ref::MatMulNbitsInt8NoVnni);
     for (Isa isa : TiersThisCpuHas()) {
       const NbitsInt8Fn f = SelectNbitsInt8(isa);
@@ -308,7 +287,7 @@ TEST(MatMulNbitsInt8Kernel, EachCeilingGetsItsKernel) {
         EXPECT_EQ(f, &avx2::MatMulNbitsInt8NoVnni) << IsaName(isa);
     }
   }
-  const ScopedOrtCpu cpu("avx512");
+  const testing::ScopedEnv cpu("QRT_ORT_CPU", "avx512");
   EXPECT_EQ(SelectNbitsInt8(Isa::kScalar), &ref::MatMulNbitsInt8);
   for (Isa isa : TiersThisCpuHas()) {
     const NbitsInt8Fn f = SelectNbitsInt8(isa);
