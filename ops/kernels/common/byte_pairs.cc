@@ -1,38 +1,30 @@
 #include "ops/kernels/common/byte_pairs.h"
 
 #include <algorithm>
-#include <cstdlib>
+#include <cstddef>
 
 namespace qrt {
 
-void SplitSaturatingPairs(int32_t* weights, int64_t k, PairCorrections* corrections) {
-  for (int64_t i = 0; i + 1 < k; i += 2) {
-    const int32_t a = weights[i], b = weights[i + 1];
-    if ((a > 0) != (b > 0) || a == 0 || b == 0 || std::abs(a) + std::abs(b) <= 128) continue;
-    const int64_t big = std::abs(a) >= std::abs(b) ? i : i + 1;
-    const int32_t e = weights[big], small = std::abs(big == i ? b : a);
-    const int32_t kept = e > 0 ? 128 - small : small - 128;
-    weights[big] = kept;
-    corrections->k.push_back(int32_t(big));
-    corrections->e.push_back(e - kept);
-  }
-  corrections->start.push_back(int32_t(corrections->k.size()));
-}
+namespace {
 
-void SplitSaturatingQuadPairs(int32_t* weights, int64_t k, PairCorrections* corrections) {
-  for (int64_t first = 0; first < k; first += 8) {
+// Splits one row's groups: for `first` in steps of `span`, two words, word l taking k = first +
+// 2l + each of `offsets` (those below k). In each group the largest weights of a sign give up
+// their excess until that sign's magnitudes add up to at most 128.
+template <size_t N>
+void SplitGroups(int32_t* weights, int64_t k, int64_t span, const int64_t (&offsets)[N], PairCorrections* corrections) {
+  for (int64_t first = 0; first < k; first += span) {
     for (int64_t word = 0; word < 2; ++word) {
-      int64_t group[4];
-      int n = 0;
-      for (int64_t at : {0, 1, 4, 5}) {
+      int64_t group[N];
+      size_t n = 0;
+      for (int64_t at : offsets) {
         if (first + 2 * word + at < k) group[n++] = first + 2 * word + at;
       }
       for (int32_t sign : {1, -1}) {
         int32_t excess = -128;
-        for (int i = 0; i < n; ++i) excess += std::max(0, sign * weights[group[i]]);
+        for (size_t i = 0; i < n; ++i) excess += std::max(0, sign * weights[group[i]]);
         while (excess > 0) {
-          int largest = 0;
-          for (int i = 1; i < n; ++i) {
+          size_t largest = 0;
+          for (size_t i = 1; i < n; ++i) {
             if (sign * weights[group[i]] > sign * weights[group[largest]]) largest = i;
           }
           const int64_t at = group[largest];
@@ -46,6 +38,18 @@ void SplitSaturatingQuadPairs(int32_t* weights, int64_t k, PairCorrections* corr
     }
   }
   corrections->start.push_back(int32_t(corrections->k.size()));
+}
+
+}  // namespace
+
+// A pair of one sign past 128 gives its larger weight's excess (one entry): the larger keeps
+// 128 - |the other|.
+void SplitSaturatingPairs(int32_t* weights, int64_t k, PairCorrections* corrections) {
+  SplitGroups(weights, k, 4, {0, 1}, corrections);
+}
+
+void SplitSaturatingQuadPairs(int32_t* weights, int64_t k, PairCorrections* corrections) {
+  SplitGroups(weights, k, 8, {0, 1, 4, 5}, corrections);
 }
 
 bool SplitByteWeights(int32_t* weights, int64_t rows, int64_t k, PairCorrections* corrections, ByteSplit how) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <random>
 #include <vector>
 
@@ -56,6 +57,35 @@ TEST(SplitSaturatingQuadPairs, KeepsEveryWordInInt16AndLosesNothing) {
         EXPECT_LE(std::abs(kept[i]), std::abs(w[i]));
       }
     }
+  }
+}
+
+// Pairs (k = 2i, 2i + 1): only a pair of one sign past 128 is split, its larger weight (the
+// first of equal ones) keeping 128 - |the other|, one entry each.
+TEST(SplitSaturatingPairs, SplitsOnlySameSignPairsPast128) {
+  std::mt19937 rng(testing::TestSeed());
+  for (int64_t k : {1, 2, 7, 64, 201}) {
+    std::vector<int32_t> w(static_cast<size_t>(k));
+    for (int32_t& v : w) v = int32_t(rng() % 256) - 128;
+    std::vector<int32_t> kept = w;
+    PairCorrections fix;
+    SplitSaturatingPairs(kept.data(), k, &fix);
+    EXPECT_EQ(Rebuilt(kept, fix, 0), w) << "k " << k;
+    size_t entries = 0;
+    for (int64_t i = 0; i + 1 < k; i += 2) {
+      const int32_t a = w[size_t(i)], b = w[size_t(i + 1)];
+      const bool split = ((a > 0 && b > 0) || (a < 0 && b < 0)) && std::abs(a) + std::abs(b) > 128;
+      const int64_t big = std::abs(a) >= std::abs(b) ? i : i + 1, small = big == i ? i + 1 : i;
+      if (!split) {
+        EXPECT_EQ(kept[size_t(i)], a);
+        EXPECT_EQ(kept[size_t(i + 1)], b);
+        continue;
+      }
+      ++entries;
+      EXPECT_EQ(std::abs(kept[size_t(big)]), 128 - std::abs(w[size_t(small)])) << "pair at " << i;
+      EXPECT_EQ(kept[size_t(small)], w[size_t(small)]);
+    }
+    EXPECT_EQ(fix.k.size(), entries) << "k " << k;
   }
 }
 
