@@ -328,6 +328,14 @@ inline __m256 Steps(const ChannelConstants& k, __m256i acc, __m256 norms, const 
   return _mm256_cmp_ps(off, limit, _CMP_NLT_UQ);
 }
 
+// The words of _mm256_packs_epi32(a0, a1) (by 128-bit lane: a0[0..3] a1[0..3] | a0[4..7]
+// a1[4..7]) as 16 bytes in column order, saturated to the code's type.
+inline __m128i NarrowWords(__m256i words, bool is_signed) {
+  const __m256i ordered = _mm256_permute4x64_epi64(words, 0xD8);
+  const __m128i lo = _mm256_castsi256_si128(ordered), hi = _mm256_extracti128_si256(ordered, 1);
+  return is_signed ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
+}
+
 // Two halves of steps (int32) as 16 codes in column order: saturated to int16, plus the zero
 // point (saturating: a step already at an int16 bound stays beyond the code's range), then
 // saturated to the code's type, as clamp(A + zero point) over the type's range.
@@ -335,25 +343,21 @@ struct CodePacker {
   __m256i zero_point;  // int16 lanes
   bool is_signed;
   __m128i operator()(__m256i a0, __m256i a1) const {
-    // Words by 128-bit lane: a0[0..3] a1[0..3] | a0[4..7] a1[4..7]; the permute orders them.
-    const __m256i words = _mm256_permute4x64_epi64(_mm256_adds_epi16(_mm256_packs_epi32(a0, a1), zero_point), 0xD8);
-    const __m128i lo = _mm256_castsi256_si128(words), hi = _mm256_extracti128_si256(words, 1);
-    return is_signed ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
+    return NarrowWords(_mm256_adds_epi16(_mm256_packs_epi32(a0, a1), zero_point), is_signed);
   }
 };
 
-// QuantizeLinear of 16 floats (two halves) as its AVX2 kernel computes it (Quantizer::Steps,
-// quantize_linear_avx2.cc): the codes in column order.
+// QuantizeLinear of floats as its AVX2 kernel computes it (Quantizer::Steps,
+// quantize_linear_avx2.cc): 16 (two halves) or 8 codes in column order.
 struct CodeQuantizer {
   Quantizer rule;  // the quantized type's whole range: no clamp narrows it
   bool is_signed;
-  __m128i Codes(__m256 y0, __m256 y1) const {
-    const __m256i q0 = _mm256_cvtps_epi32(_mm256_add_ps(rule.Steps(y0), rule.zp));
-    const __m256i q1 = _mm256_cvtps_epi32(_mm256_add_ps(rule.Steps(y1), rule.zp));
-    // Every code is inside its type's range: the packs only narrow.
-    const __m256i words = _mm256_permute4x64_epi64(_mm256_packs_epi32(q0, q1), 0xD8);
-    const __m128i lo = _mm256_castsi256_si128(words), hi = _mm256_extracti128_si256(words, 1);
-    return is_signed ? _mm_packs_epi16(lo, hi) : _mm_packus_epi16(lo, hi);
+  __m256i Codes(__m256 y) const { return _mm256_cvtps_epi32(_mm256_add_ps(rule.Steps(y), rule.zp)); }
+  // Every code is inside its type's range: the packs only narrow.
+  __m128i Codes(__m256 y0, __m256 y1) const { return NarrowWords(_mm256_packs_epi32(Codes(y0), Codes(y1)), is_signed); }
+  __m128i Codes8(__m256 y) const {  // the first 8 bytes
+    const __m256i q = Codes(y);
+    return NarrowWords(_mm256_packs_epi32(q, q), is_signed);
   }
 };
 
@@ -441,7 +445,7 @@ void ReferenceHalf(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const
     if (a.bias != nullptr) c[i] = _mm256_add_ps(c[i], _mm256_set1_ps(a.bias[channels[i]]));
   }
   if (codes != nullptr) {  // QuantizeLinear of the reference's floats
-    for (int i = 0; i < N; ++i) StoreCodes(code.Codes(c[i], c[i]), lanes, codes + channels[i] * p.columns);
+    for (int i = 0; i < N; ++i) StoreCodes(code.Codes8(c[i]), lanes, codes + channels[i] * p.columns);
     return;
   }
   alignas(32) float out[8 * N];
