@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -60,11 +61,11 @@ std::shared_ptr<const PointwiseInt8Plan> PlanAt(const ConvGeometry& g, const flo
         if (!avx2 && std::string(kernel) != "pairs") continue;                            \
         SCOPED_TRACE("kernel at " + std::string(IsaName(PointwiseInt8Tier(tier))) +       \
                      (avx2 ? std::string(" ") + kernel : std::string()));                 \
-        if (avx2) setenv("QRT_PW_AVX2_KERNEL", kernel, 1);                                \
+        std::optional<testing::ScopedEnv> form;                                           \
+        if (avx2) form.emplace("QRT_PW_AVX2_KERNEL", kernel);                             \
         g_tier = tier;                                                                    \
         name##Body();                                                                     \
         g_tier = kIsaAuto;                                                                \
-        unsetenv("QRT_PW_AVX2_KERNEL");                                                   \
         if (HasFatalFailure()) return;                                                    \
       }                                                                                   \
     }                                                                                     \
