@@ -57,6 +57,60 @@ struct PoolState {
   int64_t top = 0, left = 0, padded_h = 0, padded_w = 0;
 };
 
+// Short rows at column stride 1 (YOLO's SPPF: 5 x 5 windows on 7 x 7 planes), where a call per
+// row would cost more than its few vectors: a group of padded planes side by side in one flat
+// buffer, and the two passes of the separable reduction each as one MaxRows call over the whole
+// buffer, as if it were one long row. Output (oh, ow) of plane g sits at g * plane + oh * sh *
+// padded_w + ow of the second pass, and reads the same taps in the same order as in the row
+// path; the positions between (across row ends) are computed and never read. A tap of a valid
+// output never leaves its plane (padded_w and padded_h hold every window), so each pass is
+// `reach` shorter than the buffer, and every read stays inside it.
+constexpr int64_t kFlatRowsBelow = 32;  // output rows shorter than the AVX2 kernel's 4-vector tile
+
+template <class T, class Kernel>
+void MaxFlatPlanes(const PoolState& s, const T* x, T* y, T pad, const Kernel& max_rows) {
+  constexpr int64_t kGroupElements = 8192;  // a group's buffers stay in L1/L2
+  const int64_t pw = s.padded_w, plane_size = s.padded_h * pw;
+  const int64_t group = std::max<int64_t>(1, kGroupElements / plane_size);
+  thread_local std::vector<T> planes, across, down;
+  thread_local std::vector<const T*> rows;
+  // 32 more elements: the byte kernel reads up to 31 past its n.
+  planes.assign(size_t(group * plane_size + 32), pad);  // filled once: the copies keep the padding
+  across.assign(size_t(group * plane_size + 32), pad);
+  down.assign(size_t(group * plane_size + 32), pad);
+  rows.resize(size_t(std::max(s.kh, s.kw)));
+  for (int64_t c0 = 0; c0 < s.planes; c0 += group) {
+    const int64_t g_end = std::min(group, s.planes - c0);
+    for (int64_t g = 0; g < g_end; ++g) {
+      const T* xp = x + (c0 + g) * s.in_plane;
+      T* to = planes.data() + g * plane_size + s.top * pw + s.left;
+      for (int64_t ih = 0; ih < s.in_h; ++ih) std::copy(xp + ih * s.in_w, xp + (ih + 1) * s.in_w, to + ih * pw);
+    }
+    const int64_t total = g_end * plane_size;
+    const T* row_maxima = planes.data();
+    int64_t n = total - (s.kw - 1) * s.dw;
+    if (s.kw > 1) {
+      for (int64_t j = 0; j < s.kw; ++j) rows[size_t(j)] = planes.data() + j * s.dw;
+      max_rows(s.kw, rows.data(), n, across.data());
+      row_maxima = across.data();
+    }
+    const T* maxima = row_maxima;
+    if (s.kh > 1) {
+      for (int64_t i = 0; i < s.kh; ++i) rows[size_t(i)] = row_maxima + i * s.dh * pw;
+      n -= (s.kh - 1) * s.dh * pw;
+      max_rows(s.kh, rows.data(), n, down.data());
+      maxima = down.data();
+    }
+    for (int64_t g = 0; g < g_end; ++g) {
+      T* yc = y + (c0 + g) * s.out_plane;
+      for (int64_t oh = 0; oh < s.out_h; ++oh) {
+        const T* from = maxima + g * plane_size + oh * s.sh * pw;
+        std::copy(from, from + s.out_w, yc + oh * s.out_w);
+      }
+    }
+  }
+}
+
 // Each plane copied into a padded plane (-inf for floats, the type's lowest code for 8-bit
 // codes: a pad never replaces a value), then one MaxRows call per output row with the window's
 // taps in row-major order. With a column stride sw > 1 each padded row is kept as sw phase rows
@@ -64,6 +118,7 @@ struct PoolState {
 // o, tap column c reads padded column o * sw + c = phase c % sw, index o + c / sw.
 template <class T, class Kernel>
 void MaxRowsPlanes(const PoolState& s, const T* x, T* y, T pad, const Kernel& max_rows) {
+  if (s.sw == 1 && s.out_w < kFlatRowsBelow) return MaxFlatPlanes(s, x, y, pad, max_rows);
   thread_local std::vector<T> plane;
   thread_local std::vector<const T*> rows;
   const int64_t sw = s.sw, phase_w = (s.padded_w + sw - 1) / sw, row_stride = sw * phase_w;

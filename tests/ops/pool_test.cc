@@ -159,6 +159,12 @@ TEST(Pool, MaxPoolFastPathEqualsTheTapLists) {
   cases.push_back({{1, 2, 13, 21}, Pool({13, 13}, {1, 1}, {6, 6, 6, 6})});
   cases.push_back({{1, 2, 20, 20}, Pool({9, 9}, {1, 1}, {4, 4, 4, 4})});
   cases.push_back({{1, 2, 19, 23}, Pool({7, 5}, {2, 1}, {3, 2, 3, 2})});
+  // Rows under 32 at column stride 1 (the planes side by side in groups): SPPF's 7 x 7 planes
+  // in more than one group (the last one short), and planes too large for a group of two.
+  cases.push_back({{1, 150, 7, 7}, Pool({5, 5}, {1, 1}, {2, 2, 2, 2})});
+  cases.push_back({{1, 3, 300, 20}, Pool({3, 4}, {1, 1}, {1, 1, 1, 2})});
+  cases.push_back({{2, 3, 4, 4}, Pool({1, 3}, {1, 1}, {0, 1, 0, 1})});  // one pass: the rows' only
+  cases.push_back({{2, 3, 6, 5}, Pool({3, 1}, {2, 1}, {1, 0, 1, 0})});  // one pass: the columns' only
   for (DataType type : {DataType::kFloat32, DataType::kUInt8, DataType::kInt8}) {
     for (const Case& c : cases) {
       const Tensor x = type == DataType::kFloat32 ? input(c.x) : codes(c.x, type);

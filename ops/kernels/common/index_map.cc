@@ -28,17 +28,35 @@ void Run(const IndexMap& map, const T* in, T* out, const void* fill_bytes) {
   const int64_t n = map.out_dims[r - 1];
   const int64_t* inner = map.tables[r - 1].data();
   const int64_t outer = ElementCount(map.out_dims) / n;
+  int64_t prev_base = 0;
+  const int64_t repeat = map.inner_repeat;
   for (int64_t o = 0; o < outer; ++o) {
     T* dst = out + o * n;
     const int64_t b = base[r - 1];
-    if (map.inner_contiguous && b >= 0) {
+    if (o > 0 && b == prev_base) {  // the same source row: the same output row
+      std::memcpy(dst, dst - n, size_t(n) * sizeof(T));
+    } else if (map.inner_contiguous && b >= 0) {
       std::memcpy(dst, in + b + inner[0], size_t(n) * sizeof(T));
+    } else if (repeat == 2 && b >= 0) {
+      const T* src = in + b + inner[0];
+      int64_t i = 0;
+      for (; i + 8 <= n; i += 8) {  // four elements at a time: the compiler's shuffles
+        const T* s4 = src + i / 2;
+        T* d8 = dst + i;
+        for (int j = 0; j < 4; ++j) d8[2 * j] = d8[2 * j + 1] = s4[j];
+      }
+      for (; i + 2 <= n; i += 2) dst[i] = dst[i + 1] = src[i / 2];
+      if (i < n) dst[i] = src[i / 2];
+    } else if (repeat > 2 && b >= 0) {
+      const T* src = in + b + inner[0];
+      for (int64_t i = 0; i < n; i += repeat) std::fill_n(dst + i, std::min(repeat, n - i), src[i / repeat]);
     } else {
       for (int64_t i = 0; i < n; ++i) {
         const int64_t off = b + inner[i];
         dst[i] = off < 0 ? fill : in[off];
       }
     }
+    prev_base = b;
     for (size_t d = r - 1; d-- > 0;) {  // odometer over the outer axes
       if (++idx[d] < map.out_dims[d]) {
         base[d + 1] = base[d] + map.tables[d][size_t(idx[d])];
@@ -82,13 +100,19 @@ IndexMap PermutationMap(const Dims& dims, const std::vector<int64_t>& perm) {
 
 void FinishIndexMap(IndexMap& map) {
   map.inner_contiguous = false;
+  map.inner_repeat = 0;
   if (map.tables.empty() || map.tables.back().empty()) return;
   const std::vector<int64_t>& t = map.tables.back();
   if (t[0] < 0) return;
+  int64_t repeat = 1;  // the length of the first run of equal entries
+  while (size_t(repeat) < t.size() && t[size_t(repeat)] == t[0]) ++repeat;
   for (size_t i = 1; i < t.size(); ++i) {
-    if (t[i] != t[0] + int64_t(i)) return;
+    if (t[i] != t[0] + int64_t(i) / repeat) return;
   }
-  map.inner_contiguous = true;
+  if (repeat == 1)
+    map.inner_contiguous = true;
+  else
+    map.inner_repeat = repeat;
 }
 
 void RunIndexMap(const IndexMap& map, size_t elem_size, const void* in, void* out, const void* fill) {

@@ -23,9 +23,12 @@ struct IndexMap {
   Dims out_dims;
   std::vector<std::vector<int64_t>> tables;  // [axis][o] -> offset or kIndexMapFill
   bool inner_contiguous = false;             // tables.back()[o] == tables.back()[0] + o, no fill
+  // tables.back()[o] == tables.back()[0] + o / inner_repeat, no fill, the factor at least 2
+  // (nearest Resize's integer upscaling); 0 otherwise.
+  int64_t inner_repeat = 0;
 };
 
-// Sets inner_contiguous from the innermost table (call after filling the tables).
+// Sets inner_contiguous and inner_repeat from the innermost table (call after filling the tables).
 void FinishIndexMap(IndexMap& map);
 
 // The map of a transpose: output axis d walks input axis perm[d] of a tensor of `dims`
@@ -51,7 +54,9 @@ void TransposeBlocks(int64_t p, int64_t a, int64_t b, const T* x, T* y) {
 }
 
 // Copies `in` to `out` through `map`. elem_size is 1, 2, 4 or 8; `fill` points to
-// elem_size bytes and may be null when no table holds kIndexMapFill. Allocates nothing.
+// elem_size bytes and may be null when no table holds kIndexMapFill. Allocates nothing. An
+// output row (innermost axis) whose outer offsets sum as the previous row's is a copy of that
+// row (upscaled rows, broadcast axes).
 void RunIndexMap(const IndexMap& map, size_t elem_size, const void* in, void* out, const void* fill);
 
 // Row-major strides (in elements) of `dims`.
