@@ -49,7 +49,7 @@ std::shared_ptr<const DepthwiseInt8Plan> PlanDepthwiseInt8(const ConvGeometry& g
   p.y_scale = y_scale, p.y_zero_point = y_zero_point, p.y_signed = y_type == DataType::kInt8;
   p.has_bias = bias != nullptr;
   const float inverse = 1.f / y_scale;
-  const double margin = 0.5 - std::ldexp(1.0, -11);
+  const double margin = 0.5 - kStepMargin;
   for (int64_t c = 0; c < channels; ++c) {
     const float s = w_grid.scales[per_channel ? size_t(c) : 0];
     const float* row = w + c * 9;

@@ -19,10 +19,11 @@
 //     apart from its last rounding (u|t|, the step rule's margin), within (3.01u P + 2.01u|b|) /
 //     s_y of Z / s_y.
 //   So y_ref / s_y is within E / s_y of t, E = 16.2u (s_x s_w D sum_k |e_k| + |b|), a constant
-//   per channel: the step rule proves an output where |t - rint(t)| < limit = 0.5 - 2^-11 - E /
-//   s_y (rounded down), the 2^-11 covering t's last rounding and the reference's fl(v / s_y) up to
-//   |t| = 2^11. A proven t is below 2^20 in magnitude (E >= 16u |Z|, and E / s_y < 0.5), beyond
-//   2^11 only where t and y_ref / s_y both saturate. Every other output (near a rounding
+//   per channel: the step rule proves an output where |t - rint(t)| < limit = 0.5 - 2^-13 - E /
+//   s_y (rounded down), the 2^-13 (kStepMargin, conv/exact_int8_plan.h) covering t's last rounding
+//   and the reference's fl(v / s_y) up to |t| = 2^9. A proven t is below 2^20 in magnitude (E >=
+//   16u |Z|, and E / s_y < 0.5), beyond 2^9 only where t and y_ref / s_y both saturate (8-bit
+//   steps lie within 255 of 0). Every other output (near a rounding
 //   boundary) is computed as the reference computes it.
 #pragma once
 

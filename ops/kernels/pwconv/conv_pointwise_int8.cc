@@ -254,7 +254,7 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
 
 bool PointwiseInt8Steps(const PointwiseInt8Plan& p, float output_scale, PointwiseInt8Step* steps) {
   const float inverse = 1.f / output_scale;
-  const double inside = 0.5 - std::ldexp(1.0, -11);
+  const double inside = 0.5 - kStepMargin;
   for (int64_t c = 0; c < p.channels; ++c) {
     const size_t i = size_t(c);
     PointwiseInt8Step& s = steps[i];

@@ -65,8 +65,9 @@ namespace qrt {
 // The step rule's constants for channel c at one output scale s_y (the header's argument):
 // the estimate t = fl(S * multiplier + bias) of y / s_y, and the lanes proven where
 // |t - rint(t)| < fl(limit - ||d||_2 * reach_per_norm): reach_per_norm >= norm_bounds[c] *
-// error_factor / s_y and limit <= 0.5 - 2^-11 - bias_bounds[c] / s_y (the 2^-11 the margin for
-// the roundings of t, of the reference's v / s_y and of the limit itself).
+// error_factor / s_y and limit <= 0.5 - 2^-13 - bias_bounds[c] / s_y (the 2^-13, kStepMargin in
+// conv/exact_int8_plan.h, the margin for the roundings of t, of the reference's v / s_y and of
+// the limit itself).
 struct PointwiseInt8Step {
   float multiplier, bias, reach_per_norm, limit;
 };

@@ -205,13 +205,14 @@ struct ChannelConstants {
 
 // Channel c's 16 steps from their int32 sums, by the one-step rule: t = fl(S * M + B) estimates
 // y_ref / s_y (the header), clamped to [L, H] with kClamp, and A = rint(t). Where |t - A| <
-// fl(limit - ||d|| * reach_per_norm), which is at most 0.5 - 2^-11 - E / s_y, every v / s_y
-// within E / s_y of t has the step A: the roundings of t and of the reference's fl(v / s_y) move
-// it by under 2^-12 (|t| < 2^11 there, below), so it stays strictly inside A's rounding
-// interval; where t was clamped to H (or L), fl(v / s_y) stays above H - 0.5 (below L + 0.5)
-// and saturates to it. Unclamped, a proven t is below 2^20 in magnitude: E >= 10.1u |s_x s_w S
-// + b| (Cauchy-Schwarz, and r_k + 10 >= 10), so E / s_y < 0.5 bounds it, and the caller
-// saturates A as QuantizeLinear would (t of a lane not proven may be anything: it is
+// fl(limit - ||d|| * reach_per_norm), which is at most 0.5 - 2^-13 - E / s_y, every v / s_y
+// within E / s_y of t has the step A: while |t| < 2^9 the roundings of t and of the reference's
+// fl(v / s_y) move it by under 2^-14, so it stays strictly inside A's rounding interval; where t
+// was clamped to H (or L), fl(v / s_y) stays above H - 0.5 (below L + 0.5) and saturates to it;
+// past 2^9, t and v / s_y both lie beyond every 8-bit step and saturate to the same end
+// (kStepMargin, conv/exact_int8_plan.h). Unclamped, a proven t is below 2^20 in magnitude: E >=
+// 10.1u |s_x s_w S + b| (Cauchy-Schwarz, and r_k + 10 >= 10), so E / s_y < 0.5 bounds it, and
+// the caller saturates A as QuantizeLinear would (t of a lane not proven may be anything: it is
 // recomputed). Returns t and the `valid` lanes not proven (NaN is never proven).
 template <bool kClamp>
 inline __mmask16 Steps(const ChannelConstants& k, __m512i acc, __m512 norms, const Quantizer& rule, __mmask16 valid,
