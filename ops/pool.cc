@@ -63,8 +63,8 @@ struct PoolState {
 // buffer, as if it were one long row. Output (oh, ow) of plane g sits at g * plane + oh * sh *
 // padded_w + ow of the second pass, and reads the same taps in the same order as in the row
 // path; the positions between (across row ends) are computed and never read. A tap of a valid
-// output never leaves its plane (padded_w and padded_h hold every window), so each pass is
-// `reach` shorter than the buffer, and every read stays inside it.
+// output never leaves its plane (padded_w and padded_h hold every window), so each pass runs
+// over the buffer less its taps' reach, and every read stays inside it.
 constexpr int64_t kFlatRowsBelow = 32;  // output rows shorter than the AVX2 kernel's 4-vector tile
 
 template <class T, class Kernel>
