@@ -20,8 +20,6 @@ inline bool NormalPositive(float v) { return std::isnormal(v) && v > 0.f; }
 // 2^-24 * 2^9 = 2^-15 while |t| < 2^9, and the limit's own rounding (2^-25), with room to spare.
 // Beyond 2^9 nothing needs it: the codes are 8-bit, so every step lies within 255 of 0 and a t
 // (or a v / s_y within 0.5 of it) past 2^9 - 1 saturates to the same end whatever its rounding.
-// (It was 2^-11, sized for |t| < 2^11: four times as many lanes near a boundary went unproven
-// and were recomputed, which cost the small-K layers more than their proof.)
 inline constexpr double kStepMargin = 1.0 / 8192;  // 2^-13
 
 // An output scale the step rule can use: positive, it and its inverse normal.

@@ -23,8 +23,8 @@
 //   s_y (rounded down), the 2^-13 (kStepMargin, conv/exact_int8_plan.h) covering t's last rounding
 //   and the reference's fl(v / s_y) up to |t| = 2^9. A proven t is below 2^20 in magnitude (E >=
 //   16u |Z|, and E / s_y < 0.5), beyond 2^9 only where t and y_ref / s_y both saturate (8-bit
-//   steps lie within 255 of 0). Every other output (near a rounding
-//   boundary) is computed as the reference computes it.
+//   steps lie within 255 of 0). Every other output (near a rounding boundary) is computed as the
+//   reference computes it.
 #pragma once
 
 #include <cstdint>

@@ -112,7 +112,7 @@ struct Plane {
     }
     __m256 sum = SumInOneRowOrder(product);
     if (p.has_bias) sum = _mm256_add_ps(sum, bias);
-    const __m256i code = _mm256_cvtps_epi32(_mm256_add_ps(quantizer.Steps(sum), quantizer.zp));
+    const __m256i code = quantizer.Codes(sum);
     return p.y_signed ? code : _mm256_sub_epi32(code, _mm256_set1_epi32(128));
   }
 

@@ -161,9 +161,7 @@ void Plane(const DepthwiseRowsArgs& a) {
     }
     // As QuantizeLinear's kernel: the code is the step plus the zero point.
     uint8_t* q = codes + oh * a.out_w;
-    auto code = [&](int64_t j) {
-      return _mm256_cvtps_epi32(_mm256_add_ps(quantizer.Steps(Outputs(tap, j, w, bias, has_bias)), quantizer.zp));
-    };
+    auto code = [&](int64_t j) { return quantizer.Codes(Outputs(tap, j, w, bias, has_bias)); };
     for (int64_t j = 0; j < full; j += 8) StoreCodes(code(j), a.y_signed, q + j, 8);
     if (full < a.out_w) StoreCodes(code(full), a.y_signed, q + full, a.out_w - full);
   }

@@ -352,7 +352,7 @@ struct CodePacker {
 struct CodeQuantizer {
   Quantizer rule;  // the quantized type's whole range: no clamp narrows it
   bool is_signed;
-  __m256i Codes(__m256 y) const { return _mm256_cvtps_epi32(_mm256_add_ps(rule.Steps(y), rule.zp)); }
+  __m256i Codes(__m256 y) const { return rule.Codes(y); }
   // Every code is inside its type's range: the packs only narrow.
   __m128i Codes(__m256 y0, __m256 y1) const { return NarrowWords(_mm256_packs_epi32(Codes(y0), Codes(y1)), is_signed); }
   __m128i Codes8(__m256 y) const {  // the first 8 bytes

@@ -34,10 +34,6 @@ namespace qrt {
 namespace avx2 {
 namespace {
 
-inline __m256i QuantizeEight(__m256 x, const Quantizer& q) {
-  return _mm256_cvtps_epi32(_mm256_add_ps(q.Steps(x), q.zp));
-}
-
 template <bool kSigned>
 void Quantize(int64_t n, const float* x, float scale, int32_t zp, void* out) {
   uint8_t* y = static_cast<uint8_t*>(out);
@@ -45,17 +41,17 @@ void Quantize(int64_t n, const float* x, float scale, int32_t zp, void* out) {
   const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {
-    __m256i a = QuantizeEight(_mm256_loadu_ps(x + i), q);
-    __m256i b = QuantizeEight(_mm256_loadu_ps(x + i + 8), q);
-    __m256i c = QuantizeEight(_mm256_loadu_ps(x + i + 16), q);
-    __m256i d = QuantizeEight(_mm256_loadu_ps(x + i + 24), q);
+    __m256i a = q.Codes(_mm256_loadu_ps(x + i));
+    __m256i b = q.Codes(_mm256_loadu_ps(x + i + 8));
+    __m256i c = q.Codes(_mm256_loadu_ps(x + i + 16));
+    __m256i d = q.Codes(_mm256_loadu_ps(x + i + 24));
     __m256i ab = _mm256_packs_epi32(a, b), cd = _mm256_packs_epi32(c, d);
     __m256i bytes = kSigned ? _mm256_packs_epi16(ab, cd) : _mm256_packus_epi16(ab, cd);
     // The packs work per 128-bit lane: restore element order.
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), _mm256_permutevar8x32_epi32(bytes, order));
   }
   for (; i + 8 <= n; i += 8) {  // short rows (the int8 convolutions' recomputed outputs) stay vectors
-    const __m256i a = QuantizeEight(_mm256_loadu_ps(x + i), q);
+    const __m256i a = q.Codes(_mm256_loadu_ps(x + i));
     const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
     const __m128i bytes = kSigned ? _mm_packs_epi16(words, words) : _mm_packus_epi16(words, words);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(y + i), bytes);

@@ -42,6 +42,9 @@ struct Quantizer {
     const __m256 r = _mm256_round_ps(_mm256_div_ps(x, scale), kNearest);
     return _mm256_sub_ps(_mm256_min_ps(_mm256_max_ps(_mm256_add_ps(r, zp), lo), hi), zp);
   }
+
+  // QuantizeLinear's codes of 8 floats, the steps plus the zero point, as int32.
+  __m256i Codes(__m256 x) const { return _mm256_cvtps_epi32(_mm256_add_ps(Steps(x), zp)); }
 };
 
 }  // namespace
