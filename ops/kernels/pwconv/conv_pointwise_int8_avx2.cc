@@ -347,16 +347,17 @@ struct CodePacker {
   }
 };
 
-// QuantizeLinear of floats as its AVX2 kernel computes it (Quantizer::Steps,
+// QuantizeLinear of floats as its AVX2 kernel computes it (Quantizer::Codes,
 // quantize_linear_avx2.cc): 16 (two halves) or 8 codes in column order.
 struct CodeQuantizer {
   Quantizer rule;  // the quantized type's whole range: no clamp narrows it
   bool is_signed;
-  __m256i Codes(__m256 y) const { return rule.Codes(y); }
   // Every code is inside its type's range: the packs only narrow.
-  __m128i Codes(__m256 y0, __m256 y1) const { return NarrowWords(_mm256_packs_epi32(Codes(y0), Codes(y1)), is_signed); }
+  __m128i Codes(__m256 y0, __m256 y1) const {
+    return NarrowWords(_mm256_packs_epi32(rule.Codes(y0), rule.Codes(y1)), is_signed);
+  }
   __m128i Codes8(__m256 y) const {  // the first 8 bytes
-    const __m256i q = Codes(y);
+    const __m256i q = rule.Codes(y);
     return NarrowWords(_mm256_packs_epi32(q, q), is_signed);
   }
 };
