@@ -27,6 +27,7 @@ enum class ScratchSlot {
   kPointwiseFloats,
   kPointwiseOutputs,
   kPointwiseSteps,
+  kPointwiseSamples,
   kPatchInputCodes,
   kPatchPlanes,
   kPatchCodes,     // the int8 path over patches: X's codes, padded planes, patches (ops/conv.cc)

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <string_view>
+#include <tuple>
+#include <utility>
 
 #include "ops/kernels/common/thread_scratch.h"
 #include "ops/kernels/conv/exact_int8_plan.h"
@@ -18,6 +20,11 @@ namespace {
 // length) and output channels; below either, the int16 pairs kernel, whose packing costs less
 // (docs/design.md: measured).
 constexpr int64_t kAvx2BytesFromK = 64, kAvx2BytesFromChannels = 32;
+
+// AVX2's sampled running sums (the header's second bound) from this many input channels: where
+// the first bound leaves enough outputs to recompute that the samples cost less than the
+// recomputation they save (docs/design.md: measured).
+constexpr int64_t kAvx2SampledFromK = 768;
 
 // The bias's weight in the bound: one rounding in the reference, one in the estimate, plus 10.
 constexpr double kBiasWeight = 12;
@@ -41,19 +48,21 @@ struct RowSums {
   int64_t codes = 0;             // sum_k e_k, |.| <= 128 * 4096
   int64_t magnitudes = 0;        // sum_k |e_k|
   int64_t weighted_squares = 0;  // sum_k ((r_k + 10) e_k)^2 < 4096 * (2^13 * 2^7)^2 = 2^52: exact
+  int64_t squares = 0;           // sum_k e_k^2
 };
 
 // A weight row's sums, in a function of their own so that they stay in registers (inlined into
 // the plan, GCC kept one in memory, each add waiting on the last).
 [[gnu::noinline]] RowSums SumsOf(const uint8_t* codes, const std::vector<int64_t>& term_weights) {
-  int64_t sum = 0, magnitudes = 0, weighted_squares = 0;
+  int64_t sum = 0, magnitudes = 0, weighted_squares = 0, squares = 0;
   for (size_t i = 0; i < term_weights.size(); ++i) {
     const int64_t e = int8_t(codes[i]), weighted = term_weights[i] * e;
     sum += e;
     magnitudes += e < 0 ? -e : e;
     weighted_squares += weighted * weighted;
+    squares += e * e;
   }
-  return {sum, magnitudes, weighted_squares};
+  return {sum, magnitudes, weighted_squares, squares};
 }
 
 // For AVX2's byte kernel: the plan's weight quads split so that no VPMADDUBSW word (of one quad,
@@ -65,6 +74,17 @@ void SplitQuads(PointwiseInt8Plan& p, ByteSplit how) {
     for (int64_t i = 0; i < p.k; ++i) e[size_t(c * p.k + i)] = int8_t(*byte(c, i));
   }
   p.quad_pairs = SplitByteWeights(e.data(), p.channels, p.k, &p.corrections, how);
+  // Each row's entries in k order: the sampled sums' second bound adds them group by group
+  // (conv_pointwise_int8_avx2.cc); the tile's sums take them in any order.
+  PairCorrections& fix = p.corrections;
+  std::vector<std::pair<int32_t, int32_t>> entries;
+  for (int64_t c = 0; c < p.channels; ++c) {
+    const size_t first = size_t(fix.start[size_t(c)]), last = size_t(fix.start[size_t(c) + 1]);
+    entries.clear();
+    for (size_t i = first; i < last; ++i) entries.emplace_back(fix.k[i], fix.e[i]);
+    std::sort(entries.begin(), entries.end());
+    for (size_t i = first; i < last; ++i) std::tie(fix.k[i], fix.e[i]) = entries[i - first];
+  }
   for (int64_t c = 0; c < p.channels; ++c) {
     for (int64_t i = 0; i < p.k; ++i) *byte(c, i) = uint8_t(int8_t(e[size_t(c * p.k + i)]));
   }
@@ -111,10 +131,12 @@ namespace {
 // AVX2's form of the sums (conv_pointwise_int8_avx2.cc): chosen, or forced (tests): int16 pairs,
 // bytes a quad a step, two quads a step.
 enum class Avx2Form { kChoose, kPairs, kBytes, kQuadPairs };
+// AVX2's sampled running sums: chosen by k, or forced on or off (tests).
+enum class Sampling { kChoose, kOn, kOff };
 
 std::shared_ptr<const PointwiseInt8Plan> Plan(const ConvGeometry& g, const float* w, const QuantGrid& w_grid,
                                               const QuantGrid& x_grid, const float* bias, float output_scale, Isa isa,
-                                              Avx2Form form) {
+                                              Avx2Form form, Sampling sampling) {
   // The direct 1x1 case of the ordered convolution, or any other group-1 convolution as the 1x1
   // convolution over its patch matrix (the ordered convolution's GEMM with the n of the whole
   // image, conv_float.h: the same products in the same order); more than one output channel (one
@@ -154,6 +176,10 @@ std::shared_ptr<const PointwiseInt8Plan> Plan(const ConvGeometry& g, const float
   p.rows = p.pairs ? (k + 1) / 2 : p.quads;
   p.columns = columns;
   p.k_block = SgemmStrideK(columns, k);
+  // Groups of samples must not straddle the reference's k blocks.
+  p.sampled = avx2_tier && (sampling == Sampling::kOn || (sampling == Sampling::kChoose && k >= kAvx2SampledFromK)) &&
+              (k <= p.k_block || p.k_block % kPointwiseSampleTerms == 0);
+  p.groups = (k + kPointwiseSampleTerms - 1) / kPointwiseSampleTerms;
   // Blocks per pass (the kernel's header: why). With up to 32 channels the rows a block writes
   // are few enough streams, and one block at a time is kept (in the sitting that compared them,
   // MobileNetV2's 32 -> 16 and 144 -> 24 layers took 5-10% longer in passes, within the noise);
@@ -208,6 +234,19 @@ std::shared_ptr<const PointwiseInt8Plan> Plan(const ConvGeometry& g, const float
     const float b = bias != nullptr ? bias[c] : 0.f;
     if (!std::isfinite(b)) return nullptr;
     p.offset_sums.push_back(p.pairs ? 0 : int32_t(sums.codes * p.x_offset));
+    if (p.sampled) {
+      // Rounded up from double (relative error ~2^-50), pushed up by 2^-20 as the others.
+      const double push = 1 + std::ldexp(1.0, -20);
+      p.sum_bounds.push_back(RoundUp(double(p.x_scale) * double(s) * push));
+      p.sampled_norm_bounds.push_back(
+          RoundUp(11 * double(p.x_scale) * double(s) * std::sqrt(double(sums.squares)) * push));
+      int64_t prefix = 0;  // |x_offset * prefix| <= 255 * 128 * 4096 < 2^31
+      for (int64_t i = 0; i < k && !p.pairs; ++i) {
+        prefix += int8_t(bytes[i]);
+        if ((i + 1) % kPointwiseSampleTerms == 0 || i + 1 == k)
+          p.offset_prefixes.push_back(int32_t(prefix * p.x_offset));
+      }
+    }
     p.multipliers.push_back(m);
     // Exact sums (header): x_k w_k = d_k e_k 2^j exactly, every partial sum within 2^24 units.
     p.exact_sums.push_back(PowerOfTwo(p.x_scale) && PowerOfTwo(s) &&
@@ -225,7 +264,7 @@ std::shared_ptr<const PointwiseInt8Plan> Plan(const ConvGeometry& g, const float
                                                  : ByteSplit::kCheaper);
   }
   if (p.split_pairs && form == Avx2Form::kChoose && !ByteFormPays(p.corrections, channels, k)) {
-    return Plan(g, w, w_grid, x_grid, bias, output_scale, isa, Avx2Form::kPairs);
+    return Plan(g, w, w_grid, x_grid, bias, output_scale, isa, Avx2Form::kPairs, sampling);
   }
   if (UsableStepScale(output_scale)) {
     p.steps.resize(size_t(channels));
@@ -249,7 +288,11 @@ std::shared_ptr<const PointwiseInt8Plan> PlanPointwiseInt8(const ConvGeometry& g
                         : force == "quads" ? Avx2Form::kQuadPairs
                         : force == "pairs" ? Avx2Form::kPairs
                                            : Avx2Form::kChoose;
-  return Plan(g, w, w_grid, x_grid, bias, output_scale, isa, form);
+  // QRT_PW_AVX2_SAMPLED=1 or 0 forces the sampled running sums on or off (tests, trials).
+  const char* sampled = std::getenv("QRT_PW_AVX2_SAMPLED");
+  const std::string_view sample = sampled != nullptr ? sampled : "";
+  const Sampling sampling = sample == "1" ? Sampling::kOn : sample == "0" ? Sampling::kOff : Sampling::kChoose;
+  return Plan(g, w, w_grid, x_grid, bias, output_scale, isa, form, sampling);
 }
 
 bool PointwiseInt8Steps(const PointwiseInt8Plan& p, float output_scale, PointwiseInt8Step* steps) {
@@ -266,14 +309,20 @@ bool PointwiseInt8Steps(const PointwiseInt8Plan& p, float output_scale, Pointwis
     const double push = 1 + std::ldexp(1.0, -20);
     s.reach_per_norm = RoundUp(double(p.norm_bounds[i]) * double(p.error_factor) * double(inverse) * push);
     s.limit = RoundDown(inside - double(RoundUp(double(p.bias_bounds[i]) * double(inverse) * push)));
+    s.sampled_reach_per_norm = s.per_sum = 0.f;  // steps may be scratch: every field is written
+    if (p.sampled) {
+      s.sampled_reach_per_norm =
+          RoundUp(double(p.sampled_norm_bounds[i]) * double(p.error_factor) * double(inverse) * push);
+      s.per_sum = RoundUp(double(p.sum_bounds[i]) * double(p.error_factor) * double(inverse) * push);
+    }
     // Exact sums and a power-of-two s_y: t = fl(S * M + B) is fl((s_x s_w S + b) / s_y), the
     // reference's fl(y / s_y) itself (M and B exact, and scaling by 2^j commutes with rounding),
     // so every lane is proven. B exact: b / s_y neither underflows nor overflows.
     if (p.exact_sums[i] && PowerOfTwo(output_scale) && s.bias * output_scale == p.biases[i] && std::isfinite(s.bias)) {
-      s.reach_per_norm = 0.f, s.limit = 1.f;
+      s.reach_per_norm = s.sampled_reach_per_norm = s.per_sum = 0.f, s.limit = 1.f;
     }
     if (!std::isfinite(s.multiplier) || !std::isfinite(s.bias) || !std::isfinite(s.reach_per_norm) ||
-        !std::isfinite(s.limit)) {
+        !std::isfinite(s.limit) || !std::isfinite(s.sampled_reach_per_norm) || !std::isfinite(s.per_sum)) {
       return false;
     }
   }
@@ -339,7 +388,10 @@ bool ConvPointwiseInt8(const PointwiseInt8Plan& p, const PointwiseInt8Args& a) {
           static_cast<int32_t*>(ThreadScratch(ScratchSlot::kPointwiseCounts, size_t(most * 4) * 4)),
           ThreadScratchFloats(ScratchSlot::kPointwiseFloats, size_t(most * p.k * kColumns)),
           codes != nullptr ? ThreadScratchFloats(ScratchSlot::kPointwiseOutputs, size_t(p.channels * kColumns))
-                           : nullptr};
+                           : nullptr,
+          p.sampled ? static_cast<int32_t*>(ThreadScratch(ScratchSlot::kPointwiseSamples,
+                                                          size_t(p.groups * kPointwiseSampleRows * 16) * 4))
+                    : nullptr};
       for (int64_t b = first; b < last; b += most) {
         p.pass(p, a, x, x_codes, y, codes, b, std::min(last, b + most), has_rest ? &rest : nullptr, scratch);
       }

@@ -39,6 +39,23 @@
 //   the same step A; then q(y_ref) = A, and the first epilogue step's output, fl(A * s_y), is
 //   the reference's. Every other output (near a rounding boundary) is computed as the reference
 //   computes it; the epilogue's later steps then run on the same floats.
+// Sampled running sums (AVX2, long sums: plan.sampled). Cauchy-Schwarz weights every term by all
+// the roundings after it, but each of the reference's roundings meets a partial sum, and partial
+// sums cancel. With P_j the reference's partial sums within a k block, its block error is at most
+// u / (1 - u) sum_j |a_j| <= 1.0003 u sum_j |P_j| (a_j the computed ones, at most 4096 terms), and
+// |P_j| <= s_x s_w (|T_j| + 2.01u sum_i<=j |d_i e_i|), T_j the exact integer partial sum in the
+// block. The tile keeps T at the end of every group of 16 terms (groups do not straddle the
+// reference's k blocks: k_block is a multiple of 16 or k fits one block). Inside a group of at
+// most 16 terms from T_s to T_e, each |T_j| <= (|T_s| + |T_e| + A_g) / 2, A_g the group's
+// sum |d e|: the group's partial sums add up to at most 8 (|T_s| + |T_e| + A_g), and a block's
+// (its first T_s is 0) to 16 sum |T_e| + 8 A. The block sums' additions round partial sums of
+// blocks, each at most |T_cum| at a block's end (all of them counted), the bias's addition
+// s_x s_w |S| + |b|, the estimate t's roundings 4u s_x s_w |S| and 2u |b|, and the products'
+// 2.01u s_x s_w sum |d e|. So, every second-order term inside the 1% and the margin,
+//   E' = 1.01u (s_x s_w (W + 11 ||d||_2 ||e||_2) + 12 |b|),
+//   W = 16 sum_groups |T_e - T_block start| + sum_blocks |T_cum| + 6 |S|,
+// bounds y_ref / s_y - t in units of s_y as E did, and the AVX2 kernel tries it on the outputs
+// the first bound leaves open before recomputing them (sum |d e| <= ||d|| ||e|| again).
 // Exact sums (power-of-two scales, as Vitis AI quantizes). Where s_x and s_w[c] are powers of two
 // and max|d| * sum_k |e_k| <= 2^24, every x_k w_k is d_k e_k s_x s_w exactly and every partial sum
 // of the reference, in any order, an integer multiple of s_x s_w within 2^24 of them: exact. So
@@ -68,9 +85,17 @@ namespace qrt {
 // error_factor / s_y and limit <= 0.5 - 2^-13 - bias_bounds[c] / s_y (the 2^-13, kStepMargin in
 // conv/exact_int8_plan.h, the margin for the roundings of t, of the reference's v / s_y and of
 // the limit itself).
+// With sampled running sums (the header), lanes left open are tried again where
+// |t - rint(t)| < fl(limit - ||d||_2 * sampled_reach_per_norm - W * per_sum), W the sampled sums'
+// weight: sampled_reach_per_norm >= sampled_norm_bounds[c] * error_factor / s_y and per_sum >=
+// sum_bounds[c] * error_factor / s_y.
 struct PointwiseInt8Step {
   float multiplier, bias, reach_per_norm, limit;
+  float sampled_reach_per_norm = 0, per_sum = 0;
 };
+
+// Terms per group of the sampled running sums (header); the AVX2 tile's most channels.
+constexpr int64_t kPointwiseSampleTerms = 16, kPointwiseSampleRows = 6;
 
 // What plan time knows: the integer weights and the per-channel constants of the argument.
 struct PointwiseInt8Plan;
@@ -107,6 +132,16 @@ struct PointwiseInt8Plan {
   bool split_pairs = false;
   bool quad_pairs = false;
   PairCorrections corrections;
+  // AVX2: the tile keeps its sums at the end of every kPointwiseSampleTerms terms, the second
+  // bound (header) for the outputs the first leaves open; where sums are long enough for the
+  // first to leave many.
+  bool sampled = false;
+  int64_t groups = 0;                      // ceil(k / kPointwiseSampleTerms)
+  std::vector<float> sum_bounds;           // >= x_scale * w_scale[c]
+  std::vector<float> sampled_norm_bounds;  // >= 11 * x_scale * w_scale[c] * ||e||_2
+  // The byte forms' samples hold sum (d + x_offset) e' (the split weights): channels x groups
+  // of x_offset * sum_{k < group's end} e_k (the whole weights) to take back.
+  std::vector<int32_t> offset_prefixes;
   std::vector<float> multipliers;  // fl(x_scale * w_scale[c])
   std::vector<bool> exact_sums;    // per channel: the reference's sums are exact (header)
   std::vector<float> norm_bounds;  // >= x_scale * w_scale[c] * ||(r + 10) e||_2 (r: the header)
@@ -179,12 +214,13 @@ struct PointwiseInt8Scratch {
   // the quantized type's (the driver's ClampSteps: why); the outputs computed as floats clamp.
   bool clamp;
   float clamp_low, clamp_high;
-  int32_t* packed;  // blocks x rows x 64
-  float* norms;     // blocks x 64
-  int32_t* open;    // blocks x 4 x channels
-  int32_t* counts;  // blocks x 4
-  float* floats;    // blocks x k x 64
-  float* outputs;   // channels x 64: a block's outputs as floats, when codes are written
+  int32_t* packed;   // blocks x rows x 64
+  float* norms;      // blocks x 64
+  int32_t* open;     // blocks x 4 x channels
+  int32_t* counts;   // blocks x 4
+  float* floats;     // blocks x k x 64
+  float* outputs;    // channels x 64: a block's outputs as floats, when codes are written
+  int32_t* samples;  // plan.sampled: groups x kPointwiseSampleRows x 16: a tile's sums at each group's end
 };
 namespace avx512 {
 void PointwiseInt8Pass(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args, const float* x,

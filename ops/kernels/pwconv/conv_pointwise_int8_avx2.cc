@@ -12,6 +12,9 @@
 //     per channel (Settle); tiles of 4 channels (3 with two quads a step). The byte multiply and
 //     the word multiply overlap, so this form does twice the products a cycle where sums are
 //     long.
+// With long sums (plan.sampled) the tile also keeps its sums every 16 terms, and an output the
+// first bound leaves open is tried with the second (the header's sampled running sums, Samples
+// below) before it is recomputed.
 // A 16-column vector of the driver's lists is two 8-lane registers. Built with -mavx2 -mfma: no
 // library template is instantiated here (see the AVX-512 file).
 #include <immintrin.h>
@@ -185,57 +188,73 @@ void FloatsOf(const PointwiseInt8Plan& p, const int32_t* packed, int64_t cols, f
 // bytes) of one vector of 16 columns (x at its first column in the packed block) times row r's
 // weights: VPMADDWD, or VPMADDUBSW then VPMADDWD by 1 (no word can leave int16: the plan's
 // split). The sums live in registers. kOneHalf: the vector's first 8 columns only (a block's last
-// vector with at most 8 valid, as 7 x 7's 49th column), the other half's sums 0.
-template <int R, bool kBytes = false, bool kOneHalf = false, bool kQuadPairs = false>
-void Tile(const int32_t* x, int64_t rows, const int32_t* w, int64_t w_stride, __m256i (&out)[kTileRows][2]) {
+// vector with at most 8 valid, as 7 x 7's 49th column), the other half's sums 0. kSampled: the
+// sums also stored at the end of every group of kPointwiseSampleTerms terms (the header's
+// sampled running sums), group g's at samples + (g * kTileRows + r) * 16 + 8 * half.
+template <int R, bool kBytes = false, bool kOneHalf = false, bool kQuadPairs = false, bool kSampled = false>
+void Tile(const int32_t* x, int64_t rows, const int32_t* w, int64_t w_stride, __m256i (&out)[kTileRows][2],
+          int32_t* samples) {
   const __m256i ones = _mm256_set1_epi16(1);
   __m256i acc[R][2];
 #pragma GCC unroll 6
   for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+  constexpr int64_t kGroupRows = kPointwiseSampleTerms / (kBytes ? 4 : 2);  // packed rows per group
   int64_t q = 0;
-  // Bytes, two quads a step: their words added before one VPMADDWD widens them (a quarter fewer
-  // multiplies), which the plan's split keeps within int16 (plan.quad_pairs).
-  for (; kBytes && kQuadPairs && q + 2 <= rows; q += 2, x += 2 * kBlock) {
-    const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
-    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + kBlock));
-    const __m256i a1 = kOneHalf ? a0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 8));
-    const __m256i b1 = kOneHalf ? b0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + kBlock + 8));
+  for (int64_t end = kSampled ? std::min(rows, kGroupRows) : rows;; end = std::min(rows, end + kGroupRows)) {
+    // Bytes, two quads a step: their words added before one VPMADDWD widens them (a quarter fewer
+    // multiplies), which the plan's split keeps within int16 (plan.quad_pairs).
+    for (; kBytes && kQuadPairs && q + 2 <= end; q += 2, x += 2 * kBlock) {
+      const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
+      const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + kBlock));
+      const __m256i a1 = kOneHalf ? a0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 8));
+      const __m256i b1 = kOneHalf ? b0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + kBlock + 8));
+#pragma GCC unroll 6
+      for (int r = 0; r < R; ++r) {
+        const __m256i wa = _mm256_set1_epi32(w[r * w_stride + q]), wb = _mm256_set1_epi32(w[r * w_stride + q + 1]);
+        const __m256i p0 = _mm256_add_epi16(_mm256_maddubs_epi16(a0, wa), _mm256_maddubs_epi16(b0, wb));
+        acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(p0, ones));
+        if (kOneHalf) continue;
+        const __m256i p1 = _mm256_add_epi16(_mm256_maddubs_epi16(a1, wa), _mm256_maddubs_epi16(b1, wb));
+        acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(p1, ones));
+      }
+    }
+    for (; q < end; ++q, x += kBlock) {
+      const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
+      const __m256i x1 = kOneHalf ? x0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 8));
+#pragma GCC unroll 6
+      for (int r = 0; r < R; ++r) {
+        const __m256i wr = _mm256_set1_epi32(w[r * w_stride + q]);
+        const __m256i p0 = kBytes ? _mm256_madd_epi16(_mm256_maddubs_epi16(x0, wr), ones) : _mm256_madd_epi16(x0, wr);
+        acc[r][0] = _mm256_add_epi32(acc[r][0], p0);
+        if (kOneHalf) continue;
+        const __m256i p1 = kBytes ? _mm256_madd_epi16(_mm256_maddubs_epi16(x1, wr), ones) : _mm256_madd_epi16(x1, wr);
+        acc[r][1] = _mm256_add_epi32(acc[r][1], p1);
+      }
+    }
+    if (!kSampled) break;
 #pragma GCC unroll 6
     for (int r = 0; r < R; ++r) {
-      const __m256i wa = _mm256_set1_epi32(w[r * w_stride + q]), wb = _mm256_set1_epi32(w[r * w_stride + q + 1]);
-      const __m256i p0 = _mm256_add_epi16(_mm256_maddubs_epi16(a0, wa), _mm256_maddubs_epi16(b0, wb));
-      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(p0, ones));
-      if (kOneHalf) continue;
-      const __m256i p1 = _mm256_add_epi16(_mm256_maddubs_epi16(a1, wa), _mm256_maddubs_epi16(b1, wb));
-      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(p1, ones));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(samples + r * 16), acc[r][0]);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(samples + r * 16 + 8), acc[r][1]);
     }
-  }
-  for (; q < rows; ++q, x += kBlock) {
-    const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
-    const __m256i x1 = kOneHalf ? x0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 8));
-#pragma GCC unroll 6
-    for (int r = 0; r < R; ++r) {
-      const __m256i wr = _mm256_set1_epi32(w[r * w_stride + q]);
-      const __m256i p0 = kBytes ? _mm256_madd_epi16(_mm256_maddubs_epi16(x0, wr), ones) : _mm256_madd_epi16(x0, wr);
-      acc[r][0] = _mm256_add_epi32(acc[r][0], p0);
-      if (kOneHalf) continue;
-      const __m256i p1 = kBytes ? _mm256_madd_epi16(_mm256_maddubs_epi16(x1, wr), ones) : _mm256_madd_epi16(x1, wr);
-      acc[r][1] = _mm256_add_epi32(acc[r][1], p1);
-    }
+    samples += kTileRows * 16;
+    if (end == rows) break;
   }
 #pragma GCC unroll 6
   for (int r = 0; r < R; ++r) out[r][0] = acc[r][0], out[r][1] = acc[r][1];
 }
+static_assert(kTileRows == kPointwiseSampleRows, "the driver's samples");
 
-using TileFn = void (*)(const int32_t*, int64_t, const int32_t*, int64_t, __m256i (&)[kTileRows][2]);
-constexpr TileFn kTiles[kTileRows + 1] = {nullptr, Tile<1>, Tile<2>, Tile<3>, Tile<4>, Tile<5>, Tile<6>};
-constexpr TileFn kHalfTiles[kTileRows + 1] = {nullptr,
-                                              Tile<1, false, true>,
-                                              Tile<2, false, true>,
-                                              Tile<3, false, true>,
-                                              Tile<4, false, true>,
-                                              Tile<5, false, true>,
-                                              Tile<6, false, true>};
+using TileFn = void (*)(const int32_t*, int64_t, const int32_t*, int64_t, __m256i (&)[kTileRows][2], int32_t*);
+// [rows], for the whole vector or (kHalf) its first half, with or without samples.
+template <bool kHalf, bool kSampled>
+constexpr TileFn kPairTileSet[kTileRows + 1] = {nullptr,
+                                                Tile<1, false, kHalf, false, kSampled>,
+                                                Tile<2, false, kHalf, false, kSampled>,
+                                                Tile<3, false, kHalf, false, kSampled>,
+                                                Tile<4, false, kHalf, false, kSampled>,
+                                                Tile<5, false, kHalf, false, kSampled>,
+                                                Tile<6, false, kHalf, false, kSampled>};
 
 // ---- The byte form: X as VPDPBUSD's quads (bytes d + x_offset, as the AVX-512 VNNI kernel
 // packs them), summed with VPMADDUBSW + VPMADDWD(1). VPMADDUBSW adds two byte products into a
@@ -286,13 +305,27 @@ void PackCodeQuads(const PointwiseInt8Plan& p, const uint8_t* q, int64_t ld, int
 // products: 16 registers).
 constexpr int kByteTileRows[2] = {4, 3};
 
-// [quad pairs][rows]: the whole vector's and (kHalf...) its first half's.
-constexpr TileFn kByteTiles[2][5] = {
-    {nullptr, Tile<1, true>, Tile<2, true>, Tile<3, true>, Tile<4, true>},
-    {nullptr, Tile<1, true, false, true>, Tile<2, true, false, true>, Tile<3, true, false, true>, nullptr}};
-constexpr TileFn kHalfByteTiles[2][5] = {
-    {nullptr, Tile<1, true, true>, Tile<2, true, true>, Tile<3, true, true>, Tile<4, true, true>},
-    {nullptr, Tile<1, true, true, true>, Tile<2, true, true, true>, Tile<3, true, true, true>, nullptr}};
+// [quad pairs][rows], for the whole vector or (kHalf) its first half, with or without samples.
+template <bool kHalf, bool kSampled>
+constexpr TileFn kByteTileSet[2][5] = {
+    {nullptr, Tile<1, true, kHalf, false, kSampled>, Tile<2, true, kHalf, false, kSampled>,
+     Tile<3, true, kHalf, false, kSampled>, Tile<4, true, kHalf, false, kSampled>},
+    {nullptr, Tile<1, true, kHalf, true, kSampled>, Tile<2, true, kHalf, true, kSampled>,
+     Tile<3, true, kHalf, true, kSampled>, nullptr}};
+
+// The tile for `rows` channels of a vector (its first half only with `half`).
+template <bool kBytes>
+TileFn TileFor(const PointwiseInt8Plan& p, int rows, bool half) {
+  if constexpr (kBytes) {
+    const auto& set = half ? (p.sampled ? kByteTileSet<true, true> : kByteTileSet<true, false>)
+                           : (p.sampled ? kByteTileSet<false, true> : kByteTileSet<false, false>);
+    return set[p.quad_pairs][rows];
+  } else {
+    const auto& set = half ? (p.sampled ? kPairTileSet<true, true> : kPairTileSet<true, false>)
+                           : (p.sampled ? kPairTileSet<false, true> : kPairTileSet<false, false>);
+    return set[rows];
+  }
+}
 
 // A byte tile's sums made d's: minus x_offset * sum_k e_k (the bytes are d + x_offset), plus the
 // weights' parts the plan kept out of the quads (channel c's correction list: byte times e).
@@ -498,6 +531,63 @@ void RecomputeOpen(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const
   }
 }
 
+// The second bound (the header's sampled running sums) for one tile's outputs at one vector: the
+// tile's samples (Tile) and the packed X they came from (for the split weights' corrections).
+struct Samples {
+  const PointwiseInt8Plan& p;
+  const int32_t* sums;  // groups x kTileRows x 16
+  const int32_t* x;     // the vector's packed X (quads, kBlock apart)
+
+  // The lanes (movemask) of half h whose estimate t the second bound leaves open (NaN included);
+  // sum: the tile's settled sums S.
+  int Open(const PointwiseInt8Step& s, int64_t c, int r, int h, __m256 norms, __m256 t, __m256i sum) const {
+    // Row r's (channel c's) exact integer sums at each group's end: the byte forms' sums less
+    // x_offset times the weights' prefix, plus the split-off parts (byte times excess, the plan
+    // keeps them in k order) of the groups so far.
+    const int32_t* prefix = p.pairs ? nullptr : p.offset_prefixes.data() + c * p.groups;
+    const PairCorrections& fix = p.corrections;
+    int32_t next = p.pairs ? 0 : fix.start[size_t(c)];
+    const int32_t entries_end = p.pairs ? 0 : fix.start[size_t(c) + 1];
+    const __m256i low_byte = _mm256_set1_epi32(0xFF);
+    const int64_t per_block = p.k <= p.k_block ? p.groups : p.k_block / kPointwiseSampleTerms;
+    const int32_t* at = sums + r * 16 + 8 * h;
+    __m256i exact = _mm256_setzero_si256(), start = exact, parts = exact;  // start: T at the k block's start
+    __m256 groups = _mm256_setzero_ps(), blocks = _mm256_setzero_ps();
+    for (int64_t g0 = 0; g0 < p.groups; g0 += per_block) {
+      const int64_t g1 = std::min(p.groups, g0 + per_block);
+      for (int64_t g = g0; g < g1; ++g, at += kTileRows * 16) {
+        for (; next < entries_end && fix.k[size_t(next)] < (g + 1) * kPointwiseSampleTerms; ++next) {
+          const int32_t k = fix.k[size_t(next)];
+          const __m256i quad = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + (k / 4) * kBlock + 8 * h));
+          const __m256i byte = _mm256_and_si256(_mm256_srl_epi32(quad, _mm_cvtsi32_si128(8 * (k % 4))), low_byte);
+          parts = _mm256_add_epi32(parts, _mm256_mullo_epi32(byte, _mm256_set1_epi32(fix.e[size_t(next)])));
+        }
+        exact = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
+        if (prefix != nullptr) exact = _mm256_add_epi32(_mm256_sub_epi32(exact, _mm256_set1_epi32(prefix[g])), parts);
+        // |T| < 4096 * 255 * 128 < 2^27: the differences stay in int32, and each float rounds by u.
+        groups = _mm256_add_ps(groups, _mm256_cvtepi32_ps(_mm256_abs_epi32(_mm256_sub_epi32(exact, start))));
+      }
+      blocks = _mm256_add_ps(blocks, _mm256_cvtepi32_ps(_mm256_abs_epi32(exact)));
+      start = exact;
+    }
+    // The last group's exact sum is S itself: where not, the samples were misread, and no lane
+    // is taken on their word.
+    const int mismatch = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(exact, sum))) ^ 0xFF;
+    const __m256 total = _mm256_cvtepi32_ps(_mm256_abs_epi32(exact));  // |S|
+    // W = 16 sum |T_e - T_start| + sum |T_cum| + 6 |S|, raised by 2^-10 past every rounding of
+    // these float sums (at most 256 + 4 terms of at most 2^27: relative error < 2^-15).
+    const __m256 w = _mm256_fmadd_ps(_mm256_set1_ps(float(kPointwiseSampleTerms)), groups,
+                                     _mm256_fmadd_ps(_mm256_set1_ps(6.f), total, blocks));
+    const __m256 raised = _mm256_mul_ps(w, _mm256_set1_ps(1.f + 1.f / 1024.f));
+    const __m256 limit =
+        _mm256_fnmadd_ps(raised, _mm256_set1_ps(s.per_sum),
+                         _mm256_fnmadd_ps(norms, _mm256_set1_ps(s.sampled_reach_per_norm), _mm256_set1_ps(s.limit)));
+    const __m256 diff = _mm256_sub_ps(t, _mm256_round_ps(t, kNearest));
+    const __m256 off = _mm256_andnot_ps(_mm256_set1_ps(-0.f), diff);
+    return _mm256_movemask_ps(_mm256_cmp_ps(off, limit, _CMP_NLT_UQ)) | mismatch;
+  }
+};
+
 // A tile's outputs (channels c0.., `rows` of them) at one vector of 16 columns (`cols` of them
 // valid, y or codes at its first column): each written, fl(A * s_y) to y or the code to
 // `codes`, and where a lane is not proven its channel added to the vector's open list (as
@@ -505,7 +595,7 @@ void RecomputeOpen(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const
 template <bool kCodes>
 void FinishTile(const PointwiseInt8Plan& p, const PointwiseInt8Step* steps, const __m256i (&acc)[kTileRows][2],
                 int rows, int64_t c0, const Quantizer& rule, const float* norm_values, int64_t cols, float* y,
-                uint8_t* codes, const CodePacker& pack, int32_t* open, int32_t* count) {
+                uint8_t* codes, const CodePacker& pack, const Samples& samples, int32_t* open, int32_t* count) {
   const __m256 norms[2] = {_mm256_loadu_ps(norm_values), _mm256_loadu_ps(norm_values + 8)};
   const int valid[2] = {LaneBits(cols), LaneBits(cols - 8)};
   const int64_t columns = p.columns;
@@ -517,6 +607,12 @@ void FinishTile(const PointwiseInt8Plan& p, const PointwiseInt8Step* steps, cons
     int halves = 0;  // bit h: half h has an unproven lane
     for (int h = 0; h < 2; ++h) {
       halves |= ((_mm256_movemask_ps(Steps<!kCodes>(k, acc[r][h], norms[h], rule, &t[h])) & valid[h]) != 0) << h;
+    }
+    // The second bound, from the tile's running sums, where the first left a lane open.
+    for (int h = 0; h < 2 && p.sampled && halves != 0; ++h) {
+      if ((halves >> h & 1) != 0 && (samples.Open(steps[c], c, r, h, norms[h], t[h], acc[r][h]) & valid[h]) == 0) {
+        halves &= ~(1 << h);
+      }
     }
     if (kCodes) {
       StoreCodes(pack(_mm256_cvtps_epi32(t[0]), _mm256_cvtps_epi32(t[1])), cols, codes + c * columns);  // A: to even
@@ -593,22 +689,18 @@ void Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x
       if (count[4 * b] < 0) continue;
       const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
       for (int v = 0; 16 * v < cols; ++v) {
-        if (kBytes) {
-          (cols - 16 * v <= 8 ? kHalfByteTiles : kByteTiles)[p.quad_pairs][rows](
-              packed_of(b) + 16 * v, p.rows, p.weights.data() + c0 * p.rows, p.rows, acc);
-          Settle(p, packed_of(b) + 16 * v, rows, c0, acc);
-        } else {
-          (cols - 16 * v <= 8 ? kHalfTiles : kTiles)[rows](packed_of(b) + 16 * v, p.rows,
-                                                           p.weights.data() + c0 * p.rows, p.rows, acc);
-        }
+        TileFor<kBytes>(p, rows, cols - 16 * v <= 8)(packed_of(b) + 16 * v, p.rows, p.weights.data() + c0 * p.rows,
+                                                     p.rows, acc, scratch.samples);
+        if (kBytes) Settle(p, packed_of(b) + 16 * v, rows, c0, acc);
         const int64_t at = j0 + 16 * v;
         int32_t* list = open + (4 * b + v) * p.channels;
+        const Samples samples{p, scratch.samples, packed_of(b) + 16 * v};
         if (with_codes) {
           FinishTile<true>(p, scratch.steps, acc, rows, c0, rule, scratch.norms + b * kBlock + 16 * v, cols - 16 * v,
-                           nullptr, codes + at, pack, list, count + 4 * b + v);
+                           nullptr, codes + at, pack, samples, list, count + 4 * b + v);
         } else {
           FinishTile<false>(p, scratch.steps, acc, rows, c0, rule, scratch.norms + b * kBlock + 16 * v, cols - 16 * v,
-                            y + at, nullptr, pack, list, count + 4 * b + v);
+                            y + at, nullptr, pack, samples, list, count + 4 * b + v);
         }
       }
     }

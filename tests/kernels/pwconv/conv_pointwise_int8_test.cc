@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <random>
@@ -48,28 +49,31 @@ std::shared_ptr<const PointwiseInt8Plan> PlanAt(const ConvGeometry& g, const flo
 // A test of the int8 kernels: its body runs once per kernel this CPU runs (KernelTiers), planned
 // under that kernel's ceiling; skipped where there is none (the ordered float convolution runs
 // there, tested in conv_test).
-// AVX2 has three kernels (int16 pairs, bytes a quad or two quads a step on split weights): each
-// runs, forced in turn.
-#define INT8_TEST(name)                                                                   \
-  void name##Body();                                                                      \
-  TEST(ConvPointwiseInt8, name) {                                                         \
-    const std::vector<Isa> tiers = KernelTiers();                                         \
-    if (tiers.empty()) GTEST_SKIP() << "CPU (or QRT_MAX_ISA) lacks AVX2: no int8 kernel"; \
-    for (Isa tier : tiers) {                                                              \
-      const bool avx2 = PointwiseInt8Tier(tier) == Isa::kAvx2;                            \
-      for (const char* kernel : {"pairs", "bytes", "quads"}) {                            \
-        if (!avx2 && std::string(kernel) != "pairs") continue;                            \
-        SCOPED_TRACE("kernel at " + std::string(IsaName(PointwiseInt8Tier(tier))) +       \
-                     (avx2 ? std::string(" ") + kernel : std::string()));                 \
-        std::optional<testing::ScopedEnv> form;                                           \
-        if (avx2) form.emplace("QRT_PW_AVX2_KERNEL", kernel);                             \
-        g_tier = tier;                                                                    \
-        name##Body();                                                                     \
-        g_tier = kIsaAuto;                                                                \
-        if (HasFatalFailure()) return;                                                    \
-      }                                                                                   \
-    }                                                                                     \
-  }                                                                                       \
+// AVX2 has three kernels (int16 pairs, bytes a quad or two quads a step on split weights), each
+// with and without the sampled running sums' second bound: each runs, forced in turn.
+#define INT8_TEST(name)                                                                             \
+  void name##Body();                                                                                \
+  TEST(ConvPointwiseInt8, name) {                                                                   \
+    const std::vector<Isa> tiers = KernelTiers();                                                   \
+    if (tiers.empty()) GTEST_SKIP() << "CPU (or QRT_MAX_ISA) lacks AVX2: no int8 kernel";           \
+    for (Isa tier : tiers) {                                                                        \
+      const bool avx2 = PointwiseInt8Tier(tier) == Isa::kAvx2;                                      \
+      for (const char* kernel : {"pairs", "bytes", "quads"}) {                                      \
+        for (const char* sampled : {"0", "1"}) {                                                    \
+          if (!avx2 && (std::string(kernel) != "pairs" || std::string(sampled) != "0")) continue;   \
+          SCOPED_TRACE("kernel at " + std::string(IsaName(PointwiseInt8Tier(tier))) +               \
+                       (avx2 ? std::string(" ") + kernel + " sampled " + sampled : std::string())); \
+          std::optional<testing::ScopedEnv> form, sampling;                                         \
+          if (avx2) form.emplace("QRT_PW_AVX2_KERNEL", kernel);                                     \
+          if (avx2) sampling.emplace("QRT_PW_AVX2_SAMPLED", sampled);                               \
+          g_tier = tier;                                                                            \
+          name##Body();                                                                             \
+          g_tier = kIsaAuto;                                                                        \
+          if (HasFatalFailure()) return;                                                            \
+        }                                                                                           \
+      }                                                                                             \
+    }                                                                                               \
+  }                                                                                                 \
   void name##Body()
 
 enum class Data {
@@ -359,57 +363,98 @@ INT8_TEST(FewInputChannelsFromCodes) {
   }
 }
 
+// An output scale near |estimate + reference| / 2n for each n of `steps` in turn, a few ulps at a
+// time either way (`tries` each), at which the estimate and the reference's float sum take
+// different steps (QuantizeLinear's rounding) with the estimate's quotient farther than
+// `clearance` from a tie; 0 if there is none.
+float PlantedScale(float estimate, float reference, std::initializer_list<float> steps, float clearance, int tries) {
+  const float middle = std::fabs((estimate + reference) / 2);
+  for (float n : steps) {
+    for (float direction : {1.f, 0.f}) {
+      float s = middle / n;
+      for (int t = 0; t < tries; ++t, s = std::nextafter(s, direction)) {
+        const float te = estimate / s;
+        const bool clear = std::fabs(te - std::nearbyint(te)) < 0.5f - clearance;
+        if (clear && std::nearbyint(te) != std::nearbyint(reference / s)) return s;
+      }
+    }
+  }
+  return 0;
+}
+
+// Plants the output scale (PlantedScale) at the first output where there is one, comparing the
+// reference's float sum with the estimate the kernel forms from the exact integer sum S,
+// fl(fl(S) * fl(s_x s_w) + b), and checks the kernel at that scale; false if none was planted.
+bool PlantedOutputIsExact(const Case& c, Inputs in, std::initializer_list<float> steps, float clearance, int tries) {
+  const ConvGeometry g = Pointwise(c);
+  std::vector<float> sums(size_t(g.output_count())), scratch(size_t(std::max<int64_t>(1, ConvFloatScratchFloats(g))));
+  ConvFloatOrdered(g, in.x.data(), in.w.data(), in.b.data(), sums.data(),
+                   {ref::Sgemm, ref::SgemmOneRow, ref::SplitPairs}, scratch.data());
+  for (int64_t ch = 0; ch < c.channels; ++ch) {
+    const float m = in.x_grid.scales[0] * in.w_grid.scales[size_t(ch)];
+    for (int64_t j = 0; j < c.columns; ++j) {
+      int64_t sum = 0;
+      for (int64_t i = 0; i < c.k; ++i) {
+        const int64_t d = std::lround(in.x[size_t(i * c.columns + j)] / in.x_grid.scales[0]);
+        const int64_t e = std::lround(in.w[size_t(ch * c.k + i)] / in.w_grid.scales[size_t(ch)]);
+        sum += d * e;
+      }
+      const float estimate = std::fma(float(sum), m, in.b[size_t(ch)]);
+      const float reference = sums[size_t(ch * c.columns + j)];
+      if (estimate == reference) continue;
+      const float scale = PlantedScale(estimate, reference, steps, clearance, tries);
+      if (scale == 0) continue;
+      in.epilogue.before.scale = scale;
+      ExpectExact(c, in);
+      return true;
+    }
+  }
+  return false;
+}
+
 // The argument's own case: an output whose float sum (the reference's) and exact integer sum
 // fall on two sides of a rounding boundary. The output scale is planted, a few ulps at a time,
 // until the reference's step of the float sum differs from the step of the estimate the
-// kernel forms from the integer sum, fl(fl(S) * fl(s_x s_w) + b). Without the error bound
-// (or with the float recomputation in another k-block order) the kernel gets that output
-// wrong; with it, the output is recomputed as the reference computes it.
+// kernel forms from the integer sum. Without the error bound (or with the float recomputation
+// in another k-block order) the kernel gets that output wrong; with it, the output is
+// recomputed as the reference computes it. The step rule is itself cautious within 2^-13 of a
+// half step, so the planted boundary leaves the estimate clear of 2^-10: outputs with heavy
+// cancellation, whose two sums differ by more than that.
 INT8_TEST(OutputsWhoseFloatAndIntegerSumsStraddleABoundary) {
   int planted = 0;
   for (uint32_t seed = 0; seed < 12; ++seed) {
     Case c;
     c.k = 600, c.columns = 64, c.channels = 12;  // three k blocks (256, 256, 88) in the reference
+    planted += PlantedOutputIsExact(c, Make(c, TestSeed() + seed), {0.5f, 1.5f, 2.5f, 20.5f}, 1.f / 1024, 40);
+  }
+  EXPECT_GE(planted, 4);  // the search must have found such outputs, or the test tests nothing
+}
+
+// The sampled running sums' own case (the header's second bound): every term of an output the
+// same (X constant along k in each column, W along k in each channel), so that the partial sums
+// only grow and each of the reference's roundings errs the same way: the float sum strays from
+// the exact one by up to ~50u relative, several times the Cauchy-Schwarz part of the bound
+// (11 ||d|| ||e||, here ~11u), and only the samples' weight W covers it. Output scales are
+// planted near step 250 (uint8 codes), where the two sums differ by up to ~7e-4 of a step, the
+// estimate clear of the boundary by 3 * 2^-13 (the margin and the Cauchy-Schwarz part, ~1.7e-4):
+// with W left out the kernel takes such an output as proven, and this test fails.
+INT8_TEST(EqualTermsWhoseRoundingsPileUp) {
+  int planted = 0;
+  for (uint32_t seed = 0; seed < 8; ++seed) {
+    Case c;
+    c.k = 600, c.columns = 64, c.channels = 12;  // k blocks of 256, 256 and 88 in the reference
+    c.x_zp = 0, c.y_signed = false, c.y_zp = 0;
     Inputs in = Make(c, TestSeed() + seed);
-    const ConvGeometry g = Pointwise(c);
-    std::vector<float> sums(size_t(g.output_count())), scratch(size_t(std::max<int64_t>(1, ConvFloatScratchFloats(g))));
-    ConvFloatOrdered(g, in.x.data(), in.w.data(), in.b.data(), sums.data(),
-                     {ref::Sgemm, ref::SgemmOneRow, ref::SplitPairs}, scratch.data());
-    auto step = [](float v, float s) { return std::nearbyint(v / s); };  // QuantizeLinear's rounding
-    float planted_scale = 0;
-    for (int64_t ch = 0; ch < c.channels && planted_scale == 0; ++ch) {
-      const float m = in.x_grid.scales[0] * in.w_grid.scales[size_t(ch)];
-      for (int64_t j = 0; j < c.columns && planted_scale == 0; ++j) {
-        int64_t sum = 0;
-        for (int64_t i = 0; i < c.k; ++i) {
-          const int64_t d = std::lround(in.x[size_t(i * c.columns + j)] / in.x_grid.scales[0]);
-          const int64_t e = std::lround(in.w[size_t(ch * c.k + i)] / in.w_grid.scales[size_t(ch)]);
-          sum += d * e;
-        }
-        const float estimate = std::fma(float(sum), m, in.b[size_t(ch)]);
-        const float reference = sums[size_t(ch * c.columns + j)];
-        if (estimate == reference) continue;
-        // The step rule is itself cautious within 2^-11 of a half step, so the planted boundary
-        // must leave the estimate clear of that: outputs with heavy cancellation, whose two
-        // sums differ by more than 2^-10 of the planted step.
-        const float middle = (estimate + reference) / 2;
-        for (float n : {0.5f, 1.5f, 2.5f, 20.5f}) {
-          for (float direction : {1.f, 0.f}) {
-            float s = std::fabs(middle) / n;
-            for (int t = 0; t < 40 && planted_scale == 0; ++t, s = std::nextafter(s, direction)) {
-              const float te = estimate / s;
-              const bool clear = std::fabs(te - std::nearbyint(te)) < 0.5f - 1.f / 1024;
-              if (clear && step(estimate, s) != step(reference, s)) planted_scale = s;
-            }
-          }
-          if (planted_scale != 0) break;
-        }
-      }
+    std::mt19937 rng(TestSeed() + 100 + seed);
+    for (int64_t j = 0; j < c.columns; ++j) {
+      const float x = float(200 + int32_t(rng() % 56)) * in.x_grid.scales[0];
+      for (int64_t i = 0; i < c.k; ++i) in.x[size_t(i * c.columns + j)] = x;
     }
-    if (planted_scale == 0) continue;
-    ++planted;
-    in.epilogue.before.scale = planted_scale;
-    ExpectExact(c, in);
+    for (int64_t ch = 0; ch < c.channels; ++ch) {
+      const float w = float(100 + int32_t(rng() % 28)) * in.w_grid.scales[size_t(ch)];
+      for (int64_t i = 0; i < c.k; ++i) in.w[size_t(ch * c.k + i)] = w;
+    }
+    planted += PlantedOutputIsExact(c, in, {250.5f, 240.5f, 230.5f}, 3.f / 8192, 400);
   }
   EXPECT_GE(planted, 4);  // the search must have found such outputs, or the test tests nothing
 }
