@@ -176,9 +176,10 @@ std::shared_ptr<const PointwiseInt8Plan> Plan(const ConvGeometry& g, const float
   p.rows = p.pairs ? (k + 1) / 2 : p.quads;
   p.columns = columns;
   p.k_block = SgemmStrideK(columns, k);
-  // Groups of samples must not straddle the reference's k blocks.
+  // Groups of samples must not straddle the reference's k blocks, and a block of at most 1024
+  // terms keeps the second bound's int32 sums from overflowing (conv_pointwise_int8_avx2.cc).
   p.sampled = avx2_tier && (sampling == Sampling::kOn || (sampling == Sampling::kChoose && k >= kAvx2SampledFromK)) &&
-              (k <= p.k_block || p.k_block % kPointwiseSampleTerms == 0);
+              (k <= p.k_block || p.k_block % kPointwiseSampleTerms == 0) && std::min(k, p.k_block) <= 1024;
   p.groups = (k + kPointwiseSampleTerms - 1) / kPointwiseSampleTerms;
   // Blocks per pass (the kernel's header: why). With up to 32 channels the rows a block writes
   // are few enough streams, and one block at a time is kept (in the sitting that compared them,

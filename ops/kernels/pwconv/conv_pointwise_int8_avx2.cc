@@ -184,61 +184,71 @@ void FloatsOf(const PointwiseInt8Plan& p, const int32_t* packed, int64_t cols, f
   }
 }
 
+// Adds packed rows [q, end) (x at row q, advanced with it) of one vector to the tile's sums.
+template <int R, bool kBytes, bool kOneHalf, bool kQuadPairs>
+[[gnu::always_inline]] inline void AddRows(const int32_t*& x, int64_t& q, int64_t end, const int32_t* w,
+                                           int64_t w_stride, __m256i (&acc)[R][2]) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  // Bytes, two quads a step: their words added before one VPMADDWD widens them (a quarter fewer
+  // multiplies), which the plan's split keeps within int16 (plan.quad_pairs).
+  for (; kBytes && kQuadPairs && q + 2 <= end; q += 2, x += 2 * kBlock) {
+    const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
+    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + kBlock));
+    const __m256i a1 = kOneHalf ? a0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 8));
+    const __m256i b1 = kOneHalf ? b0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + kBlock + 8));
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) {
+      const __m256i wa = _mm256_set1_epi32(w[r * w_stride + q]), wb = _mm256_set1_epi32(w[r * w_stride + q + 1]);
+      const __m256i p0 = _mm256_add_epi16(_mm256_maddubs_epi16(a0, wa), _mm256_maddubs_epi16(b0, wb));
+      acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(p0, ones));
+      if (kOneHalf) continue;
+      const __m256i p1 = _mm256_add_epi16(_mm256_maddubs_epi16(a1, wa), _mm256_maddubs_epi16(b1, wb));
+      acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(p1, ones));
+    }
+  }
+  for (; q < end; ++q, x += kBlock) {
+    const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
+    const __m256i x1 = kOneHalf ? x0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 8));
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) {
+      const __m256i wr = _mm256_set1_epi32(w[r * w_stride + q]);
+      const __m256i p0 = kBytes ? _mm256_madd_epi16(_mm256_maddubs_epi16(x0, wr), ones) : _mm256_madd_epi16(x0, wr);
+      acc[r][0] = _mm256_add_epi32(acc[r][0], p0);
+      if (kOneHalf) continue;
+      const __m256i p1 = kBytes ? _mm256_madd_epi16(_mm256_maddubs_epi16(x1, wr), ones) : _mm256_madd_epi16(x1, wr);
+      acc[r][1] = _mm256_add_epi32(acc[r][1], p1);
+    }
+  }
+}
+
 // out[r][h] = the int32 sums over every packed row (pairs of int16, or with kBytes quads of
 // bytes) of one vector of 16 columns (x at its first column in the packed block) times row r's
 // weights: VPMADDWD, or VPMADDUBSW then VPMADDWD by 1 (no word can leave int16: the plan's
 // split). The sums live in registers. kOneHalf: the vector's first 8 columns only (a block's last
 // vector with at most 8 valid, as 7 x 7's 49th column), the other half's sums 0. kSampled: the
 // sums also stored at the end of every group of kPointwiseSampleTerms terms (the header's
-// sampled running sums), group g's at samples + (g * kTileRows + r) * 16 + 8 * half.
+// sampled running sums), group g's of row r's half h at samples + ((2r + h) * groups + g) * 8: each
+// row's half in a run of its own, as Samples::Open reads it.
 template <int R, bool kBytes = false, bool kOneHalf = false, bool kQuadPairs = false, bool kSampled = false>
 void Tile(const int32_t* x, int64_t rows, const int32_t* w, int64_t w_stride, __m256i (&out)[kTileRows][2],
           int32_t* samples) {
-  const __m256i ones = _mm256_set1_epi16(1);
   __m256i acc[R][2];
 #pragma GCC unroll 6
   for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
-  constexpr int64_t kGroupRows = kPointwiseSampleTerms / (kBytes ? 4 : 2);  // packed rows per group
   int64_t q = 0;
-  for (int64_t end = kSampled ? std::min(rows, kGroupRows) : rows;; end = std::min(rows, end + kGroupRows)) {
-    // Bytes, two quads a step: their words added before one VPMADDWD widens them (a quarter fewer
-    // multiplies), which the plan's split keeps within int16 (plan.quad_pairs).
-    for (; kBytes && kQuadPairs && q + 2 <= end; q += 2, x += 2 * kBlock) {
-      const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
-      const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + kBlock));
-      const __m256i a1 = kOneHalf ? a0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 8));
-      const __m256i b1 = kOneHalf ? b0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + kBlock + 8));
+  if constexpr (!kSampled) {
+    AddRows<R, kBytes, kOneHalf, kQuadPairs>(x, q, rows, w, w_stride, acc);
+  } else {
+    constexpr int64_t kGroupRows = kPointwiseSampleTerms / (kBytes ? 4 : 2);  // packed rows per group
+    const int64_t run = 8 * ((rows + kGroupRows - 1) / kGroupRows);           // ints per row's half
+    for (int64_t end = std::min(rows, kGroupRows); q < rows; end = std::min(rows, end + kGroupRows), samples += 8) {
+      AddRows<R, kBytes, kOneHalf, kQuadPairs>(x, q, end, w, w_stride, acc);
 #pragma GCC unroll 6
       for (int r = 0; r < R; ++r) {
-        const __m256i wa = _mm256_set1_epi32(w[r * w_stride + q]), wb = _mm256_set1_epi32(w[r * w_stride + q + 1]);
-        const __m256i p0 = _mm256_add_epi16(_mm256_maddubs_epi16(a0, wa), _mm256_maddubs_epi16(b0, wb));
-        acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(p0, ones));
-        if (kOneHalf) continue;
-        const __m256i p1 = _mm256_add_epi16(_mm256_maddubs_epi16(a1, wa), _mm256_maddubs_epi16(b1, wb));
-        acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(p1, ones));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(samples + 2 * r * run), acc[r][0]);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(samples + (2 * r + 1) * run), acc[r][1]);
       }
     }
-    for (; q < end; ++q, x += kBlock) {
-      const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x));
-      const __m256i x1 = kOneHalf ? x0 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 8));
-#pragma GCC unroll 6
-      for (int r = 0; r < R; ++r) {
-        const __m256i wr = _mm256_set1_epi32(w[r * w_stride + q]);
-        const __m256i p0 = kBytes ? _mm256_madd_epi16(_mm256_maddubs_epi16(x0, wr), ones) : _mm256_madd_epi16(x0, wr);
-        acc[r][0] = _mm256_add_epi32(acc[r][0], p0);
-        if (kOneHalf) continue;
-        const __m256i p1 = kBytes ? _mm256_madd_epi16(_mm256_maddubs_epi16(x1, wr), ones) : _mm256_madd_epi16(x1, wr);
-        acc[r][1] = _mm256_add_epi32(acc[r][1], p1);
-      }
-    }
-    if (!kSampled) break;
-#pragma GCC unroll 6
-    for (int r = 0; r < R; ++r) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(samples + r * 16), acc[r][0]);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(samples + r * 16 + 8), acc[r][1]);
-    }
-    samples += kTileRows * 16;
-    if (end == rows) break;
   }
 #pragma GCC unroll 6
   for (int r = 0; r < R; ++r) out[r][0] = acc[r][0], out[r][1] = acc[r][1];
@@ -314,16 +324,12 @@ constexpr TileFn kByteTileSet[2][5] = {
      Tile<3, true, kHalf, true, kSampled>, nullptr}};
 
 // The tile for `rows` channels of a vector (its first half only with `half`).
-template <bool kBytes>
+template <bool kBytes, bool kSampled>
 TileFn TileFor(const PointwiseInt8Plan& p, int rows, bool half) {
   if constexpr (kBytes) {
-    const auto& set = half ? (p.sampled ? kByteTileSet<true, true> : kByteTileSet<true, false>)
-                           : (p.sampled ? kByteTileSet<false, true> : kByteTileSet<false, false>);
-    return set[p.quad_pairs][rows];
+    return (half ? kByteTileSet<true, kSampled> : kByteTileSet<false, kSampled>)[p.quad_pairs][rows];
   } else {
-    const auto& set = half ? (p.sampled ? kPairTileSet<true, true> : kPairTileSet<true, false>)
-                           : (p.sampled ? kPairTileSet<false, true> : kPairTileSet<false, false>);
-    return set[rows];
+    return (half ? kPairTileSet<true, kSampled> : kPairTileSet<false, kSampled>)[rows];
   }
 }
 
@@ -535,12 +541,13 @@ void RecomputeOpen(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const
 // tile's samples (Tile) and the packed X they came from (for the split weights' corrections).
 struct Samples {
   const PointwiseInt8Plan& p;
-  const int32_t* sums;  // groups x kTileRows x 16
+  const int32_t* sums;  // kTileRows x 2 x groups x 8 (Tile)
   const int32_t* x;     // the vector's packed X (quads, kBlock apart)
 
   // The lanes (movemask) of half h whose estimate t the second bound leaves open (NaN included);
-  // sum: the tile's settled sums S.
-  int Open(const PointwiseInt8Step& s, int64_t c, int r, int h, __m256 norms, __m256 t, __m256i sum) const {
+  // sum: the tile's settled sums S. Out of line: inlined, its registers crowded the proof's.
+  [[gnu::noinline, gnu::cold]] int Open(const PointwiseInt8Step& s, int64_t c, int r, int h, __m256 norms, __m256 t,
+                                        __m256i sum) const {
     // Row r's (channel c's) exact integer sums at each group's end: the byte forms' sums less
     // x_offset times the weights' prefix, plus the split-off parts (byte times excess, the plan
     // keeps them in k order) of the groups so far.
@@ -548,15 +555,21 @@ struct Samples {
     const PairCorrections& fix = p.corrections;
     int32_t next = p.pairs ? 0 : fix.start[size_t(c)];
     const int32_t entries_end = p.pairs ? 0 : fix.start[size_t(c) + 1];
+    auto group_of = [&](int32_t i) { return i < entries_end ? fix.k[size_t(i)] / kPointwiseSampleTerms : p.groups; };
+    int64_t next_group = group_of(next);
     const __m256i low_byte = _mm256_set1_epi32(0xFF);
     const int64_t per_block = p.k <= p.k_block ? p.groups : p.k_block / kPointwiseSampleTerms;
-    const int32_t* at = sums + r * 16 + 8 * h;
+    const int32_t* at = sums + (2 * r + h) * p.groups * 8;
     __m256i exact = _mm256_setzero_si256(), start = exact, parts = exact;  // start: T at the k block's start
     __m256 groups = _mm256_setzero_ps(), blocks = _mm256_setzero_ps();
     for (int64_t g0 = 0; g0 < p.groups; g0 += per_block) {
       const int64_t g1 = std::min(p.groups, g0 + per_block);
-      for (int64_t g = g0; g < g1; ++g, at += kTileRows * 16) {
-        for (; next < entries_end && fix.k[size_t(next)] < (g + 1) * kPointwiseSampleTerms; ++next) {
+      // A block's |T_e - T_start| add up in int32: each is a partial sum of the block, at most
+      // 16 (g - g0 + 1) * 255 * 128, so a block of n <= 64 groups (the plan's k_block <= 1024)
+      // adds up to at most 522240 n (n + 1) / 2 < 2^31.
+      __m256i block = _mm256_setzero_si256();
+      for (int64_t g = g0; g < g1; ++g, at += 8) {
+        for (; g == next_group; next_group = group_of(++next)) {
           const int32_t k = fix.k[size_t(next)];
           const __m256i quad = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + (k / 4) * kBlock + 8 * h));
           const __m256i byte = _mm256_and_si256(_mm256_srl_epi32(quad, _mm_cvtsi32_si128(8 * (k % 4))), low_byte);
@@ -564,9 +577,10 @@ struct Samples {
         }
         exact = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
         if (prefix != nullptr) exact = _mm256_add_epi32(_mm256_sub_epi32(exact, _mm256_set1_epi32(prefix[g])), parts);
-        // |T| < 4096 * 255 * 128 < 2^27: the differences stay in int32, and each float rounds by u.
-        groups = _mm256_add_ps(groups, _mm256_cvtepi32_ps(_mm256_abs_epi32(_mm256_sub_epi32(exact, start))));
+        block = _mm256_add_epi32(block, _mm256_abs_epi32(_mm256_sub_epi32(exact, start)));
       }
+      // |T| < 4096 * 255 * 128 < 2^27; each conversion rounds by u.
+      groups = _mm256_add_ps(groups, _mm256_cvtepi32_ps(block));
       blocks = _mm256_add_ps(blocks, _mm256_cvtepi32_ps(_mm256_abs_epi32(exact)));
       start = exact;
     }
@@ -575,7 +589,7 @@ struct Samples {
     const int mismatch = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(exact, sum))) ^ 0xFF;
     const __m256 total = _mm256_cvtepi32_ps(_mm256_abs_epi32(exact));  // |S|
     // W = 16 sum |T_e - T_start| + sum |T_cum| + 6 |S|, raised by 2^-10 past every rounding of
-    // these float sums (at most 256 + 4 terms of at most 2^27: relative error < 2^-15).
+    // these float sums (at most 2 * 256 + 4 terms: relative error < 2^-14).
     const __m256 w = _mm256_fmadd_ps(_mm256_set1_ps(float(kPointwiseSampleTerms)), groups,
                                      _mm256_fmadd_ps(_mm256_set1_ps(6.f), total, blocks));
     const __m256 raised = _mm256_mul_ps(w, _mm256_set1_ps(1.f + 1.f / 1024.f));
@@ -592,7 +606,7 @@ struct Samples {
 // valid, y or codes at its first column): each written, fl(A * s_y) to y or the code to
 // `codes`, and where a lane is not proven its channel added to the vector's open list (as
 // 4 * channel + the mask of its halves with an open lane).
-template <bool kCodes>
+template <bool kCodes, bool kSampled>
 void FinishTile(const PointwiseInt8Plan& p, const PointwiseInt8Step* steps, const __m256i (&acc)[kTileRows][2],
                 int rows, int64_t c0, const Quantizer& rule, const float* norm_values, int64_t cols, float* y,
                 uint8_t* codes, const CodePacker& pack, const Samples& samples, int32_t* open, int32_t* count) {
@@ -609,7 +623,7 @@ void FinishTile(const PointwiseInt8Plan& p, const PointwiseInt8Step* steps, cons
       halves |= ((_mm256_movemask_ps(Steps<!kCodes>(k, acc[r][h], norms[h], rule, &t[h])) & valid[h]) != 0) << h;
     }
     // The second bound, from the tile's running sums, where the first left a lane open.
-    for (int h = 0; h < 2 && p.sampled && halves != 0; ++h) {
+    for (int h = 0; h < 2 && kSampled && __builtin_expect(halves != 0, 0); ++h) {
       if ((halves >> h & 1) != 0 && (samples.Open(steps[c], c, r, h, norms[h], t[h], acc[r][h]) & valid[h]) == 0) {
         halves &= ~(1 << h);
       }
@@ -638,8 +652,9 @@ void FinishTile(const PointwiseInt8Plan& p, const PointwiseInt8Step* steps, cons
 
 namespace {
 
-// The pass over int16 pairs (VPMADDWD) or, kBytes, over quads of bytes (VPMADDUBSW).
-template <bool kBytes>
+// The pass over int16 pairs (VPMADDWD) or, kBytes, over quads of bytes (VPMADDUBSW); kSampled:
+// plan.sampled.
+template <bool kBytes, bool kSampled>
 void Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, const uint8_t* x_codes, float* y,
           uint8_t* codes, int64_t first, int64_t last, const OutputEpilogue* rest,
           const PointwiseInt8Scratch& scratch) {
@@ -689,18 +704,18 @@ void Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x
       if (count[4 * b] < 0) continue;
       const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
       for (int v = 0; 16 * v < cols; ++v) {
-        TileFor<kBytes>(p, rows, cols - 16 * v <= 8)(packed_of(b) + 16 * v, p.rows, p.weights.data() + c0 * p.rows,
-                                                     p.rows, acc, scratch.samples);
+        TileFor<kBytes, kSampled>(p, rows, cols - 16 * v <= 8)(
+            packed_of(b) + 16 * v, p.rows, p.weights.data() + c0 * p.rows, p.rows, acc, scratch.samples);
         if (kBytes) Settle(p, packed_of(b) + 16 * v, rows, c0, acc);
         const int64_t at = j0 + 16 * v;
         int32_t* list = open + (4 * b + v) * p.channels;
         const Samples samples{p, scratch.samples, packed_of(b) + 16 * v};
         if (with_codes) {
-          FinishTile<true>(p, scratch.steps, acc, rows, c0, rule, scratch.norms + b * kBlock + 16 * v, cols - 16 * v,
-                           nullptr, codes + at, pack, samples, list, count + 4 * b + v);
+          FinishTile<true, kSampled>(p, scratch.steps, acc, rows, c0, rule, scratch.norms + b * kBlock + 16 * v,
+                                     cols - 16 * v, nullptr, codes + at, pack, samples, list, count + 4 * b + v);
         } else {
-          FinishTile<false>(p, scratch.steps, acc, rows, c0, rule, scratch.norms + b * kBlock + 16 * v, cols - 16 * v,
-                            y + at, nullptr, pack, samples, list, count + 4 * b + v);
+          FinishTile<false, kSampled>(p, scratch.steps, acc, rows, c0, rule, scratch.norms + b * kBlock + 16 * v,
+                                      cols - 16 * v, y + at, nullptr, pack, samples, list, count + 4 * b + v);
         }
       }
     }
@@ -730,13 +745,13 @@ void Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x
 void PointwiseInt8Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x, const uint8_t* x_codes,
                        float* y, uint8_t* codes, int64_t first, int64_t last, const OutputEpilogue* rest,
                        const PointwiseInt8Scratch& scratch) {
-  Pass<false>(p, a, x, x_codes, y, codes, first, last, rest, scratch);
+  (p.sampled ? Pass<false, true> : Pass<false, false>)(p, a, x, x_codes, y, codes, first, last, rest, scratch);
 }
 
 void PointwiseInt8PassBytes(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x,
                             const uint8_t* x_codes, float* y, uint8_t* codes, int64_t first, int64_t last,
                             const OutputEpilogue* rest, const PointwiseInt8Scratch& scratch) {
-  Pass<true>(p, a, x, x_codes, y, codes, first, last, rest, scratch);
+  (p.sampled ? Pass<true, true> : Pass<true, false>)(p, a, x, x_codes, y, codes, first, last, rest, scratch);
 }
 
 }  // namespace qrt::avx2
