@@ -611,23 +611,15 @@ void FinishTile(const PointwiseInt8Plan& p, const PointwiseInt8Step* steps, cons
                 int rows, int64_t c0, const Quantizer& rule, const float* norm_values, int64_t cols, float* y,
                 uint8_t* codes, const CodePacker& pack, const Samples& samples, int32_t* open, int32_t* count) {
   const __m256 norms[2] = {_mm256_loadu_ps(norm_values), _mm256_loadu_ps(norm_values + 8)};
-  const int valid[2] = {LaneBits(cols), LaneBits(cols - 8)};
+  const int valid = LaneBits(cols) | LaneBits(cols - 8) << 8;  // bit 8h + i: lane i of half h
   const int64_t columns = p.columns;
-  int32_t n = *count;
   for (int r = 0; r < rows; ++r) {
     const int64_t c = c0 + r;
     const ChannelConstants k(steps[c]);
     __m256 t[2];
-    int halves = 0;  // bit h: half h has an unproven lane
-    for (int h = 0; h < 2; ++h) {
-      halves |= ((_mm256_movemask_ps(Steps<!kCodes>(k, acc[r][h], norms[h], rule, &t[h])) & valid[h]) != 0) << h;
-    }
-    // The second bound, from the tile's running sums, where the first left a lane open.
-    for (int h = 0; h < 2 && kSampled && __builtin_expect(halves != 0, 0); ++h) {
-      if ((halves >> h & 1) != 0 && (samples.Open(steps[c], c, r, h, norms[h], t[h], acc[r][h]) & valid[h]) == 0) {
-        halves &= ~(1 << h);
-      }
-    }
+    const __m256 unproven0 = Steps<!kCodes>(k, acc[r][0], norms[0], rule, &t[0]);
+    const __m256 unproven1 = Steps<!kCodes>(k, acc[r][1], norms[1], rule, &t[1]);
+    const int lanes = (_mm256_movemask_ps(unproven0) | _mm256_movemask_ps(unproven1) << 8) & valid;
     if (kCodes) {
       StoreCodes(pack(_mm256_cvtps_epi32(t[0]), _mm256_cvtps_epi32(t[1])), cols, codes + c * columns);  // A: to even
     } else {
@@ -642,10 +634,17 @@ void FinishTile(const PointwiseInt8Plan& p, const PointwiseInt8Step* steps, cons
           _mm256_maskstore_ps(to, FirstLanes(cols - 8 * h), step);
       }
     }
-    open[n] = int32_t(4 * c + halves);  // kept only if a lane is open: no branch to mispredict
-    n += halves != 0;
+    if (__builtin_expect(lanes == 0, 1)) continue;                  // about 1% of a tile's rows have an open lane
+    int halves = ((lanes & 0xFF) != 0) | ((lanes >> 8) != 0) << 1;  // bit h: half h has an unproven lane
+    // The second bound, from the tile's running sums, where the first left a lane open.
+    for (int h = 0; h < 2 && kSampled; ++h) {
+      if ((halves >> h & 1) != 0 &&
+          (samples.Open(steps[c], c, r, h, norms[h], t[h], acc[r][h]) & (valid >> 8 * h & 0xFF)) == 0) {
+        halves &= ~(1 << h);
+      }
+    }
+    if (halves != 0) open[(*count)++] = int32_t(4 * c + halves);
   }
-  *count = n;
 }
 
 }  // namespace
