@@ -508,33 +508,116 @@ constexpr ReferenceFn kReferenceHalf[kReferenceHalfChannels + 1] = {
     nullptr,          ReferenceHalf<1>, ReferenceHalf<2>, ReferenceHalf<3>, ReferenceHalf<4>,
     ReferenceHalf<5>, ReferenceHalf<6>, ReferenceHalf<7>, ReferenceHalf<8>};
 
-// Recomputes a vector's open outputs (list: n entries 4 * channel + the mask of its open
-// halves): channels open in both halves whole, the others by the half, in place reordered.
+// One half of a vector whose outputs are recomputed: a channel's 8 outputs from x (its k rows,
+// 64 floats apart), the first `lanes` of them written to y or to codes.
+struct OpenHalf {
+  const float* w;  // the channel's float weights
+  const float* x;
+  float bias;
+  float* y;
+  uint8_t* codes;
+  int64_t lanes;
+};
+
+// Computes N (<= 8) halves' outputs as the ordered GEMM does (sgemm.h, m > 1: a fused
+// multiply-add chain per k block, block sums in order, then the bias), each lane one output;
+// then the first epilogue step. Any halves, of any channels and vectors: a chain is latency
+// bound (one multiply-add waits on the last), so N of them side by side, not one after another
+// (most open vectors have one or two open halves).
+template <int N>
+void RecomputeHalves(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const CodeQuantizer& code,
+                     const OpenHalf* open) {
+  __m256 c[N], acc[N];
+  for (int i = 0; i < N; ++i) c[i] = _mm256_setzero_ps();  // k >= 1: always replaced
+  for (int64_t p0 = 0; p0 < p.k; p0 += p.k_block) {
+    for (int i = 0; i < N; ++i) acc[i] = _mm256_setzero_ps();
+    for (int64_t k = p0; k < std::min(p.k, p0 + p.k_block); ++k) {
+#pragma GCC unroll 8
+      for (int i = 0; i < N; ++i) {
+        acc[i] = _mm256_fmadd_ps(_mm256_set1_ps(open[i].w[k]), _mm256_load_ps(open[i].x + k * kBlock), acc[i]);
+      }
+    }
+    for (int i = 0; i < N; ++i) c[i] = p0 == 0 ? acc[i] : _mm256_add_ps(acc[i], c[i]);
+  }
+  for (int i = 0; i < N && a.bias != nullptr; ++i) c[i] = _mm256_add_ps(c[i], _mm256_set1_ps(open[i].bias));
+  if (open[0].codes != nullptr) {  // QuantizeLinear of the reference's floats
+    for (int i = 0; i < N; ++i) StoreCodes(code.Codes8(c[i]), open[i].lanes, open[i].codes);
+    return;
+  }
+  // The N halves' outputs in one call of the epilogue (a call per 8 values cost more than their
+  // sums at small k).
+  alignas(32) float out[8 * N];
+  for (int i = 0; i < N; ++i) _mm256_store_ps(out + 8 * i, c[i]);
+  a.epilogue.Head().Apply(out, 8 * N, 0);  // the clamp, if any, and the fake quantization
+  for (int i = 0; i < N; ++i) std::memcpy(open[i].y, out + 8 * i, size_t(open[i].lanes) * sizeof(float));
+}
+
+using RecomputeFn = void (*)(const PointwiseInt8Plan&, const PointwiseInt8Args&, const CodeQuantizer&, const OpenHalf*);
+constexpr int kRecomputeHalves = 8;
+constexpr RecomputeFn kRecompute[kRecomputeHalves + 1] = {nullptr,
+                                                          RecomputeHalves<1>,
+                                                          RecomputeHalves<2>,
+                                                          RecomputeHalves<3>,
+                                                          RecomputeHalves<4>,
+                                                          RecomputeHalves<5>,
+                                                          RecomputeHalves<6>,
+                                                          RecomputeHalves<7>,
+                                                          RecomputeHalves<8>};
+
+// Recomputes a block's open outputs (`cols` columns at j0; x its floats, k x 64): each vector v's
+// list (count[v] entries 4 * channel + the mask of its open halves). Where several channels of a
+// vector are open in both halves, or in one half, they share their x rows (ReferenceVector,
+// ReferenceHalf); the few others (most open vectors have one or two open halves) go by the half,
+// eight chains at a time from any vectors (RecomputeHalves).
 void RecomputeOpen(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const CodeQuantizer& code, const float* x,
-                   float* y, uint8_t* codes, int32_t* list, int64_t n, int64_t valid) {
-  // Three groups in place: [0, lo) open in both halves, [lo, hi) in half 0 only, [hi, n) in half 1.
-  int64_t lo = 0, mid = 0, hi = n;
-  while (mid < hi) {
-    const int mask = list[mid] & 3;
-    if (mask == 3)
-      std::swap(list[lo++], list[mid++]);
-    else if (mask == 1)
-      ++mid;
-    else
-      std::swap(list[mid], list[--hi]);
-  }
-  for (int64_t i = 0; i < n; ++i) list[i] >>= 2;
-  for (int64_t i = 0; i < lo; i += kReferenceChannels) {
-    kReference[std::min<int64_t>(lo - i, kReferenceChannels)](p, a, code, x, y, codes, list + i, valid);
-  }
-  for (int h = 0; h < 2; ++h) {
-    const int64_t first = h == 0 ? lo : hi, count = h == 0 ? hi - lo : n - hi;
-    for (int64_t i = 0; i < count; i += kReferenceHalfChannels) {
-      kReferenceHalf[std::min<int64_t>(count - i, kReferenceHalfChannels)](
-          p, a, code, x + 8 * h, y != nullptr ? y + 8 * h : nullptr, codes != nullptr ? codes + 8 * h : nullptr,
-          list + first + i, valid - 8 * h);
+                   float* y, uint8_t* codes, int64_t j0, int64_t cols, int32_t* open, const int32_t* count) {
+  // Below these the shared rows give fewer than eight chains' worth of throughput.
+  constexpr int64_t kSharedVectors = 3, kSharedHalves = 5;
+  OpenHalf batch[kRecomputeHalves];
+  int n = 0;
+  auto add_half = [&](int64_t c, int v, int h) {
+    const int64_t at = c * p.columns + j0 + 16 * v + 8 * h;
+    batch[n++] = {a.w + c * p.k,
+                  x + 16 * v + 8 * h,
+                  a.bias != nullptr ? a.bias[c] : 0.f,
+                  y != nullptr ? y + at : nullptr,
+                  codes != nullptr ? codes + at : nullptr,
+                  std::clamp<int64_t>(cols - 16 * v - 8 * h, 0, 8)};
+    if (n == kRecomputeHalves) kRecompute[n](p, a, code, batch), n = 0;
+  };
+  for (int v = 0; 16 * v < cols; ++v) {
+    int32_t* list = open + v * p.channels;
+    // Three groups in place: [0, lo) open in both halves, [lo, hi) in half 0 only, [hi, n) in half 1.
+    int64_t lo = 0, mid = 0, hi = count[v];
+    while (mid < hi) {
+      const int mask = list[mid] & 3;
+      if (mask == 3)
+        std::swap(list[lo++], list[mid++]);
+      else if (mask == 1)
+        ++mid;
+      else
+        std::swap(list[mid], list[--hi]);
+    }
+    for (int64_t i = 0; i < count[v]; ++i) list[i] >>= 2;
+    const int64_t at = 16 * v, valid = cols - at;
+    float* y_at = y != nullptr ? y + j0 + at : nullptr;
+    uint8_t* codes_at = codes != nullptr ? codes + j0 + at : nullptr;
+    int64_t i = 0;
+    for (; lo - i >= kSharedVectors; i += std::min<int64_t>(lo - i, kReferenceChannels)) {
+      kReference[std::min<int64_t>(lo - i, kReferenceChannels)](p, a, code, x + at, y_at, codes_at, list + i, valid);
+    }
+    for (; i < lo; ++i) add_half(list[i], v, 0), add_half(list[i], v, 1);
+    for (int h = 0; h < 2; ++h) {
+      const int64_t first = h == 0 ? lo : hi, last = h == 0 ? hi : count[v];
+      for (i = first; last - i >= kSharedHalves; i += std::min<int64_t>(last - i, kReferenceHalfChannels)) {
+        kReferenceHalf[std::min<int64_t>(last - i, kReferenceHalfChannels)](
+            p, a, code, x + at + 8 * h, y_at != nullptr ? y_at + 8 * h : nullptr,
+            codes_at != nullptr ? codes_at + 8 * h : nullptr, list + i, valid - 8 * h);
+      }
+      for (; i < last; ++i) add_half(list[i], v, h);
     }
   }
+  if (n > 0) kRecompute[n](p, a, code, batch);
 }
 
 // The second bound (the header's sampled running sums) for one tile's outputs at one vector: the
@@ -719,20 +802,16 @@ void Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x
       }
     }
   }
-  // Those vectors (or halves) are recomputed whole, as the reference does (their proven lanes get
-  // the same values again).
+  // Those halves are recomputed whole, as the reference computes them (their proven lanes get the
+  // same values again).
   for (int64_t b = 0; b < blocks; ++b) {
     if (count[4 * b] < 0) continue;
     const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
     if (x_codes != nullptr && (count[4 * b] | count[4 * b + 1] | count[4 * b + 2] | count[4 * b + 3]) != 0) {
       FloatsOf<kBytes>(p, packed_of(b), cols, floats_of(b));
     }
-    for (int v = 0; 16 * v < cols; ++v) {
-      const int64_t at = 16 * v;
-      RecomputeOpen(p, a, code, floats_of(b) + at, with_codes ? nullptr : y + j0 + at,
-                    with_codes ? codes + j0 + at : nullptr, open + (4 * b + v) * p.channels, count[4 * b + v],
-                    cols - at);
-    }
+    RecomputeOpen(p, a, code, floats_of(b), with_codes ? nullptr : y, with_codes ? codes : nullptr, j0, cols,
+                  open + 4 * b * p.channels, count + 4 * b);
     if (rest != nullptr) {
       for (int64_t c = 0; c < p.channels; ++c) rest->Apply(y + j0 + c * p.columns, cols, c);
     }
