@@ -161,16 +161,17 @@ void PackCodePairs(const PointwiseInt8Plan& p, const uint8_t* q, int64_t ld, int
   }
 }
 
-// The floats (k x 64) of the first ceil(cols / 16) vectors of a packed block (int16 pairs, or
-// with kBytes quads of bytes d + x_offset): fl(d * s_x), as DequantizeLinear makes them.
+// The floats (k x 64) of a packed block's 8-column halves in `halves` (bit h: columns 8h..8h+7;
+// the block as int16 pairs, or with kBytes quads of bytes d + x_offset): fl(d * s_x), as
+// DequantizeLinear makes them. Only the halves with an output to recompute are read.
 template <bool kBytes>
-void FloatsOf(const PointwiseInt8Plan& p, const int32_t* packed, int64_t cols, float* floats) {
+void FloatsOf(const PointwiseInt8Plan& p, const int32_t* packed, int halves, float* floats) {
   constexpr int64_t kRows = kBytes ? 4 : 2;
   const __m256 scale = _mm256_set1_ps(p.x_scale);
   const __m256i offset = _mm256_set1_epi32(p.x_offset), low_byte = _mm256_set1_epi32(0xFF);
-  const int64_t halves = 2 * ((cols + 15) / 16);
-  for (int64_t r = 0; r < p.rows; ++r) {
-    for (int64_t h = 0; h < halves; ++h) {
+  for (; halves != 0; halves &= halves - 1) {
+    const int h = __builtin_ctz(unsigned(halves));
+    for (int64_t r = 0; r < p.rows; ++r) {
       const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(packed + r * kBlock + 8 * h));
       for (int64_t j = 0; j < kRows && kRows * r + j < p.k; ++j) {
         const __m256i d =
@@ -807,8 +808,13 @@ void Pass(const PointwiseInt8Plan& p, const PointwiseInt8Args& a, const float* x
   for (int64_t b = 0; b < blocks; ++b) {
     if (count[4 * b] < 0) continue;
     const int64_t j0 = (first + b) * kBlock, cols = columns_of(b);
-    if (x_codes != nullptr && (count[4 * b] | count[4 * b + 1] | count[4 * b + 2] | count[4 * b + 3]) != 0) {
-      FloatsOf<kBytes>(p, packed_of(b), cols, floats_of(b));
+    if (x_codes != nullptr) {  // the floats of the halves with an open output
+      int halves = 0;
+      for (int v = 0; v < kTileVectors; ++v) {
+        const int32_t* list = open + (4 * b + v) * p.channels;
+        for (int32_t i = 0; i < count[4 * b + v]; ++i) halves |= (list[i] & 3) << 2 * v;
+      }
+      FloatsOf<kBytes>(p, packed_of(b), halves, floats_of(b));
     }
     RecomputeOpen(p, a, code, floats_of(b), with_codes ? nullptr : y, with_codes ? codes : nullptr, j0, cols,
                   open + 4 * b * p.channels, count + 4 * b);
