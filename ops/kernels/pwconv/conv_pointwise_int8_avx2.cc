@@ -649,8 +649,8 @@ struct Samples {
     for (int64_t g0 = 0; g0 < p.groups; g0 += per_block) {
       const int64_t g1 = std::min(p.groups, g0 + per_block);
       // A block's |T_e - T_start| add up in int32: each is a partial sum of the block, at most
-      // 16 (g - g0 + 1) * 255 * 128, so a block of n <= 64 groups (the plan's k_block <= 1024)
-      // adds up to at most 522240 n (n + 1) / 2 < 2^31.
+      // 16 (g - g0 + 1) * 255 * 128, so a block of n <= 64 groups (the plan keeps every k block,
+      // or a k that fits one, within 1024 terms) adds up to at most 522240 n (n + 1) / 2 < 2^31.
       __m256i block = _mm256_setzero_si256();
       for (int64_t g = g0; g < g1; ++g, at += 8) {
         for (; g == next_group; next_group = group_of(++next)) {
@@ -673,7 +673,7 @@ struct Samples {
     const int mismatch = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(exact, sum))) ^ 0xFF;
     const __m256 total = _mm256_cvtepi32_ps(_mm256_abs_epi32(exact));  // |S|
     // W = 16 sum |T_e - T_start| + sum |T_cum| + 6 |S|, raised by 2^-10 past every rounding of
-    // these float sums (at most 2 * 256 + 4 terms: relative error < 2^-14).
+    // these float sums (at most 2 * 32 blocks + 4 terms: relative error < 2^-17).
     const __m256 w = _mm256_fmadd_ps(_mm256_set1_ps(float(kPointwiseSampleTerms)), groups,
                                      _mm256_fmadd_ps(_mm256_set1_ps(6.f), total, blocks));
     const __m256 raised = _mm256_mul_ps(w, _mm256_set1_ps(1.f + 1.f / 1024.f));

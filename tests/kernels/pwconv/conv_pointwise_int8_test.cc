@@ -317,8 +317,9 @@ INT8_TEST(MatchesTheFloatConvolutionOnEveryTileShape) {
 }
 
 INT8_TEST(SeveralKBlocksAndLongSums) {
-  // 50 columns, k 300: the reference cuts k into blocks of 256; k 1000 into 128s at 300 columns.
-  for (auto [k, columns] : {std::pair<int64_t, int64_t>{300, 50}, {1000, 300}, {129, 200}, {4096, 20}}) {
+  // 50 columns, k 300: the reference cuts k into blocks of 256; k 1000 into 128s at 300 columns;
+  // k 2048 into 1024s at 16 columns (the sampled sums' longest blocks, 64 groups).
+  for (auto [k, columns] : {std::pair<int64_t, int64_t>{300, 50}, {1000, 300}, {129, 200}, {4096, 20}, {2048, 16}}) {
     Case c;
     c.k = k, c.columns = columns, c.channels = 7;
     ExpectExact(c);
@@ -370,7 +371,7 @@ INT8_TEST(FewInputChannelsFromCodes) {
 float PlantedScale(float estimate, float reference, std::initializer_list<float> steps, float clearance, int tries) {
   const float middle = std::fabs((estimate + reference) / 2);
   for (float n : steps) {
-    for (float direction : {1.f, 0.f}) {
+    for (float direction : {std::numeric_limits<float>::infinity(), 0.f}) {  // up, then down
       float s = middle / n;
       for (int t = 0; t < tries; ++t, s = std::nextafter(s, direction)) {
         const float te = estimate / s;
@@ -443,11 +444,12 @@ INT8_TEST(EqualTermsWhoseRoundingsPileUp) {
   for (uint32_t seed = 0; seed < 8; ++seed) {
     Case c;
     c.k = 600, c.columns = 64, c.channels = 12;  // k blocks of 256, 256 and 88 in the reference
-    c.x_zp = 0, c.y_signed = false, c.y_zp = 0;
+    // X's zero point 0 or 128: the byte forms' samples carry no offset, or one to take back.
+    c.x_zp = seed % 2 == 0 ? 0 : 128, c.y_signed = false, c.y_zp = 0;
     Inputs in = Make(c, TestSeed() + seed);
     std::mt19937 rng(TestSeed() + 100 + seed);
     for (int64_t j = 0; j < c.columns; ++j) {
-      const float x = float(200 + int32_t(rng() % 56)) * in.x_grid.scales[0];
+      const float x = float(100 + int32_t(rng() % 28)) * in.x_grid.scales[0];
       for (int64_t i = 0; i < c.k; ++i) in.x[size_t(i * c.columns + j)] = x;
     }
     for (int64_t ch = 0; ch < c.channels; ++ch) {
