@@ -220,7 +220,7 @@ struct PointwiseInt8Scratch {
   int32_t* counts;   // blocks x 4
   float* floats;     // blocks x k x 64
   float* outputs;    // channels x 64: a block's outputs as floats, when codes are written
-  int32_t* samples;  // plan.sampled: groups x kPointwiseSampleRows x 16: a tile's sums at each group's end
+  int32_t* samples;  // plan.sampled: a tile's sums at each group's end, kPointwiseSampleRows x 2 x groups x 8
 };
 namespace avx512 {
 void PointwiseInt8Pass(const PointwiseInt8Plan& plan, const PointwiseInt8Args& args, const float* x,

@@ -354,6 +354,11 @@ struct ChannelConstants {
         limit(_mm256_set1_ps(s.limit)) {}
 };
 
+// |t - rint(t)|: the estimate's distance from its step (exact below 2^23; NaN stays NaN).
+inline __m256 DistanceFromStep(__m256 t) {
+  return _mm256_andnot_ps(_mm256_set1_ps(-0.f), _mm256_sub_ps(t, _mm256_round_ps(t, kNearest)));
+}
+
 // 8 lanes' steps by the one-step rule of the AVX-512 kernel's Steps (its comment has the
 // argument): t = fl(S * M + B), clamped with kClamp; returns t and, all ones, the lanes not
 // proven (NaN never is), lanes past the valid ones included.
@@ -362,8 +367,7 @@ inline __m256 Steps(const ChannelConstants& k, __m256i acc, __m256 norms, const 
   __m256 t = _mm256_fmadd_ps(_mm256_cvtepi32_ps(acc), k.multiplier, k.bias);
   if (kClamp) t = _mm256_min_ps(rule.high, _mm256_max_ps(rule.low, t));
   *estimate = t;
-  const __m256 diff = _mm256_sub_ps(t, _mm256_round_ps(t, kNearest));  // |t - A|, exact below 2^23
-  const __m256 off = _mm256_andnot_ps(_mm256_set1_ps(-0.f), diff);
+  const __m256 off = DistanceFromStep(t);
   const __m256 limit = _mm256_fnmadd_ps(norms, k.reach_per_norm, k.limit);
   return _mm256_cmp_ps(off, limit, _CMP_NLT_UQ);
 }
@@ -680,9 +684,7 @@ struct Samples {
     const __m256 limit =
         _mm256_fnmadd_ps(raised, _mm256_set1_ps(s.per_sum),
                          _mm256_fnmadd_ps(norms, _mm256_set1_ps(s.sampled_reach_per_norm), _mm256_set1_ps(s.limit)));
-    const __m256 diff = _mm256_sub_ps(t, _mm256_round_ps(t, kNearest));
-    const __m256 off = _mm256_andnot_ps(_mm256_set1_ps(-0.f), diff);
-    return _mm256_movemask_ps(_mm256_cmp_ps(off, limit, _CMP_NLT_UQ)) | mismatch;
+    return _mm256_movemask_ps(_mm256_cmp_ps(DistanceFromStep(t), limit, _CMP_NLT_UQ)) | mismatch;
   }
 };
 
